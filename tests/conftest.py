@@ -1,0 +1,154 @@
+"""Shared fixtures: golden-file comparison and a small in-memory bank with every question type."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from lmsexport.model import (
+    Bank,
+    Choice,
+    Difficulty,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    Quiz,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite the expected files of golden tests from the current output (review the diff!)",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):
+    """golden(path, actual): compare with the expected file, or rewrite it under --update-golden."""
+    update = request.config.getoption("--update-golden")
+
+    def check(path: Path, actual: bytes | str) -> None:
+        data = actual.encode("utf-8") if isinstance(actual, str) else actual
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
+            return
+        assert path.exists(), f"{path} is missing: run pytest --update-golden and review the new file"
+        expected = path.read_bytes()
+        if expected != data:
+            try:
+                diff = "".join(
+                    difflib.unified_diff(
+                        expected.decode().splitlines(True),
+                        data.decode().splitlines(True),
+                        str(path),
+                        "actual",
+                    )
+                )
+            except UnicodeDecodeError:
+                diff = f"binary files differ ({len(expected)} vs {len(data)} bytes)"
+            pytest.fail(f"golden mismatch (run pytest --update-golden to accept):\n{diff[:20000]}")
+
+    return check
+
+
+def make_types_quiz() -> Quiz:
+    """A quiz with one question of every type, Urdu with English questions mixed in."""
+    return Quiz(
+        id="all-types",
+        title="ہر قسم کے سوالات",
+        lang="ur",
+        description="ہر سوال کی قسم کا ایک نمونہ۔",
+        difficulty=Difficulty.MEDIUM,
+        category="samples/all-types",
+        shuffle=False,
+        questions=(
+            Question(
+                id="t-single",
+                type=QuestionType.SINGLE,
+                stem="ZeRO کا کون سا مرحلہ پیرامیٹرز کو بھی شارڈ کرتا ہے؟",
+                explanation="مرحلہ 3 پیرامیٹرز کو بھی تقسیم کرتا ہے۔",
+                tags=("zero",),
+                choices=(
+                    Choice("مرحلہ 1", feedback="صرف آپٹیمائزر اسٹیٹ۔"),
+                    Choice("مرحلہ 3", correct=True, feedback="درست۔"),
+                    Choice("مرحلہ 2"),
+                ),
+            ),
+            Question(
+                id="t-multiple",
+                type=QuestionType.MULTIPLE,
+                lang="en",
+                stem="Which of these does ZeRO-3 partition?",
+                explanation="Stage 3 partitions optimizer states, gradients and parameters.",
+                points=3,
+                choices=(
+                    Choice("Optimizer states", correct=True),
+                    Choice("Gradients", correct=True),
+                    Choice("Parameters", correct=True),
+                    Choice("Training data", feedback="Data parallelism already splits the data."),
+                ),
+            ),
+            Question(
+                id="t-true-false",
+                type=QuestionType.TRUE_FALSE,
+                stem="ٹینسر متوازی ہر پرت کے اندر مواصلات کا تقاضا کرتی ہے۔",
+                explanation="ہر پرت کے جزوی نتائج کو all-reduce کرنا پڑتا ہے۔",
+                truth=True,
+            ),
+            Question(
+                id="t-short",
+                type=QuestionType.SHORT_ANSWER,
+                lang="en",
+                stem="Name the PyTorch feature that shards parameters like ZeRO-3.",
+                explanation="FullyShardedDataParallel (FSDP).",
+                answers=("FSDP", "FullyShardedDataParallel"),
+            ),
+            Question(
+                id="t-numerical",
+                type=QuestionType.NUMERICAL,
+                lang="en",
+                stem="How many bytes per parameter does mixed-precision Adam keep for optimizer state?",
+                explanation="fp32 master weights, momentum and variance: 4 + 4 + 4 = 12 bytes.",
+                numeric=NumericKey(answer=12, tolerance=0.5),
+            ),
+            Question(
+                id="t-matching",
+                type=QuestionType.MATCHING,
+                lang="en",
+                stem="Match each ZeRO stage with what it partitions first.",
+                explanation="Each stage adds one more kind of state.",
+                pairs=(
+                    Pair("Stage 1", "Optimizer states"),
+                    Pair("Stage 2", "Gradients"),
+                    Pair("Stage 3", "Parameters"),
+                ),
+                distractors=("Activations",),
+            ),
+            Question(
+                id="t-essay",
+                type=QuestionType.ESSAY,
+                stem="3D متوازی کے فوائد اور نقصانات بیان کریں۔",
+                explanation="ایک اچھا جواب ڈیٹا، ٹینسر اور پائپ لائن متوازی کا موازنہ کرتا ہے۔",
+            ),
+        ),
+    )
+
+
+@pytest.fixture
+def types_quiz() -> Quiz:
+    return make_types_quiz()
+
+
+@pytest.fixture
+def types_bank() -> Bank:
+    return Bank((make_types_quiz(),))
