@@ -1,0 +1,121 @@
+"""The seed quizzes in source/*.yaml are faithful transcriptions of ../shared/seeds.
+
+Every stem, choice text and title must occur verbatim (same Unicode characters) in the
+seed pages they were transcribed from; each question must be keyed and explained.
+Reads the YAML with PyYAML directly, independently of lmsexport's own loader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE_DIR = REPO / "source"
+SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+EXPECTED_QUIZZES = {
+    "deepspeed-megatron-stacks": "000_",
+    "model-pipeline-parallelism": "001_",
+    "zero-sharded-optimizers": "002_",
+}
+QUESTIONS_PER_QUIZ = 8
+CHOICES_PER_QUESTION = 4
+
+SOURCE_FILES = sorted(SOURCE_DIR.glob("*.yaml"))
+
+
+def _seed_texts() -> dict[str, str]:
+    """Seed file name -> its text; skips the test when the seeds are not available."""
+    if not SEEDS_DIR.is_dir():
+        pytest.skip(
+            f"../shared/seeds not found: expected the seed pages at {SEEDS_DIR} "
+            "(a checkout outside the shared workspace has no seeds to compare with)"
+        )
+    texts = {p.name: p.read_text(encoding="utf-8") for p in sorted(SEEDS_DIR.glob("*.txt"))}
+    if not texts:
+        pytest.skip(f"../shared/seeds not found: {SEEDS_DIR} holds no *.txt seed pages")
+    return texts
+
+
+def _load(path: Path) -> dict:
+    raw = path.read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf"), f"{path.name}: starts with a UTF-8 BOM"
+    assert b"\r" not in raw, f"{path.name}: has CR line endings, expected LF only"
+    data = yaml.safe_load(raw.decode("utf-8"))
+    assert isinstance(data, dict), f"{path.name}: top level is not a mapping"
+    return data
+
+
+def _seed_of(quiz: dict, seeds: dict[str, str]) -> tuple[str, str]:
+    prefix = EXPECTED_QUIZZES.get(quiz.get("id"))
+    assert prefix is not None, f"unexpected quiz id {quiz.get('id')!r}"
+    names = [n for n in seeds if n.startswith(prefix)]
+    assert len(names) == 1, f"quiz {quiz['id']}: expected one seed named {prefix}*, found {names}"
+    return names[0], seeds[names[0]]
+
+
+def test_quiz_set_and_question_count() -> None:
+    assert SOURCE_FILES, f"no source/*.yaml files in {SOURCE_DIR}"
+    quizzes = [_load(p) for p in SOURCE_FILES]
+    ids = sorted(q.get("id") for q in quizzes)
+    assert ids == sorted(EXPECTED_QUIZZES), f"quiz ids {ids} != expected {sorted(EXPECTED_QUIZZES)}"
+    for path, quiz in zip(SOURCE_FILES, quizzes):
+        assert path.stem == quiz["id"], f"{path.name}: file name does not match quiz id {quiz['id']!r}"
+    total = sum(len(q.get("questions") or []) for q in quizzes)
+    assert total == len(EXPECTED_QUIZZES) * QUESTIONS_PER_QUIZ, f"expected 24 questions in total, found {total}"
+
+
+def test_question_ids_unique_across_files() -> None:
+    seen: dict[str, str] = {}
+    duplicates = []
+    for path in SOURCE_FILES:
+        for question in _load(path).get("questions") or []:
+            qid = question.get("id")
+            if qid in seen:
+                duplicates.append(f"{qid} ({seen[qid]} and {path.name})")
+            seen[qid] = path.name
+    assert not duplicates, f"duplicate question ids: {', '.join(duplicates)}"
+
+
+@pytest.mark.parametrize("path", SOURCE_FILES, ids=lambda p: p.name)
+def test_text_is_verbatim_from_seed(path: Path) -> None:
+    seeds = _seed_texts()
+    all_seed_text = "\n".join(seeds.values())
+    quiz = _load(path)
+    seed_name, seed_text = _seed_of(quiz, seeds)
+
+    assert quiz.get("title"), f"{path.name}: empty title"
+    assert quiz["title"] in seed_text, f"{path.name}: title {quiz['title']!r} not found verbatim in {seed_name}"
+    if quiz.get("description"):
+        assert quiz["description"] in seed_text, (
+            f"{path.name}: description {quiz['description']!r} not found verbatim in {seed_name}"
+        )
+
+    missing = []
+    for question in quiz.get("questions") or []:
+        qid = question.get("id")
+        if question.get("stem") not in all_seed_text:
+            missing.append(f"{qid}: stem {question.get('stem')!r}")
+        for i, choice in enumerate(question.get("choices") or []):
+            if choice.get("text") not in all_seed_text:
+                missing.append(f"{qid}: choice {i} {choice.get('text')!r}")
+    assert not missing, f"{path.name}: text not found verbatim in the seeds:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("path", SOURCE_FILES, ids=lambda p: p.name)
+def test_questions_keyed_and_explained(path: Path) -> None:
+    quiz = _load(path)
+    questions = quiz.get("questions") or []
+    assert len(questions) == QUESTIONS_PER_QUIZ, f"{path.name}: {len(questions)} questions, expected 8"
+    for question in questions:
+        qid = question.get("id")
+        choices = question.get("choices") or []
+        assert len(choices) == CHOICES_PER_QUESTION, f"{path.name} {qid}: {len(choices)} choices, expected 4"
+        correct = [i for i, c in enumerate(choices) if c.get("correct") is True]
+        assert len(correct) == 1, f"{path.name} {qid}: expected exactly one correct choice, found {correct}"
+        explanation = question.get("explanation")
+        assert isinstance(explanation, str) and explanation.strip(), f"{path.name} {qid}: missing explanation"
