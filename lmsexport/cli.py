@@ -1,0 +1,274 @@
+"""The command line: the only layer that touches the disk and picks exit codes.
+
+Exit codes: 0 success; 1 problems in the content (source, packages); 2 usage errors
+(unknown option or format, missing path). Library errors arrive as LmsExportError with
+their diagnostics and are printed in compiler form, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from . import __version__
+from .errors import Diagnostic, LmsExportError, Severity
+from .writers import WRITERS
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    name="lmsexport",
+    help="Build QTI 2.1 packages, Moodle GIFT files and HTML quizzes from a YAML question bank.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"lmsexport {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """lmsexport: one YAML question bank -> QTI 2.1, Moodle GIFT and HTML quizzes."""
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+    junit = "junit"
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def _usage(message: str) -> NoReturn:
+    _err(f"lmsexport: error: {message}")
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _print_diagnostics(diags: list[Diagnostic]) -> None:
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        _err(d.format())
+
+
+def _summary(diags: list[Diagnostic]) -> str:
+    n_err = sum(d.severity is Severity.ERROR for d in diags)
+    n_warn = len(diags) - n_err
+    parts = []
+    if n_err:
+        parts.append(f"{n_err} error{'s' if n_err != 1 else ''}")
+    if n_warn:
+        parts.append(f"{n_warn} warning{'s' if n_warn != 1 else ''}")
+    return ", ".join(parts)
+
+
+def _load(paths: list[Path] | None, warnings: list[Diagnostic]):  # -> Bank
+    from .source import PathError, load_paths
+
+    try:
+        return load_paths(paths or [Path("source")], warnings)
+    except PathError as e:
+        _usage(str(e))
+
+
+def _formats(formats: list[str] | None) -> list[str]:
+    chosen = formats or list(WRITERS)
+    for f in chosen:
+        if f not in WRITERS:
+            _usage(f"unknown format '{f}' (available: {', '.join(WRITERS)})")
+    return chosen
+
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Source YAML files or directories searched recursively [default: source/]", show_default=False),
+]
+
+
+@app.command()
+def check(paths: PathsArg = None) -> None:
+    """Load and check the question bank; write nothing.
+
+    Prints a one-line summary (quizzes, questions) or every problem found, in
+    path:line:col form. Exit 0 when the bank is sound, 1 on problems, 2 on usage errors.
+    """
+    warnings: list[Diagnostic] = []
+    try:
+        bank = _load(paths, warnings)
+    except LmsExportError as e:
+        _print_diagnostics(e.diagnostics + warnings)
+        _err(_summary(e.diagnostics + warnings))
+        raise typer.Exit(EXIT_PROBLEMS) from None
+    _print_diagnostics(warnings)
+    tail = f" ({_summary(warnings)})" if warnings else ""
+    typer.echo(f"ok: {len(bank.quizzes)} quizzes, {bank.question_count} questions{tail}")
+
+
+@app.command()
+def build(
+    paths: PathsArg = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("dist"),
+    fmt: Annotated[
+        list[str] | None,
+        typer.Option("--format", "-f", help=f"Output format, repeatable: {', '.join(WRITERS)} [default: all]",
+                     show_default=False),
+    ] = None,
+    check_only: Annotated[
+        bool, typer.Option("--check", help="Build in memory and fail if OUT differs (stale, missing or extra files).")
+    ] = False,
+) -> None:
+    """Build the output packages of the bank into OUT (default dist/).
+
+    Every XML file is validated against the bundled XSDs before anything is written.
+    Files are written to a temporary directory beside OUT and moved into place only
+    when the whole build succeeded; unchanged files are left untouched.
+    """
+    from .build import build as run_build
+    from .build import timestamp_from_env
+
+    formats = _formats(fmt)
+    warnings: list[Diagnostic] = []
+    try:
+        bank = _load(paths, warnings)
+        output = run_build(bank, formats, timestamp_from_env())
+    except LmsExportError as e:
+        _print_diagnostics(e.diagnostics + warnings)
+        _err(_summary(e.diagnostics + warnings) + "; nothing written")
+        raise typer.Exit(EXIT_PROBLEMS) from None
+    warnings += output.warnings
+    _print_diagnostics(warnings)
+    managed = _managed_paths(out, formats)
+    if check_only:
+        problems = _compare_tree(out, output.files, managed)
+        for p in problems:
+            _err(p)
+        if problems:
+            _err(f"{out}: {len(problems)} file(s) out of date; run 'lmsexport build' and commit the result")
+            raise typer.Exit(EXIT_PROBLEMS)
+        typer.echo(f"ok: {out} is up to date ({len(output.files)} files)")
+        return
+    changed, removed = _write_tree(out, output.files, managed)
+    typer.echo(
+        f"built {len(bank.quizzes)} quizzes, {bank.question_count} questions into {out}: "
+        f"{len(output.files)} files, {changed} written, {len(output.files) - changed} unchanged"
+        + (f", {removed} removed" if removed else "")
+    )
+
+
+def _managed_paths(out: Path, formats: list[str]) -> set[str]:
+    """Files under OUT that a build of these formats owns: its format folders and index.html."""
+    owned: set[str] = set()
+    for f in formats:
+        folder = out / f
+        if folder.is_dir():
+            owned.update(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())
+    if "html" in formats and (out / "index.html").is_file():
+        owned.add("index.html")
+    return owned
+
+
+def _compare_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> list[str]:
+    problems = []
+    for rel, data in files.items():
+        target = out / rel
+        if not target.is_file():
+            problems.append(f"{target}: error: missing (the build would create it)")
+        elif target.read_bytes() != data:
+            problems.append(f"{target}: error: stale (the build would change it)")
+    for rel in sorted(managed - files.keys()):
+        problems.append(f"{out / rel}: error: extra (the build would remove it)")
+    return problems
+
+
+def _write_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> tuple[int, int]:
+    """Write files under out atomically; return (files written, files removed).
+
+    Every changed file is first written and fsync'ed in a temporary directory beside
+    out (same file system), and only then renamed into place, so a build that fails or
+    is killed before that point leaves out exactly as it was. Unchanged files are not
+    rewritten: their mtime stays, rebuilds are quick and diffs clean.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    changed = [rel for rel, data in files.items() if not _same_content(out / rel, data)]
+    stale = sorted(managed - files.keys())
+    if changed:
+        with tempfile.TemporaryDirectory(prefix=".lmsexport-", dir=out) as tmp:
+            staged = []
+            for i, rel in enumerate(changed):
+                path = Path(tmp) / str(i)
+                with open(path, "wb") as fh:
+                    fh.write(files[rel])
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                path.chmod(0o644)
+                staged.append((path, out / rel))
+            for src, dst in staged:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+    for rel in stale:
+        (out / rel).unlink()
+    return len(changed), len(stale)
+
+
+def _same_content(path: Path, data: bytes) -> bool:
+    try:
+        if path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+) -> None:
+    """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
+
+    Checks the manifest, that every referenced file is present and every item is
+    referenced, and every XML file against its schema. Packages are untrusted input:
+    unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
+    refused. Problems print as member:line; exit 1 if any.
+    """
+    from .validate import validate_package, validate_xml_file
+
+    diags: list[Diagnostic] = []
+    for f in files:
+        if not f.is_file():
+            _usage(f"{f}: no such file")
+    for f in files:
+        if f.suffix.lower() == ".zip":
+            diags += validate_package(f, f.as_posix())
+        else:
+            diags += validate_xml_file(f)
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    _print_diagnostics(diags)
+    if errors:
+        _err(_summary(diags))
+        raise typer.Exit(EXIT_PROBLEMS)
+    typer.echo(f"ok: {len(files)} file(s) valid")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        _err("lmsexport: interrupted")
+        sys.exit(130)

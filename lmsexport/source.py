@@ -1,0 +1,854 @@
+"""Read the YAML source format into the model, strictly, with file:line:col on every problem.
+
+Parsing uses libyaml's event stream (PyYAML's C parser: ten times faster than pure-Python
+YAML, see ../docs/performance.md) and builds a small node tree of our own, because that is
+the one place where every hostile construct can be refused before it costs anything:
+anchors and aliases (exponential expansion), merge keys, explicit tags, nesting deeper than
+MAX_DEPTH, more than one document. Nothing is ever constructed into Python objects by YAML
+itself; every value is checked against the source format (docs/source-format.md) here.
+
+All problems of a run are collected and raised together in one SourceError.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import Diagnostic, Severity, SourceError
+from .model import (
+    Bank,
+    Choice,
+    Difficulty,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    Quiz,
+    SourceLoc,
+)
+
+# Documented limits (docs/source-format.md#limits).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""A source file larger than this is refused before it is read (10 MiB, ~7,000 questions)."""
+MAX_DEPTH = 16
+"""Deepest nesting of mappings and sequences; the format itself needs 5."""
+MAX_TEXT_CHARS = 20_000
+"""Longest stem, choice, feedback or explanation."""
+MAX_ID_CHARS = 64
+"""Longest quiz or question id (ids become file names inside packages)."""
+MAX_TAG_CHARS = 100
+MAX_ITEMS = 10_000
+"""Most questions in one quiz, choices in one question, etc."""
+
+ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
+SOURCE_SUFFIXES = (".yaml", ".yml")
+
+# Characters XML 1.0 cannot carry (C0 controls but TAB/LF/CR, surrogates, U+FFFE/U+FFFF).
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_TYPE_NAMES = {
+    _STR: "text",
+    _INT: "a number",
+    _FLOAT: "a number",
+    _BOOL: "a boolean",
+    _NULL: "nothing (null)",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
+# --------------------------------------------------------------------------- YAML -> nodes
+
+
+@dataclass
+class Node:
+    """A YAML node with its position; values are raw (scalars keep their source text)."""
+
+    kind: str
+    """"map", "seq" or "scalar"."""
+    loc: SourceLoc
+    value: Any = None
+    """scalar: the text as written; seq: list[Node]; map: list[tuple[Node, Node]]."""
+    tag: str = _STR
+    """Resolved YAML 1.1 tag of a scalar (implicit resolution, as PyYAML's safe loader)."""
+    quoted: bool = False
+
+    def describe(self) -> str:
+        if self.kind == "map":
+            return "a mapping"
+        if self.kind == "seq":
+            return "a list"
+        return _TYPE_NAMES.get(self.tag, "a value")
+
+
+class _Abort(Exception):
+    """Stop composing this file; the diagnostic is already recorded."""
+
+
+class _Composer:
+    def __init__(self, text: str, path: str, diags: list[Diagnostic]) -> None:
+        import yaml
+
+        self.yaml = yaml
+        self.path = path
+        self.diags = diags
+        self.loader = yaml.CSafeLoader(text)
+        self.resolver = yaml.resolver.Resolver()
+
+    def loc(self, mark: Any) -> SourceLoc:
+        return SourceLoc(self.path, mark.line + 1, mark.column + 1)
+
+    def fail(self, mark: Any, message: str, rule: str, hint: str | None = None) -> _Abort:
+        self.diags.append(Diagnostic(self.loc(mark), message, rule=rule, hint=hint))
+        return _Abort()
+
+    def compose(self) -> Node | None:
+        y = self.yaml
+        try:
+            try:
+                self.loader.get_event()  # StreamStart
+                event = self.loader.get_event()
+                if isinstance(event, y.StreamEndEvent):
+                    raise self.fail(event.start_mark, "the file is empty", "source.empty-file")
+                root = self.node(0)
+                self.loader.get_event()  # DocumentEnd
+                event = self.loader.get_event()
+                if not isinstance(event, y.StreamEndEvent):
+                    raise self.fail(
+                        event.start_mark,
+                        "a source file holds one YAML document (one quiz); found a second one",
+                        "source.multiple-documents",
+                        hint="move the second quiz into a file of its own",
+                    )
+                return root
+            except y.MarkedYAMLError as e:
+                mark = e.problem_mark or e.context_mark
+                problem = e.problem or "invalid YAML"
+                hint = None
+                if "found character '\\t'" in problem or "cannot start any token" in problem:
+                    hint = "YAML indentation must use spaces, not tabs"
+                raise self.fail(mark, f"YAML syntax error: {problem}", "source.yaml-syntax", hint) from None
+            except y.YAMLError as e:  # ReaderError and friends have no mark
+                self.diags.append(
+                    Diagnostic(SourceLoc(self.path), f"YAML error: {e}", rule="source.yaml-syntax")
+                )
+                raise _Abort() from None
+        except _Abort:
+            return None
+        finally:
+            self.loader.dispose()
+
+    def node(self, depth: int) -> Node:
+        y = self.yaml
+        event = self.loader.get_event()
+        if isinstance(event, y.AliasEvent):
+            raise self.fail(
+                event.start_mark,
+                f"YAML aliases (*{event.anchor}) are not allowed",
+                "source.yaml-alias",
+                hint="write the value out in full; anchors and aliases allow exponential expansion",
+            )
+        if getattr(event, "anchor", None) is not None:
+            raise self.fail(
+                event.start_mark,
+                f"YAML anchors (&{event.anchor}) are not allowed",
+                "source.yaml-anchor",
+                hint="write the value out in full; anchors and aliases allow exponential expansion",
+            )
+        tag = getattr(event, "tag", None)
+        explicit = tag is not None and not (
+            isinstance(event, y.ScalarEvent) and (event.implicit[0] or event.implicit[1]) and tag == "!"
+        )
+        if explicit and tag not in (None, "!"):
+            raise self.fail(
+                event.start_mark,
+                f"YAML tags ({tag}) are not allowed",
+                "source.yaml-tag",
+                hint="remove the tag; quote the value if it must be text",
+            )
+        loc = self.loc(event.start_mark)
+        if isinstance(event, y.ScalarEvent):
+            if event.style in ("'", '"', "|", ">"):
+                resolved = _STR
+            else:
+                resolved = self.resolver.resolve(y.ScalarNode, event.value, event.implicit)
+            return Node("scalar", loc, event.value, resolved, quoted=event.style is not None)
+        if depth >= MAX_DEPTH:
+            raise self.fail(
+                event.start_mark,
+                f"nesting deeper than {MAX_DEPTH} levels",
+                "source.too-deep",
+            )
+        if isinstance(event, y.SequenceStartEvent):
+            items: list[Node] = []
+            while not self.loader.check_event(y.SequenceEndEvent):
+                items.append(self.node(depth + 1))
+            self.loader.get_event()
+            return Node("seq", loc, items)
+        if isinstance(event, y.MappingStartEvent):
+            pairs: list[tuple[Node, Node]] = []
+            while not self.loader.check_event(y.MappingEndEvent):
+                key = self.node(depth + 1)
+                if key.kind == "scalar" and key.value == "<<" and not key.quoted:
+                    raise self.fail(
+                        _mark_of(key),
+                        "YAML merge keys (<<) are not allowed",
+                        "source.yaml-merge",
+                        hint="write the keys out in full",
+                    )
+                pairs.append((key, self.node(depth + 1)))
+            self.loader.get_event()
+            return Node("map", loc, pairs)
+        raise self.fail(event.start_mark, f"unexpected YAML event {type(event).__name__}", "source.yaml-syntax")
+
+
+@dataclass
+class _Mark:
+    line: int
+    column: int
+
+
+def _mark_of(node: Node) -> _Mark:
+    return _Mark(node.loc.line - 1, node.loc.col - 1)
+
+
+# --------------------------------------------------------------------------- bytes -> text
+
+
+def decode_source(data: bytes, path: str, diags: list[Diagnostic]) -> str | None:
+    """UTF-8 (a BOM is accepted and dropped) or a located error; other encodings are refused."""
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                      (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+        if data.startswith(bom):
+            diags.append(Diagnostic(
+                SourceLoc(path, 1, 1), f"the file is encoded as {name}; source files must be UTF-8",
+                rule="source.encoding", hint="save the file as UTF-8",
+            ))
+            return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        col = len(data[line_start:e.start].decode("utf-8", "replace")) + 1
+        diags.append(Diagnostic(
+            SourceLoc(path, line, col),
+            f"the file is not valid UTF-8 (byte 0x{data[e.start]:02X})",
+            rule="source.encoding",
+            hint="save the file as UTF-8 (it may be Latin-1 or Windows-1252)",
+        ))
+        return None
+    bad = False
+    for m in _XML_BAD.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        diags.append(Diagnostic(
+            SourceLoc(path, line, col),
+            f"control character U+{ord(m.group()):04X} is not allowed (XML cannot carry it)",
+            rule="source.bad-character",
+            hint="delete it; use a line break or a space instead",
+        ))
+        bad = True
+        if len(diags) > 100:
+            break
+    return None if bad else text
+
+
+# --------------------------------------------------------------------------- nodes -> model
+
+QUIZ_KEYS = ("id", "title", "description", "lang", "difficulty", "category", "shuffle", "questions")
+COMMON_QUESTION_KEYS = ("id", "type", "lang", "stem", "points", "explanation", "tags")
+TYPE_KEYS: dict[QuestionType, tuple[str, ...]] = {
+    QuestionType.SINGLE: ("choices",),
+    QuestionType.MULTIPLE: ("choices",),
+    QuestionType.TRUE_FALSE: ("answer",),
+    QuestionType.SHORT_ANSWER: ("answers", "case_sensitive"),
+    QuestionType.NUMERICAL: ("answer", "tolerance", "range"),
+    QuestionType.MATCHING: ("pairs", "distractors"),
+    QuestionType.ESSAY: (),
+}
+CHOICE_KEYS = ("text", "correct", "feedback", "lang")
+PAIR_KEYS = ("left", "right")
+
+
+@dataclass
+class _Ctx:
+    path: str
+    diags: list[Diagnostic]
+    warnings: list[Diagnostic] = field(default_factory=list)
+    ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+    """(kind, id, location of the id's value) of every quiz and question, for check_ids."""
+
+    def error(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
+        loc = node.loc if isinstance(node, Node) else node
+        self.diags.append(Diagnostic(loc, message, rule=rule, hint=hint))
+
+    def warn(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
+        loc = node.loc if isinstance(node, Node) else node
+        self.warnings.append(Diagnostic(loc, message, Severity.WARNING, rule, hint))
+
+
+def _did_you_mean(word: str, options: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def _mapping(ctx: _Ctx, node: Node, what: str, allowed: tuple[str, ...],
+             foreign: dict[str, str] | None = None) -> dict[str, tuple[Node, Node]] | None:
+    """Check a mapping's keys: known, not repeated. Returns key -> (key node, value node)."""
+    if node.kind != "map":
+        ctx.error(node, f"{what} must be a mapping of keys, not {node.describe()}", "source.wrong-type")
+        return None
+    out: dict[str, tuple[Node, Node]] = {}
+    for key, value in node.value:
+        if key.kind != "scalar":
+            ctx.error(key, f"a key of {what} must be text, not {key.describe()}", "source.wrong-type")
+            continue
+        name = key.value
+        if name in out:
+            first = out[name][0].loc
+            ctx.error(key, f"duplicate key '{name}' in {what} (first at line {first.line})",
+                      "source.duplicate-key", hint="remove one of them")
+            continue
+        if name not in allowed:
+            if foreign and name in foreign:
+                ctx.error(key, f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
+                          "source.foreign-key", hint=f"remove '{name}', or change the question's type")
+            else:
+                ctx.error(key, f"unknown key '{name}' in {what}", "source.unknown-key",
+                          hint=_did_you_mean(name, allowed) or f"allowed keys: {', '.join(allowed)}")
+            continue
+        out[name] = (key, value)
+    return out
+
+
+def _require(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
+             required: Iterable[str]) -> bool:
+    ok = True
+    for name in required:
+        if name not in keys:
+            ctx.error(node, f"{what} has no '{name}'", "source.missing-key", hint=f"add '{name}: ...'")
+            ok = False
+    return ok
+
+
+def _text(ctx: _Ctx, node: Node, what: str, limit: int = MAX_TEXT_CHARS) -> str | None:
+    """A text value: any scalar, taken as written (so `yes` stays "yes"), stripped."""
+    if node.kind != "scalar":
+        ctx.error(node, f"{what} must be text, not {node.describe()}", "source.wrong-type")
+        return None
+    if node.tag == _NULL and not node.quoted:
+        ctx.error(node, f"{what} is empty", "source.empty-text")
+        return None
+    text = node.value.strip()
+    if not text:
+        ctx.error(node, f"{what} is empty or only white space", "source.empty-text")
+        return None
+    if len(text) > limit:
+        ctx.error(node, f"{what} is {len(text):,} characters long; the limit is {limit:,}",
+                  "source.too-long")
+        return None
+    bad = _XML_BAD.search(text)
+    if bad:
+        ctx.error(node, f"{what} contains U+{ord(bad.group()):04X}, which XML cannot carry",
+                  "source.bad-character", hint="remove the escape sequence that produces it")
+        return None
+    return text
+
+
+def _bool(ctx: _Ctx, node: Node, what: str) -> bool | None:
+    if node.kind != "scalar" or node.tag != _BOOL:
+        ctx.error(node, f"{what} must be true or false, not {node.describe()}", "source.wrong-type")
+        return None
+    return node.value.lower() in ("true", "yes", "on", "y")
+
+
+def _number(ctx: _Ctx, node: Node, what: str) -> float | None:
+    if node.kind != "scalar" or node.tag not in (_INT, _FLOAT):
+        ctx.error(node, f"{what} must be a number, not {node.describe()}", "source.wrong-type")
+        return None
+    import yaml
+
+    value = float(yaml.SafeLoader.construct_object(
+        yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value)))
+    if not math.isfinite(value):
+        ctx.error(node, f"{what} must be a finite number", "source.bad-number")
+        return None
+    return value
+
+
+def _id(ctx: _Ctx, node: Node, what: str) -> str | None:
+    if node.kind != "scalar" or node.tag == _NULL:
+        ctx.error(node, f"{what} must be text, not {node.describe()}", "source.wrong-type")
+        return None
+    value = node.value
+    if not ID_RE.match(value) or len(value) > MAX_ID_CHARS:
+        bidi = [c for c in value if unicodedata.category(c) == "Cf"]
+        why = " (it contains invisible formatting characters)" if bidi else ""
+        ctx.error(node, f"{what} '{value.encode('unicode_escape').decode() if bidi else value}' is not a "
+                  f"valid id{why}", "source.bad-id",
+                  hint=f"an id starts with an ASCII letter, then ASCII letters, digits, '-', '_' or '.'; "
+                  f"at most {MAX_ID_CHARS} characters")
+        return None
+    return value
+
+
+def _lang(ctx: _Ctx, node: Node, what: str) -> str | None:
+    value = _text(ctx, node, what, 35)
+    if value is None:
+        return None
+    import langcodes
+
+    if not langcodes.tag_is_valid(value):
+        ctx.error(node, f"{what} '{value}' is not a valid BCP 47 language tag", "source.bad-lang",
+                  hint="use a tag such as 'ur', 'en' or 'ur-PK'")
+        return None
+    return value
+
+
+def _list(ctx: _Ctx, node: Node, what: str) -> list[Node] | None:
+    if node.kind != "seq":
+        ctx.error(node, f"{what} must be a list, not {node.describe()}", "source.wrong-type")
+        return None
+    if len(node.value) > MAX_ITEMS:
+        ctx.error(node, f"{what} has {len(node.value):,} entries; the limit is {MAX_ITEMS:,}", "source.too-many")
+        return None
+    return node.value
+
+
+def _texts(ctx: _Ctx, node: Node, what: str, unique: bool = True) -> tuple[str, ...] | None:
+    items = _list(ctx, node, what)
+    if items is None:
+        return None
+    out: list[str] = []
+    seen: dict[str, Node] = {}
+    for item in items:
+        text = _text(ctx, item, f"an entry of {what}")
+        if text is None:
+            continue
+        if unique and text in seen:
+            ctx.error(item, f"duplicate entry '{text}' in {what}", "source.duplicate-text")
+            continue
+        seen[text] = item
+        out.append(text)
+    return tuple(out)
+
+
+def _foreign_keys(qtype: QuestionType) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for other, keys in TYPE_KEYS.items():
+        for k in keys:
+            if k not in TYPE_KEYS[qtype]:
+                out.setdefault(k, f"{other.value} questions")
+    return out
+
+
+def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
+    what = f"question {index + 1}"
+    if node.kind != "map":
+        ctx.error(node, f"{what} must be a mapping of keys, not {node.describe()}", "source.wrong-type")
+        return None
+    # The type decides which keys are allowed, so read it first; the id names the question.
+    qtype = QuestionType.SINGLE
+    for key, value in node.value:
+        if key.kind == "scalar" and key.value == "id" and value.kind == "scalar" and ID_RE.match(value.value):
+            what = f"question '{value.value}'"
+        if key.kind == "scalar" and key.value == "type":
+            if value.kind == "scalar" and value.value in QuestionType._value2member_map_:
+                qtype = QuestionType(value.value)
+            else:
+                shown = value.value if value.kind == "scalar" else value.describe()
+                names = [t.value for t in QuestionType]
+                ctx.error(value, f"unknown question type '{shown}'", "source.bad-type",
+                          hint=_did_you_mean(str(shown), names) or f"types: {', '.join(names)}")
+                return None
+    allowed = COMMON_QUESTION_KEYS + TYPE_KEYS[qtype]
+    keys = _mapping(ctx, node, what, allowed, _foreign_keys(qtype))
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    _require(ctx, keys, node, what, ("id", "stem"))
+    qid = _id(ctx, keys["id"][1], "question id") if "id" in keys else None
+    if qid:
+        ctx.ids.append(("question", qid, keys["id"][1].loc))
+    stem = _text(ctx, keys["stem"][1], "stem") if "stem" in keys else None
+    fields: dict[str, Any] = {}
+    if "lang" in keys:
+        fields["lang"] = _lang(ctx, keys["lang"][1], "lang")
+    if "points" in keys:
+        points = _number(ctx, keys["points"][1], "points")
+        if points is not None and points <= 0:
+            ctx.error(keys["points"][1], f"points must be greater than 0, not {points:g}", "source.bad-points")
+        elif points is not None:
+            fields["points"] = points
+    if "explanation" in keys:
+        fields["explanation"] = _text(ctx, keys["explanation"][1], "explanation")
+    elif qid:
+        ctx.warn(node, f"{what} has no explanation", "source.missing-explanation",
+                 hint="add 'explanation: ...': it is shown after answering in every format")
+    if "tags" in keys:
+        tags = _texts(ctx, keys["tags"][1], "tags")
+        if tags is not None:
+            for tag in tags:
+                if len(tag) > MAX_TAG_CHARS or any(c in tag for c in "[]\n\r"):
+                    ctx.error(keys["tags"][1], f"tag '{tag[:40]}' must be one line without '[' or ']', "
+                              f"at most {MAX_TAG_CHARS} characters", "source.bad-tag")
+            fields["tags"] = tags
+
+    if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+        _choices(ctx, keys, node, what, qtype, fields)
+    elif qtype is QuestionType.TRUE_FALSE:
+        if _require(ctx, keys, node, what, ("answer",)):
+            fields["truth"] = _bool(ctx, keys["answer"][1], "answer")
+    elif qtype is QuestionType.SHORT_ANSWER:
+        if _require(ctx, keys, node, what, ("answers",)):
+            answers = _texts(ctx, keys["answers"][1], "answers")
+            if answers is not None and not answers:
+                ctx.error(keys["answers"][1], "answers is empty: give at least one accepted answer",
+                          "source.no-answer")
+            fields["answers"] = answers
+        if "case_sensitive" in keys:
+            fields["case_sensitive"] = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
+    elif qtype is QuestionType.NUMERICAL:
+        fields["numeric"] = _numeric(ctx, keys, node, what)
+    elif qtype is QuestionType.MATCHING:
+        _matching(ctx, keys, node, what, fields)
+
+    if len(ctx.diags) > errors_before or qid is None or stem is None:
+        return None
+    if any(v is None for k, v in fields.items()):
+        return None
+    return Question(id=qid, type=qtype, stem=stem, loc=node.loc, **fields)
+
+
+def _choices(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
+             qtype: QuestionType, fields: dict[str, Any]) -> None:
+    if not _require(ctx, keys, node, what, ("choices",)):
+        fields["choices"] = None
+        return
+    key_node, list_node = keys["choices"]
+    items = _list(ctx, list_node, "choices")
+    if items is None:
+        fields["choices"] = None
+        return
+    choices: list[Choice] = []
+    seen: dict[str, Node] = {}
+    ok = True
+    for i, item in enumerate(items):
+        ckeys = _mapping(ctx, item, f"choice {i + 1}", CHOICE_KEYS)
+        if ckeys is None or not _require(ctx, ckeys, item, f"choice {i + 1}", ("text",)):
+            ok = False
+            continue
+        text = _text(ctx, ckeys["text"][1], "choice text")
+        correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
+        feedback = _text(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
+        lang = _lang(ctx, ckeys["lang"][1], "lang") if "lang" in ckeys else None
+        if text is None or correct is None or ("feedback" in ckeys and feedback is None) or (
+                "lang" in ckeys and lang is None):
+            ok = False
+            continue
+        if text in seen:
+            ctx.error(ckeys["text"][1], f"duplicate choice text '{_short(text)}' (also choice at line "
+                      f"{seen[text].loc.line})", "source.duplicate-choice")
+            ok = False
+            continue
+        seen[text] = item
+        choices.append(Choice(text, correct, feedback, lang, loc=item.loc))
+    if len(items) < 2:
+        ctx.error(list_node, f"{what} has {len(items)} choice(s); at least 2 are needed", "source.too-few-choices")
+        ok = False
+    if ok:
+        n = sum(c.correct for c in choices)
+        if qtype is QuestionType.SINGLE and n == 0:
+            ctx.error(key_node, f"{what} has no correct choice", "source.no-correct-choice",
+                      hint="mark the right choice with 'correct: true'")
+            ok = False
+        elif qtype is QuestionType.SINGLE and n > 1:
+            ctx.error(key_node, f"{what} marks {n} choices correct but its type is single",
+                      "source.several-correct", hint="use type: multiple")
+            ok = False
+        elif qtype is QuestionType.MULTIPLE and n == 0:
+            ctx.error(key_node, f"{what} has no correct choice", "source.no-correct-choice",
+                      hint="mark at least one choice with 'correct: true'")
+            ok = False
+    fields["choices"] = tuple(choices) if ok else None
+
+
+def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> NumericKey | None:
+    answer = _number(ctx, keys["answer"][1], "answer") if "answer" in keys else None
+    if "answer" not in keys and "range" not in keys:
+        ctx.error(node, f"{what} has neither 'answer' nor 'range'", "source.missing-key",
+                  hint="add 'answer: 16' (with an optional 'tolerance: 0.5') or 'range: [15.5, 16.5]'")
+        return None
+    if "tolerance" in keys and "range" in keys:
+        ctx.error(keys["range"][0], f"{what} has both 'tolerance' and 'range'", "source.tolerance-and-range",
+                  hint="keep one of them")
+        return None
+    if "answer" in keys and answer is None:
+        return None
+    if "range" in keys:
+        rnode = keys["range"][1]
+        items = _list(ctx, rnode, "range")
+        if items is None:
+            return None
+        if len(items) != 2:
+            ctx.error(rnode, "range must be a list of two numbers, [low, high]", "source.bad-range")
+            return None
+        low, high = (_number(ctx, n, "a bound of range") for n in items)
+        if low is None or high is None:
+            return None
+        if low > high:
+            ctx.error(rnode, f"range [{low:g}, {high:g}] is empty: low is above high", "source.bad-range",
+                      hint=f"write [{high:g}, {low:g}]")
+            return None
+        if answer is not None and not low <= answer <= high:
+            ctx.error(keys["answer"][1], f"answer {answer:g} lies outside range [{low:g}, {high:g}]",
+                      "source.bad-range")
+            return None
+        return NumericKey(answer=answer, low=low, high=high)
+    tolerance = 0.0
+    if "tolerance" in keys:
+        t = _number(ctx, keys["tolerance"][1], "tolerance")
+        if t is None:
+            return None
+        if t < 0:
+            ctx.error(keys["tolerance"][1], "tolerance must not be negative", "source.bad-tolerance")
+            return None
+        tolerance = t
+    return NumericKey(answer=answer, tolerance=tolerance)
+
+
+def _matching(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
+              fields: dict[str, Any]) -> None:
+    fields["pairs"] = None
+    if not _require(ctx, keys, node, what, ("pairs",)):
+        return
+    list_node = keys["pairs"][1]
+    items = _list(ctx, list_node, "pairs")
+    if items is None:
+        return
+    pairs: list[Pair] = []
+    lefts: dict[str, Node] = {}
+    ok = True
+    for i, item in enumerate(items):
+        pkeys = _mapping(ctx, item, f"pair {i + 1}", PAIR_KEYS)
+        if pkeys is None or not _require(ctx, pkeys, item, f"pair {i + 1}", PAIR_KEYS):
+            ok = False
+            continue
+        left = _text(ctx, pkeys["left"][1], "left")
+        right = _text(ctx, pkeys["right"][1], "right")
+        if left is None or right is None:
+            ok = False
+            continue
+        if left in lefts:
+            ctx.error(pkeys["left"][1], f"duplicate left item '{_short(left)}'", "source.duplicate-choice")
+            ok = False
+            continue
+        lefts[left] = item
+        pairs.append(Pair(left, right, loc=item.loc))
+    if len(items) < 2:
+        ctx.error(list_node, f"{what} has {len(items)} pair(s); at least 2 are needed", "source.too-few-pairs")
+        ok = False
+    distractors: tuple[str, ...] | None = ()
+    if "distractors" in keys:
+        distractors = _texts(ctx, keys["distractors"][1], "distractors")
+        rights = {p.right for p in pairs}
+        for d in distractors or ():
+            if d in rights:
+                ctx.error(keys["distractors"][1], f"distractor '{_short(d)}' is also a right answer",
+                          "source.duplicate-choice")
+                ok = False
+    if ok and distractors is not None:
+        fields["pairs"] = tuple(pairs)
+        fields["distractors"] = distractors
+
+
+def _short(text: str, n: int = 40) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
+    keys = _mapping(ctx, root, "the quiz", QUIZ_KEYS)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    _require(ctx, keys, root, "the quiz", ("id", "title", "lang", "questions"))
+    qid = _id(ctx, keys["id"][1], "quiz id") if "id" in keys else None
+    if qid:
+        ctx.ids.insert(0, ("quiz", qid, keys["id"][1].loc))
+    title = _text(ctx, keys["title"][1], "title", 500) if "title" in keys else None
+    lang = _lang(ctx, keys["lang"][1], "lang") if "lang" in keys else None
+    fields: dict[str, Any] = {}
+    if "description" in keys:
+        fields["description"] = _text(ctx, keys["description"][1], "description")
+    if "difficulty" in keys:
+        dnode = keys["difficulty"][1]
+        names = [d.value for d in Difficulty]
+        if dnode.kind == "scalar" and dnode.value in names:
+            fields["difficulty"] = Difficulty(dnode.value)
+        else:
+            shown = dnode.value if dnode.kind == "scalar" else dnode.describe()
+            ctx.error(dnode, f"difficulty must be one of {', '.join(names)}, not '{shown}'",
+                      "source.bad-difficulty", hint=_did_you_mean(str(shown), names))
+    if "category" in keys:
+        category = _text(ctx, keys["category"][1], "category", 500)
+        if category is not None:
+            parts = category.split("/")
+            if any(not p.strip() for p in parts) or "\n" in category:
+                ctx.error(keys["category"][1], f"category '{category}' has an empty part",
+                          "source.bad-category", hint="write a path like 'course/topic/subtopic'")
+            else:
+                fields["category"] = category
+    if "shuffle" in keys:
+        fields["shuffle"] = _bool(ctx, keys["shuffle"][1], "shuffle")
+    questions: list[Question] = []
+    if "questions" in keys:
+        items = _list(ctx, keys["questions"][1], "questions")
+        if items is not None and not items:
+            ctx.error(keys["questions"][1], "questions is empty", "source.no-questions")
+        for i, item in enumerate(items or ()):
+            q = _question(ctx, item, i)
+            if q is not None:
+                questions.append(q)
+    if len(ctx.diags) > errors_before or None in (qid, title, lang):
+        return None
+    assert qid is not None and title is not None and lang is not None
+    return Quiz(id=qid, title=title, lang=lang, questions=tuple(questions), loc=root.loc, **fields)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def load_text(text: str, path: str, warnings: list[Diagnostic] | None = None) -> Quiz:
+    """One quiz from YAML text. Raises SourceError with every problem of the file."""
+    diags: list[Diagnostic] = []
+    quiz = _load_text(text, path, diags, warnings)
+    if diags or quiz is None:
+        raise SourceError(sorted(diags, key=Diagnostic.sort_key))
+    return quiz
+
+
+def _load_text(text: str, path: str, diags: list[Diagnostic], warnings: list[Diagnostic] | None,
+               ids: list[tuple[str, str, SourceLoc]] | None = None) -> Quiz | None:
+    root = _Composer(text, path, diags).compose()
+    if root is None:
+        return None
+    ctx = _Ctx(path, diags)
+    quiz = _quiz(ctx, root)
+    if warnings is not None:
+        warnings.extend(ctx.warnings)
+    if ids is not None:
+        ids.extend(ctx.ids)
+    return quiz
+
+
+def load_bytes(data: bytes, path: str, diags: list[Diagnostic], warnings: list[Diagnostic] | None = None,
+               ids: list[tuple[str, str, SourceLoc]] | None = None) -> Quiz | None:
+    """One quiz from a file's bytes; problems are appended to diags (nothing raised)."""
+    if len(data) > MAX_FILE_BYTES:
+        diags.append(_too_big(path, len(data)))
+        return None
+    text = decode_source(data, path, diags)
+    if text is None:
+        return None
+    return _load_text(text, path, diags, warnings, ids)
+
+
+def _too_big(path: str, size: int) -> Diagnostic:
+    return Diagnostic(SourceLoc(path), f"the file is {size:,} bytes; the limit for a source file is "
+                      f"{MAX_FILE_BYTES:,} bytes", rule="source.too-large",
+                      hint="split the quiz into several files")
+
+
+class PathError(Exception):
+    """A path given on the command line does not exist or holds no source file (a usage error)."""
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Every .yaml/.yml file under the given files and directories, sorted, without duplicates.
+
+    Sorting by POSIX path makes the bank independent of file-system listing order.
+    """
+    found: dict[str, Path] = {}
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for f in p.rglob("*"):
+                if f.suffix in SOURCE_SUFFIXES and f.is_file() and not any(
+                        part.startswith(".") for part in f.relative_to(p).parts):
+                    found.setdefault(f.as_posix(), f)
+        elif p.is_file():
+            found.setdefault(p.as_posix(), p)
+        else:
+            raise PathError(f"{raw}: no such file or directory")
+    return [found[k] for k in sorted(found)]
+
+
+def load_paths(paths: Iterable[str | os.PathLike[str]],
+               warnings: list[Diagnostic] | None = None) -> Bank:
+    """Load every source file under paths into one Bank, checking ids across files.
+
+    Raises SourceError with every problem of every file; PathError for a missing path.
+    Warnings (a question without explanation, ...) are appended to `warnings` when given.
+    """
+    files = discover(paths)
+    if not files:
+        raise PathError("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in paths))
+    diags: list[Diagnostic] = []
+    quizzes: list[Quiz] = []
+    ids: list[tuple[str, str, SourceLoc]] = []
+    for f in files:
+        path = f.as_posix()
+        try:
+            size = f.stat().st_size
+            if size > MAX_FILE_BYTES:
+                diags.append(_too_big(path, size))
+                continue
+            data = f.read_bytes()
+        except OSError as e:
+            diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io"))
+            continue
+        quiz = load_bytes(data, path, diags, warnings, ids)
+        if quiz is not None:
+            quizzes.append(quiz)
+    check_ids(ids, diags)
+    if diags:
+        raise SourceError(sorted(diags, key=Diagnostic.sort_key))
+    return Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+
+
+def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]) -> None:
+    """Quiz ids and question ids are unique in the bank, also ignoring letter case.
+
+    Ids become file names, and two names differing only by case collide on the
+    case-insensitive file systems of Windows and macOS.
+    """
+    seen: dict[tuple[str, str], tuple[str, SourceLoc]] = {}
+    for kind, ident, loc in ids:
+        key = (kind, ident.casefold())
+        if key not in seen:
+            seen[key] = (ident, loc)
+            continue
+        first, first_loc = seen[key]
+        if first == ident:
+            msg = f"duplicate {kind} id '{ident}' (first defined at {first_loc})"
+            hint = f"give each {kind} an id of its own"
+        else:
+            msg = f"{kind} id '{ident}' differs only by letter case from '{first}' (defined at {first_loc})"
+            hint = "ids that differ only by case collide on case-insensitive file systems"
+        diags.append(Diagnostic(loc, msg, rule=f"source.duplicate-{kind}-id", hint=hint))
