@@ -20,9 +20,13 @@ def timestamp_from_env(environ: dict[str, str] | None = None) -> int:
     if not raw:
         return DEFAULT_TIMESTAMP
     if not raw.isdigit():
-        raise LmsExportError(Diagnostic(SourceLoc("SOURCE_DATE_EPOCH"),
-                                        f"SOURCE_DATE_EPOCH must be a whole number of seconds, not '{raw}'",
-                                        rule="env.source-date-epoch"))
+        raise LmsExportError(
+            Diagnostic(
+                SourceLoc("SOURCE_DATE_EPOCH"),
+                f"SOURCE_DATE_EPOCH must be a whole number of seconds, not '{raw}'",
+                rule="env.source-date-epoch",
+            )
+        )
     return int(raw)
 
 

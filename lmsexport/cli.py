@@ -98,7 +98,9 @@ def _formats(formats: list[str] | None) -> list[str]:
 
 PathsArg = Annotated[
     list[Path] | None,
-    typer.Argument(help="Source YAML files or directories searched recursively [default: source/]", show_default=False),
+    typer.Argument(
+        help="Source YAML files or directories searched recursively [default: source/]", show_default=False
+    ),
 ]
 
 
@@ -127,11 +129,18 @@ def build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("dist"),
     fmt: Annotated[
         list[str] | None,
-        typer.Option("--format", "-f", help=f"Output format, repeatable: {', '.join(WRITERS)} [default: all]",
-                     show_default=False),
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"Output format, repeatable: {', '.join(WRITERS)} [default: all]",
+            show_default=False,
+        ),
     ] = None,
     check_only: Annotated[
-        bool, typer.Option("--check", help="Build in memory and fail if OUT differs (stale, missing or extra files).")
+        bool,
+        typer.Option(
+            "--check", help="Build in memory and fail if OUT differs (stale, missing or extra files)."
+        ),
     ] = False,
 ) -> None:
     """Build the output packages of the bank into OUT (default dist/).

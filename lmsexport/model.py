@@ -182,7 +182,24 @@ class Bank:
 
 
 RTL_LANGUAGES = frozenset(
-    {"ar", "arc", "ckb", "dv", "fa", "ha-Arab", "he", "khw", "ks", "ku-Arab", "ps", "sd", "syr", "ug", "ur", "yi"}
+    {
+        "ar",
+        "arc",
+        "ckb",
+        "dv",
+        "fa",
+        "ha-Arab",
+        "he",
+        "khw",
+        "ks",
+        "ku-Arab",
+        "ps",
+        "sd",
+        "syr",
+        "ug",
+        "ur",
+        "yi",
+    }
 )
 RTL_SCRIPTS = frozenset({"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm", "Rohg"})
 
@@ -201,5 +218,5 @@ def is_rtl(lang: str) -> bool:
 
 
 def direction(lang: str) -> str:
-    """"rtl" or "ltr" for a BCP 47 tag."""
+    """ "rtl" or "ltr" for a BCP 47 tag."""
     return "rtl" if is_rtl(lang) else "ltr"

@@ -137,7 +137,7 @@ class _Composer:
                 mark = e.problem_mark or e.context_mark
                 problem = e.problem or "invalid YAML"
                 hint = None
-                if "found character '\\t'" in problem or "cannot start any token" in problem:
+                if "tab" in problem or "cannot start any token" in problem:
                     hint = "YAML indentation must use spaces, not tabs"
                 raise self.fail(mark, f"YAML syntax error: {problem}", "source.yaml-syntax", hint) from None
             except y.YAMLError as e:  # ReaderError and friends have no mark
@@ -184,7 +184,7 @@ class _Composer:
                 resolved = _STR
             else:
                 resolved = self.resolver.resolve(y.ScalarNode, event.value, event.implicit)
-            return Node("scalar", loc, event.value, resolved, quoted=event.style is not None)
+            return Node("scalar", loc, event.value, resolved, quoted=event.style in ("'", '"', "|", ">"))
         if depth >= MAX_DEPTH:
             raise self.fail(
                 event.start_mark,
@@ -201,7 +201,7 @@ class _Composer:
             pairs: list[tuple[Node, Node]] = []
             while not self.loader.check_event(y.MappingEndEvent):
                 key = self.node(depth + 1)
-                if key.kind == "scalar" and key.value == "<<" and not key.quoted:
+                if key.kind == "scalar" and key.tag == "tag:yaml.org,2002:merge":
                     raise self.fail(
                         _mark_of(key),
                         "YAML merge keys (<<) are not allowed",
@@ -211,7 +211,9 @@ class _Composer:
                 pairs.append((key, self.node(depth + 1)))
             self.loader.get_event()
             return Node("map", loc, pairs)
-        raise self.fail(event.start_mark, f"unexpected YAML event {type(event).__name__}", "source.yaml-syntax")
+        raise self.fail(
+            event.start_mark, f"unexpected YAML event {type(event).__name__}", "source.yaml-syntax"
+        )
 
 
 @dataclass
@@ -229,13 +231,21 @@ def _mark_of(node: Node) -> _Mark:
 
 def decode_source(data: bytes, path: str, diags: list[Diagnostic]) -> str | None:
     """UTF-8 (a BOM is accepted and dropped) or a located error; other encodings are refused."""
-    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
-                      (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+    for bom, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+        (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+    ):
         if data.startswith(bom):
-            diags.append(Diagnostic(
-                SourceLoc(path, 1, 1), f"the file is encoded as {name}; source files must be UTF-8",
-                rule="source.encoding", hint="save the file as UTF-8",
-            ))
+            diags.append(
+                Diagnostic(
+                    SourceLoc(path, 1, 1),
+                    f"the file is encoded as {name}; source files must be UTF-8",
+                    rule="source.encoding",
+                    hint="save the file as UTF-8",
+                )
+            )
             return None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -244,24 +254,28 @@ def decode_source(data: bytes, path: str, diags: list[Diagnostic]) -> str | None
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         line_start = data.rfind(b"\n", 0, e.start) + 1
-        col = len(data[line_start:e.start].decode("utf-8", "replace")) + 1
-        diags.append(Diagnostic(
-            SourceLoc(path, line, col),
-            f"the file is not valid UTF-8 (byte 0x{data[e.start]:02X})",
-            rule="source.encoding",
-            hint="save the file as UTF-8 (it may be Latin-1 or Windows-1252)",
-        ))
+        col = len(data[line_start : e.start].decode("utf-8", "replace")) + 1
+        diags.append(
+            Diagnostic(
+                SourceLoc(path, line, col),
+                f"the file is not valid UTF-8 (byte 0x{data[e.start]:02X})",
+                rule="source.encoding",
+                hint="save the file as UTF-8 (it may be Latin-1 or Windows-1252)",
+            )
+        )
         return None
     bad = False
     for m in _XML_BAD.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-        diags.append(Diagnostic(
-            SourceLoc(path, line, col),
-            f"control character U+{ord(m.group()):04X} is not allowed (XML cannot carry it)",
-            rule="source.bad-character",
-            hint="delete it; use a line break or a space instead",
-        ))
+        diags.append(
+            Diagnostic(
+                SourceLoc(path, line, col),
+                f"control character U+{ord(m.group()):04X} is not allowed (XML cannot carry it)",
+                rule="source.bad-character",
+                hint="delete it; use a line break or a space instead",
+            )
+        )
         bad = True
         if len(diags) > 100:
             break
@@ -307,8 +321,9 @@ def _did_you_mean(word: str, options: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def _mapping(ctx: _Ctx, node: Node, what: str, allowed: tuple[str, ...],
-             foreign: dict[str, str] | None = None) -> dict[str, tuple[Node, Node]] | None:
+def _mapping(
+    ctx: _Ctx, node: Node, what: str, allowed: tuple[str, ...], foreign: dict[str, str] | None = None
+) -> dict[str, tuple[Node, Node]] | None:
     """Check a mapping's keys: known, not repeated. Returns key -> (key node, value node)."""
     if node.kind != "map":
         ctx.error(node, f"{what} must be a mapping of keys, not {node.describe()}", "source.wrong-type")
@@ -321,23 +336,36 @@ def _mapping(ctx: _Ctx, node: Node, what: str, allowed: tuple[str, ...],
         name = key.value
         if name in out:
             first = out[name][0].loc
-            ctx.error(key, f"duplicate key '{name}' in {what} (first at line {first.line})",
-                      "source.duplicate-key", hint="remove one of them")
+            ctx.error(
+                key,
+                f"duplicate key '{name}' in {what} (first at line {first.line})",
+                "source.duplicate-key",
+                hint="remove one of them",
+            )
             continue
         if name not in allowed:
             if foreign and name in foreign:
-                ctx.error(key, f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
-                          "source.foreign-key", hint=f"remove '{name}', or change the question's type")
+                ctx.error(
+                    key,
+                    f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
+                    "source.foreign-key",
+                    hint=f"remove '{name}', or change the question's type",
+                )
             else:
-                ctx.error(key, f"unknown key '{name}' in {what}", "source.unknown-key",
-                          hint=_did_you_mean(name, allowed) or f"allowed keys: {', '.join(allowed)}")
+                ctx.error(
+                    key,
+                    f"unknown key '{name}' in {what}",
+                    "source.unknown-key",
+                    hint=_did_you_mean(name, allowed) or f"allowed keys: {', '.join(allowed)}",
+                )
             continue
         out[name] = (key, value)
     return out
 
 
-def _require(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
-             required: Iterable[str]) -> bool:
+def _require(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, required: Iterable[str]
+) -> bool:
     ok = True
     for name in required:
         if name not in keys:
@@ -359,13 +387,16 @@ def _text(ctx: _Ctx, node: Node, what: str, limit: int = MAX_TEXT_CHARS) -> str 
         ctx.error(node, f"{what} is empty or only white space", "source.empty-text")
         return None
     if len(text) > limit:
-        ctx.error(node, f"{what} is {len(text):,} characters long; the limit is {limit:,}",
-                  "source.too-long")
+        ctx.error(node, f"{what} is {len(text):,} characters long; the limit is {limit:,}", "source.too-long")
         return None
     bad = _XML_BAD.search(text)
     if bad:
-        ctx.error(node, f"{what} contains U+{ord(bad.group()):04X}, which XML cannot carry",
-                  "source.bad-character", hint="remove the escape sequence that produces it")
+        ctx.error(
+            node,
+            f"{what} contains U+{ord(bad.group()):04X}, which XML cannot carry",
+            "source.bad-character",
+            hint="remove the escape sequence that produces it",
+        )
         return None
     return text
 
@@ -383,8 +414,9 @@ def _number(ctx: _Ctx, node: Node, what: str) -> float | None:
         return None
     import yaml
 
-    value = float(yaml.SafeLoader.construct_object(
-        yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value)))
+    value = float(
+        yaml.SafeLoader.construct_object(yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value))
+    )
     if not math.isfinite(value):
         ctx.error(node, f"{what} must be a finite number", "source.bad-number")
         return None
@@ -399,10 +431,13 @@ def _id(ctx: _Ctx, node: Node, what: str) -> str | None:
     if not ID_RE.match(value) or len(value) > MAX_ID_CHARS:
         bidi = [c for c in value if unicodedata.category(c) == "Cf"]
         why = " (it contains invisible formatting characters)" if bidi else ""
-        ctx.error(node, f"{what} '{value.encode('unicode_escape').decode() if bidi else value}' is not a "
-                  f"valid id{why}", "source.bad-id",
-                  hint=f"an id starts with an ASCII letter, then ASCII letters, digits, '-', '_' or '.'; "
-                  f"at most {MAX_ID_CHARS} characters")
+        ctx.error(
+            node,
+            f"{what} '{value.encode('unicode_escape').decode() if bidi else value}' is not a valid id{why}",
+            "source.bad-id",
+            hint=f"an id starts with an ASCII letter, then ASCII letters, digits, '-', '_' or '.'; "
+            f"at most {MAX_ID_CHARS} characters",
+        )
         return None
     return value
 
@@ -414,8 +449,12 @@ def _lang(ctx: _Ctx, node: Node, what: str) -> str | None:
     import langcodes
 
     if not langcodes.tag_is_valid(value):
-        ctx.error(node, f"{what} '{value}' is not a valid BCP 47 language tag", "source.bad-lang",
-                  hint="use a tag such as 'ur', 'en' or 'ur-PK'")
+        ctx.error(
+            node,
+            f"{what} '{value}' is not a valid BCP 47 language tag",
+            "source.bad-lang",
+            hint="use a tag such as 'ur', 'en' or 'ur-PK'",
+        )
         return None
     return value
 
@@ -425,7 +464,9 @@ def _list(ctx: _Ctx, node: Node, what: str) -> list[Node] | None:
         ctx.error(node, f"{what} must be a list, not {node.describe()}", "source.wrong-type")
         return None
     if len(node.value) > MAX_ITEMS:
-        ctx.error(node, f"{what} has {len(node.value):,} entries; the limit is {MAX_ITEMS:,}", "source.too-many")
+        ctx.error(
+            node, f"{what} has {len(node.value):,} entries; the limit is {MAX_ITEMS:,}", "source.too-many"
+        )
         return None
     return node.value
 
@@ -473,8 +514,12 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
             else:
                 shown = value.value if value.kind == "scalar" else value.describe()
                 names = [t.value for t in QuestionType]
-                ctx.error(value, f"unknown question type '{shown}'", "source.bad-type",
-                          hint=_did_you_mean(str(shown), names) or f"types: {', '.join(names)}")
+                ctx.error(
+                    value,
+                    f"unknown question type '{shown}'",
+                    "source.bad-type",
+                    hint=_did_you_mean(str(shown), names) or f"types: {', '.join(names)}",
+                )
                 return None
     allowed = COMMON_QUESTION_KEYS + TYPE_KEYS[qtype]
     keys = _mapping(ctx, node, what, allowed, _foreign_keys(qtype))
@@ -492,21 +537,31 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     if "points" in keys:
         points = _number(ctx, keys["points"][1], "points")
         if points is not None and points <= 0:
-            ctx.error(keys["points"][1], f"points must be greater than 0, not {points:g}", "source.bad-points")
+            ctx.error(
+                keys["points"][1], f"points must be greater than 0, not {points:g}", "source.bad-points"
+            )
         elif points is not None:
             fields["points"] = points
     if "explanation" in keys:
         fields["explanation"] = _text(ctx, keys["explanation"][1], "explanation")
     elif qid:
-        ctx.warn(node, f"{what} has no explanation", "source.missing-explanation",
-                 hint="add 'explanation: ...': it is shown after answering in every format")
+        ctx.warn(
+            node,
+            f"{what} has no explanation",
+            "source.missing-explanation",
+            hint="add 'explanation: ...': it is shown after answering in every format",
+        )
     if "tags" in keys:
         tags = _texts(ctx, keys["tags"][1], "tags")
         if tags is not None:
             for tag in tags:
                 if len(tag) > MAX_TAG_CHARS or any(c in tag for c in "[]\n\r"):
-                    ctx.error(keys["tags"][1], f"tag '{tag[:40]}' must be one line without '[' or ']', "
-                              f"at most {MAX_TAG_CHARS} characters", "source.bad-tag")
+                    ctx.error(
+                        keys["tags"][1],
+                        f"tag '{tag[:40]}' must be one line without '[' or ']', "
+                        f"at most {MAX_TAG_CHARS} characters",
+                        "source.bad-tag",
+                    )
             fields["tags"] = tags
 
     if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
@@ -518,8 +573,11 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
         if _require(ctx, keys, node, what, ("answers",)):
             answers = _texts(ctx, keys["answers"][1], "answers")
             if answers is not None and not answers:
-                ctx.error(keys["answers"][1], "answers is empty: give at least one accepted answer",
-                          "source.no-answer")
+                ctx.error(
+                    keys["answers"][1],
+                    "answers is empty: give at least one accepted answer",
+                    "source.no-answer",
+                )
             fields["answers"] = answers
         if "case_sensitive" in keys:
             fields["case_sensitive"] = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
@@ -535,8 +593,14 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     return Question(id=qid, type=qtype, stem=stem, loc=node.loc, **fields)
 
 
-def _choices(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
-             qtype: QuestionType, fields: dict[str, Any]) -> None:
+def _choices(
+    ctx: _Ctx,
+    keys: dict[str, tuple[Node, Node]],
+    node: Node,
+    what: str,
+    qtype: QuestionType,
+    fields: dict[str, Any],
+) -> None:
     if not _require(ctx, keys, node, what, ("choices",)):
         fields["choices"] = None
         return
@@ -557,33 +621,54 @@ def _choices(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: st
         correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
         feedback = _text(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
         lang = _lang(ctx, ckeys["lang"][1], "lang") if "lang" in ckeys else None
-        if text is None or correct is None or ("feedback" in ckeys and feedback is None) or (
-                "lang" in ckeys and lang is None):
+        if (
+            text is None
+            or correct is None
+            or ("feedback" in ckeys and feedback is None)
+            or ("lang" in ckeys and lang is None)
+        ):
             ok = False
             continue
         if text in seen:
-            ctx.error(ckeys["text"][1], f"duplicate choice text '{_short(text)}' (also choice at line "
-                      f"{seen[text].loc.line})", "source.duplicate-choice")
+            ctx.error(
+                ckeys["text"][1],
+                f"duplicate choice text '{_short(text)}' (also choice at line {seen[text].loc.line})",
+                "source.duplicate-choice",
+            )
             ok = False
             continue
         seen[text] = item
         choices.append(Choice(text, correct, feedback, lang, loc=item.loc))
     if len(items) < 2:
-        ctx.error(list_node, f"{what} has {len(items)} choice(s); at least 2 are needed", "source.too-few-choices")
+        ctx.error(
+            list_node, f"{what} has {len(items)} choice(s); at least 2 are needed", "source.too-few-choices"
+        )
         ok = False
     if ok:
         n = sum(c.correct for c in choices)
         if qtype is QuestionType.SINGLE and n == 0:
-            ctx.error(key_node, f"{what} has no correct choice", "source.no-correct-choice",
-                      hint="mark the right choice with 'correct: true'")
+            ctx.error(
+                key_node,
+                f"{what} has no correct choice",
+                "source.no-correct-choice",
+                hint="mark the right choice with 'correct: true'",
+            )
             ok = False
         elif qtype is QuestionType.SINGLE and n > 1:
-            ctx.error(key_node, f"{what} marks {n} choices correct but its type is single",
-                      "source.several-correct", hint="use type: multiple")
+            ctx.error(
+                key_node,
+                f"{what} marks {n} choices correct but its type is single",
+                "source.several-correct",
+                hint="use type: multiple",
+            )
             ok = False
         elif qtype is QuestionType.MULTIPLE and n == 0:
-            ctx.error(key_node, f"{what} has no correct choice", "source.no-correct-choice",
-                      hint="mark at least one choice with 'correct: true'")
+            ctx.error(
+                key_node,
+                f"{what} has no correct choice",
+                "source.no-correct-choice",
+                hint="mark at least one choice with 'correct: true'",
+            )
             ok = False
     fields["choices"] = tuple(choices) if ok else None
 
@@ -591,12 +676,20 @@ def _choices(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: st
 def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> NumericKey | None:
     answer = _number(ctx, keys["answer"][1], "answer") if "answer" in keys else None
     if "answer" not in keys and "range" not in keys:
-        ctx.error(node, f"{what} has neither 'answer' nor 'range'", "source.missing-key",
-                  hint="add 'answer: 16' (with an optional 'tolerance: 0.5') or 'range: [15.5, 16.5]'")
+        ctx.error(
+            node,
+            f"{what} has neither 'answer' nor 'range'",
+            "source.missing-key",
+            hint="add 'answer: 16' (with an optional 'tolerance: 0.5') or 'range: [15.5, 16.5]'",
+        )
         return None
     if "tolerance" in keys and "range" in keys:
-        ctx.error(keys["range"][0], f"{what} has both 'tolerance' and 'range'", "source.tolerance-and-range",
-                  hint="keep one of them")
+        ctx.error(
+            keys["range"][0],
+            f"{what} has both 'tolerance' and 'range'",
+            "source.tolerance-and-range",
+            hint="keep one of them",
+        )
         return None
     if "answer" in keys and answer is None:
         return None
@@ -612,12 +705,19 @@ def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: st
         if low is None or high is None:
             return None
         if low > high:
-            ctx.error(rnode, f"range [{low:g}, {high:g}] is empty: low is above high", "source.bad-range",
-                      hint=f"write [{high:g}, {low:g}]")
+            ctx.error(
+                rnode,
+                f"range [{low:g}, {high:g}] is empty: low is above high",
+                "source.bad-range",
+                hint=f"write [{high:g}, {low:g}]",
+            )
             return None
         if answer is not None and not low <= answer <= high:
-            ctx.error(keys["answer"][1], f"answer {answer:g} lies outside range [{low:g}, {high:g}]",
-                      "source.bad-range")
+            ctx.error(
+                keys["answer"][1],
+                f"answer {answer:g} lies outside range [{low:g}, {high:g}]",
+                "source.bad-range",
+            )
             return None
         return NumericKey(answer=answer, low=low, high=high)
     tolerance = 0.0
@@ -632,8 +732,9 @@ def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: st
     return NumericKey(answer=answer, tolerance=tolerance)
 
 
-def _matching(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str,
-              fields: dict[str, Any]) -> None:
+def _matching(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, fields: dict[str, Any]
+) -> None:
     fields["pairs"] = None
     if not _require(ctx, keys, node, what, ("pairs",)):
         return
@@ -661,7 +762,9 @@ def _matching(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: s
         lefts[left] = item
         pairs.append(Pair(left, right, loc=item.loc))
     if len(items) < 2:
-        ctx.error(list_node, f"{what} has {len(items)} pair(s); at least 2 are needed", "source.too-few-pairs")
+        ctx.error(
+            list_node, f"{what} has {len(items)} pair(s); at least 2 are needed", "source.too-few-pairs"
+        )
         ok = False
     distractors: tuple[str, ...] | None = ()
     if "distractors" in keys:
@@ -669,8 +772,11 @@ def _matching(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: s
         rights = {p.right for p in pairs}
         for d in distractors or ():
             if d in rights:
-                ctx.error(keys["distractors"][1], f"distractor '{_short(d)}' is also a right answer",
-                          "source.duplicate-choice")
+                ctx.error(
+                    keys["distractors"][1],
+                    f"distractor '{_short(d)}' is also a right answer",
+                    "source.duplicate-choice",
+                )
                 ok = False
     if ok and distractors is not None:
         fields["pairs"] = tuple(pairs)
@@ -703,15 +809,23 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
             fields["difficulty"] = Difficulty(dnode.value)
         else:
             shown = dnode.value if dnode.kind == "scalar" else dnode.describe()
-            ctx.error(dnode, f"difficulty must be one of {', '.join(names)}, not '{shown}'",
-                      "source.bad-difficulty", hint=_did_you_mean(str(shown), names))
+            ctx.error(
+                dnode,
+                f"difficulty must be one of {', '.join(names)}, not '{shown}'",
+                "source.bad-difficulty",
+                hint=_did_you_mean(str(shown), names),
+            )
     if "category" in keys:
         category = _text(ctx, keys["category"][1], "category", 500)
         if category is not None:
             parts = category.split("/")
             if any(not p.strip() for p in parts) or "\n" in category:
-                ctx.error(keys["category"][1], f"category '{category}' has an empty part",
-                          "source.bad-category", hint="write a path like 'course/topic/subtopic'")
+                ctx.error(
+                    keys["category"][1],
+                    f"category '{category}' has an empty part",
+                    "source.bad-category",
+                    hint="write a path like 'course/topic/subtopic'",
+                )
             else:
                 fields["category"] = category
     if "shuffle" in keys:
@@ -743,8 +857,13 @@ def load_text(text: str, path: str, warnings: list[Diagnostic] | None = None) ->
     return quiz
 
 
-def _load_text(text: str, path: str, diags: list[Diagnostic], warnings: list[Diagnostic] | None,
-               ids: list[tuple[str, str, SourceLoc]] | None = None) -> Quiz | None:
+def _load_text(
+    text: str,
+    path: str,
+    diags: list[Diagnostic],
+    warnings: list[Diagnostic] | None,
+    ids: list[tuple[str, str, SourceLoc]] | None = None,
+) -> Quiz | None:
     root = _Composer(text, path, diags).compose()
     if root is None:
         return None
@@ -757,8 +876,13 @@ def _load_text(text: str, path: str, diags: list[Diagnostic], warnings: list[Dia
     return quiz
 
 
-def load_bytes(data: bytes, path: str, diags: list[Diagnostic], warnings: list[Diagnostic] | None = None,
-               ids: list[tuple[str, str, SourceLoc]] | None = None) -> Quiz | None:
+def load_bytes(
+    data: bytes,
+    path: str,
+    diags: list[Diagnostic],
+    warnings: list[Diagnostic] | None = None,
+    ids: list[tuple[str, str, SourceLoc]] | None = None,
+) -> Quiz | None:
     """One quiz from a file's bytes; problems are appended to diags (nothing raised)."""
     if len(data) > MAX_FILE_BYTES:
         diags.append(_too_big(path, len(data)))
@@ -770,9 +894,12 @@ def load_bytes(data: bytes, path: str, diags: list[Diagnostic], warnings: list[D
 
 
 def _too_big(path: str, size: int) -> Diagnostic:
-    return Diagnostic(SourceLoc(path), f"the file is {size:,} bytes; the limit for a source file is "
-                      f"{MAX_FILE_BYTES:,} bytes", rule="source.too-large",
-                      hint="split the quiz into several files")
+    return Diagnostic(
+        SourceLoc(path),
+        f"the file is {size:,} bytes; the limit for a source file is {MAX_FILE_BYTES:,} bytes",
+        rule="source.too-large",
+        hint="split the quiz into several files",
+    )
 
 
 class PathError(Exception):
@@ -789,8 +916,11 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         p = Path(raw)
         if p.is_dir():
             for f in p.rglob("*"):
-                if f.suffix in SOURCE_SUFFIXES and f.is_file() and not any(
-                        part.startswith(".") for part in f.relative_to(p).parts):
+                if (
+                    f.suffix in SOURCE_SUFFIXES
+                    and f.is_file()
+                    and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                ):
                     found.setdefault(f.as_posix(), f)
         elif p.is_file():
             found.setdefault(p.as_posix(), p)
@@ -799,8 +929,7 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return [found[k] for k in sorted(found)]
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]],
-               warnings: list[Diagnostic] | None = None) -> Bank:
+def load_paths(paths: Iterable[str | os.PathLike[str]], warnings: list[Diagnostic] | None = None) -> Bank:
     """Load every source file under paths into one Bank, checking ids across files.
 
     Raises SourceError with every problem of every file; PathError for a missing path.

@@ -1,0 +1,163 @@
+"""The YAML loader: the seed bank loads; every rule of the source format has a golden bad case."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lmsexport.cli import app
+from lmsexport.errors import SourceError
+from lmsexport.model import QuestionType
+from lmsexport.source import MAX_DEPTH, MAX_FILE_BYTES, load_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "cases"
+BAD = sorted(p for p in (CASES / "bad").iterdir() if p.suffix == ".yaml" or p.is_dir())
+DIAG_RE = re.compile(r"^[^\s:][^:]*:\d+(:\d+)?: (error|warning): .+$|^hint: .+$|^[^:]+: (error|warning): .+$")
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Messages carry the path as given: run from the repo root with relative paths.
+    monkeypatch.chdir(ROOT)
+
+
+def test_seed_bank_loads() -> None:
+    warnings: list = []
+    bank = load_paths(["source"], warnings)
+    assert [q.id for q in bank.quizzes] == sorted(q.id for q in bank.quizzes)
+    assert len(bank.quizzes) == 3 and bank.question_count == 24
+    assert warnings == []
+    for quiz in bank.quizzes:
+        assert quiz.lang == "ur"
+        for q in quiz.questions:
+            assert q.type is QuestionType.SINGLE
+            assert len(q.correct_indexes) == 1, q.id
+            assert q.explanation, q.id
+
+
+def test_check_command_on_seed_bank() -> None:
+    result = run("check")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "ok: 3 quizzes, 24 questions"
+
+
+@pytest.mark.parametrize("case", BAD, ids=lambda p: p.stem)
+def test_bad_case(case: Path, golden) -> None:
+    rel = case.relative_to(ROOT).as_posix()
+    result = run("check", rel)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[-1].endswith(("error", "errors")) or "error" in lines[-1]
+    for line in lines[:-1]:
+        assert DIAG_RE.match(line), f"not in compiler form: {line!r}"
+    expected = case.with_suffix(".err") if case.is_file() else case / "expected.err"
+    golden(expected, result.stderr)
+
+
+def test_every_bad_case_has_expected_messages() -> None:
+    for case in BAD:
+        expected = case.with_suffix(".err") if case.is_file() else case / "expected.err"
+        assert expected.exists(), f"{case.name} has no expected messages"
+
+
+@pytest.mark.parametrize("name", ["bom.yaml", "crlf.yaml"])
+def test_accepted_variants(name: str) -> None:
+    bank = load_paths([CASES / "good" / name])
+    assert bank.quizzes[0].questions[0].stem == "سوال"
+
+
+def test_seed_broken_three_ways(tmp_path: Path) -> None:
+    """Unknown key, duplicate id, no correct choice: three located errors, exit 1."""
+    text = (ROOT / "source" / "zero-sharded-optimizers.yaml").read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    shuffle = next(i for i, l in enumerate(lines) if l.startswith("shuffle:"))
+    lines[shuffle] = lines[shuffle].replace("shuffle:", "shufle:")
+    ids = [i for i, l in enumerate(lines) if l.startswith("  - id: ")]
+    lines[ids[1]] = lines[ids[0]]
+    first_correct = next(i for i, l in enumerate(lines) if "correct: true" in l)
+    owner = max(i for i in ids if i < first_correct)
+    del lines[first_correct]
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("".join(lines), encoding="utf-8")
+    result = run("check", str(broken))
+    assert result.exit_code == 1
+    errors = [l for l in result.stderr.splitlines() if ": error: " in l]
+    assert len(errors) == 3, result.stderr
+    p = str(broken)
+    dup_line = [i for i, l in enumerate(lines) if l == lines[ids[0]]][1]
+    choices_line = next(i for i in range(owner, len(lines)) if lines[i].strip() == "choices:")
+    assert errors == sorted(errors, key=lambda l: int(l.split(":")[1]))
+    assert errors[0].startswith(f"{p}:{shuffle + 1}:1: error: unknown key 'shufle'")
+    assert f"{p}:{choices_line + 1}:5: error: question 'zso-redundancy' has no correct choice" in errors
+    assert any(
+        e.startswith(f"{p}:{dup_line + 1}:9: error: duplicate question id 'zso-redundancy'") for e in errors
+    ), errors
+    assert "hint: did you mean 'shuffle'?" in result.stderr
+
+
+def test_cross_file_duplicate_points_at_first(tmp_path: Path) -> None:
+    with pytest.raises(SourceError) as e:
+        load_paths([CASES / "bad" / "cross-file-duplicates"])
+    messages = [d.message for d in e.value.diagnostics]
+    assert any("duplicate quiz id 'quiz-a'" in m for m in messages)
+    assert any("differs only by letter case" in m for m in messages)
+
+
+def test_file_over_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    with open(big, "wb") as fh:  # sparse: 50 MB on paper, nothing on disk
+        fh.truncate(50 * 1024 * 1024)
+    with pytest.raises(SourceError) as e:
+        load_paths([big])
+    assert f"the limit for a source file is {MAX_FILE_BYTES:,} bytes" in str(e.value)
+
+
+def test_deep_nesting_is_refused(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("id: q\nx: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    with pytest.raises(SourceError) as e:
+        load_paths([deep])
+    assert f"nesting deeper than {MAX_DEPTH} levels" in str(e.value)
+
+
+def test_billion_laughs_is_refused_fast(tmp_path: Path) -> None:
+    lol = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 10):
+        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
+        lol.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    path = tmp_path / "lol.yaml"
+    path.write_text("\n".join(lol) + "\n")
+    with pytest.raises(SourceError) as e:
+        load_paths([path])
+    assert "anchors (&a) are not allowed" in str(e.value)
+
+
+def test_directory_order_does_not_matter(tmp_path: Path) -> None:
+    for name in ("b.yaml", "a.yaml"):
+        shutil.copy(ROOT / "source" / "zero-sharded-optimizers.yaml", tmp_path / name)
+    (tmp_path / "b.yaml").write_text(
+        (tmp_path / "b.yaml")
+        .read_text(encoding="utf-8")
+        .replace("id: zso-", "id: zzz-")
+        .replace("id: zero-sharded-optimizers", "id: another"),
+        encoding="utf-8",
+    )
+    bank = load_paths([tmp_path])
+    assert [q.id for q in bank.quizzes] == ["another", "zero-sharded-optimizers"]
+
+
+def test_missing_path_is_usage_error() -> None:
+    result = run("check", "no/such/dir")
+    assert result.exit_code == 2
+    assert "no such file or directory" in result.stderr
