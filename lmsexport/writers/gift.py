@@ -1,0 +1,440 @@
+"""Moodle GIFT writer: one `gift/<quiz-id>.gift.txt` per quiz, written for Moodle's own importer.
+
+Every rule below comes from Moodle's parser (question/format/gift/format.php and
+question/format.php) and from running its importer (see the project's lms-notes):
+
+* Text format. Question text, choices, feedback, matching left-hand items and the general
+  feedback are written as `[html]` with the plain source text HTML-escaped (`&`, `<`, `>`),
+  line breaks as `<br>` and spaces that HTML would collapse (runs, or next to a line break)
+  as `&nbsp;`. That is the one format in which Moodle shows any plain text exactly: the
+  default auto-format interprets HTML and links URLs, `[markdown]` interprets `*` and `_`,
+  and `[plain]` is lost on answers. HTML escaping also defuses what GIFT cannot escape:
+  `->` becomes `-&gt;`, a leading `[` (a format tag to Moodle) becomes `&#91;`, a leading
+  `%` (a weight to Moodle) becomes `&#37;`, and Moodle's own escape placeholders
+  (`&&058;`...) can no longer occur in the text.
+* Some fields are never formatted by Moodle: short answers (compared with what the learner
+  types), the right-hand items of matching, the question name and the category. They get
+  GIFT escaping only, and what GIFT cannot carry there is reported as an error.
+* GIFT escaping (`\\ \\~ \\= \\# \\{ \\} \\:` and `\\n` for a line break) is applied last, once,
+  by `_escape_gift`, so each text of a question sits on one line: a blank line or a line
+  that is just `0` would end the question, and Moodle trims every line.
+* Weights are percentages from Moodle's list of allowed grades (question_bank::
+  fraction_options_full), written to 5 decimals as Moodle prints them, so the importer's
+  0.00001 tolerance matches them (`%33.33333%`). Moodle's weight regex reads `%100%` but the
+  importer notes say it is refused, so a lone correct choice of a multi-answer question is
+  written `%99.99999%`, which matches 100% within that tolerance.
+* What Moodle cannot hold (points, languages, case sensitivity, matching distractors) is
+  warned about and also written into a `// lmsexport: {...}` comment line, which Moodle
+  ignores and lmsexport.readers.gift reads back, so our own round trip is lossless.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+from fractions import Fraction
+
+from ..errors import Diagnostic, GiftSyntaxError, Severity
+from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc
+from . import Output, WriteContext
+
+# Moodle's question_bank::ensure_fraction_options_initialised(): p/q for q <= 6, p/10, 1/q
+# for q <= 10, and 1/20, stored rounded to 7 decimals, plus their negatives, 0, 1 and -1.
+_RAW_FRACTIONS = (
+    "0.9", "0.8333333", "0.8", "0.75", "0.7", "0.6666667", "0.6", "0.5", "0.4", "0.3333333",
+    "0.3", "0.25", "0.2", "0.1666667", "0.1428571", "0.125", "0.1111111", "0.1", "0.05",
+)  # fmt: skip
+MOODLE_GRADES: tuple[Fraction, ...] = tuple(
+    sorted(
+        {Fraction(0), Fraction(1), Fraction(-1)}
+        | {Fraction(f) for f in _RAW_FRACTIONS}
+        | {-Fraction(f) for f in _RAW_FRACTIONS}
+    )
+)
+"""Every fraction Moodle's importer accepts as an answer weight (exact 7-decimal values)."""
+
+GRADE_TOLERANCE = Fraction(1, 100000)
+"""match_grade_options() accepts a weight within this distance of a listed grade."""
+
+WEIGHT_RE = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")
+"""format.php's $giftanswerweightregex: what Moodle takes for a weight at the start of an answer."""
+
+FORMAT_TAGS = ("[html]", "[moodle]", "[plain]", "[markdown]")
+"""Leading tags Moodle strips from a text and takes as its format."""
+
+_GIFT_SPECIALS = str.maketrans(
+    {"\\": "\\\\", "~": "\\~", "=": "\\=", "#": "\\#", "{": "\\{", "}": "\\}", ":": "\\:", "\n": "\\n"}
+)
+_MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
+_FORBIDDEN_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CATEGORY_SPECIALS = re.compile(r"[~=#{}:\\]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_TAG_UNSAFE = re.compile(r"[\]<>`\x00-\x1f\x7f]")
+
+
+
+def _escape_gift(text: str) -> str:
+    """GIFT escaping as Moodle's own exporter (repchar) does it, newlines as `\\n`."""
+    return text.translate(_GIFT_SPECIALS)
+
+
+def _html_space(text: str, i: int) -> str:
+    """A space HTML would collapse or drop (in a run, or beside a line break) becomes &nbsp;."""
+    before = text[i - 1] if i > 0 else "\n"
+    after = text[i + 1] if i + 1 < len(text) else "\n"
+    return "&nbsp;" if before in " \n" or after in " \n" else " "
+
+
+def escape_text(text: str) -> str:
+    """Plain source text -> the GIFT of an `[html]` text that Moodle shows exactly as `text`.
+
+    The one place rich texts are escaped (the inverse is lmsexport.readers.gift.unescape_text).
+    """
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            out.append(_html_space(text, i))
+        elif ch == "\n":
+            out.append("<br>")
+        elif ch in "\t\r":
+            out.append(f"&#{ord(ch)};")
+        elif i == 0 and ch in "[%":
+            out.append(f"&#{ord(ch)};")
+        else:
+            out.append(html.escape(ch, quote=False))
+    return _escape_gift("".join(out))
+
+
+def escape_plain(text: str) -> str:
+    """A text Moodle stores unformatted (short answer, matching item, name): GIFT escaping only."""
+    return _escape_gift(text)
+
+
+def format_weight(fraction: Fraction) -> str:
+    """`%w%` as Moodle prints a grade: percent to 5 decimals, trailing zeros dropped."""
+    percent = f"{float(fraction * 100):.5f}".rstrip("0").rstrip(".")
+    return f"%{'0' if percent == '-0' else percent}%"
+
+
+def nearest_grade(target: Fraction) -> Fraction:
+    """The allowed grade closest to `target` (ties go to the smaller magnitude)."""
+    return min(MOODLE_GRADES, key=lambda g: (abs(g - target), abs(g)))
+
+
+def multi_answer_weights(n_correct: int, n_wrong: int) -> tuple[Fraction, Fraction, bool]:
+    """Weights (correct, wrong, exact) for a multi-answer question.
+
+    Correct picks share +100% and wrong picks share -100%, so ticking every box scores 0.
+    `exact` is False when 1/n is not on Moodle's list and the nearest grade was taken.
+    """
+    correct = nearest_grade(Fraction(1, n_correct))
+    wrong = nearest_grade(Fraction(-1, n_wrong)) if n_wrong else Fraction(0)
+    exact = abs(correct - Fraction(1, n_correct)) < GRADE_TOLERANCE and (
+        n_wrong == 0 or abs(wrong - Fraction(-1, n_wrong)) < GRADE_TOLERANCE
+    )
+    return correct, wrong, exact
+
+
+def format_number(value: float) -> str:
+    """A number as PHP's is_numeric() reads it back exactly: `12`, `0.5`, `1e-07`."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _meta_comment(prefix: str, data: dict[str, object]) -> str:
+    """A `// prefix {json}` line; `[` is \\u-escaped so Moodle finds no [id:]/[tag:] in it."""
+    encoded = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    encoded = _JSON_STRING.sub(lambda m: m.group(0).replace("[", "\\u005b"), encoded)
+    return f"// {prefix} {encoded}"
+
+
+class _QuestionWriter:
+    """Writes one question, collecting diagnostics instead of stopping at the first."""
+
+    def __init__(self, quiz: Quiz, question: Question) -> None:
+        self.quiz = quiz
+        self.q = question
+        self.loc = question.loc or SourceLoc(quiz.id)
+        self.diagnostics: list[Diagnostic] = []
+        self.meta: dict[str, object] = {}
+
+    def _report(self, severity: Severity, rule: str, message: str, hint: str | None = None) -> None:
+        self.diagnostics.append(
+            Diagnostic(self.loc, f'question "{self.q.id}": {message}', severity, rule, hint)
+        )
+
+    def error(self, rule: str, message: str, hint: str | None = None) -> None:
+        self._report(Severity.ERROR, rule, message, hint)
+
+    def warn(self, rule: str, message: str, hint: str | None = None) -> None:
+        self._report(Severity.WARNING, rule, message, hint)
+
+    def rich(self, text: str, what: str) -> str:
+        self._check_chars(text, what)
+        return escape_text(text)
+
+    def plain(self, text: str, what: str) -> str:
+        self._check_chars(text, what)
+        if _MOODLE_PLACEHOLDER.search(text):
+            self.error(
+                "gift.placeholder-in-text",
+                f"{what} contains {_MOODLE_PLACEHOLDER.search(text).group(0)!r}, which Moodle's importer "  # type: ignore[union-attr]
+                "turns into another character",
+            )
+        return escape_plain(text)
+
+    def _check_chars(self, text: str, what: str) -> None:
+        bad = _FORBIDDEN_CONTROL.search(text)
+        if bad:
+            self.error("gift.control-character", f"{what} contains control character U+{ord(bad.group(0)):04X}")
+
+    # -- the parts of a question -------------------------------------------------------
+
+    def write(self) -> str:
+        body = self._answer_block()
+        lines = [self._comment_line()]
+        self._common_warnings()
+        if self.meta:
+            lines.append(_meta_comment("lmsexport:", self.meta))
+        head = f"::{self.plain(self.q.id, 'the id')}::[html]{self.rich(self.q.stem, 'the stem')}"
+        lines.append(head + body)
+        return "\n".join(lines)
+
+    def _comment_line(self) -> str:
+        bits = [f"[id:{self.q.id.replace(']', chr(92) + ']')}]"]
+        for tag in self.q.tags:
+            if _TAG_UNSAFE.search(tag) or tag != tag.strip() or not tag:
+                self.warn("gift.tag-dropped", f"tag {tag!r} cannot be written in a GIFT [tag:] comment")
+                self.meta.setdefault("tags", list(self.q.tags))
+            else:
+                bits.append(f"[tag:{tag}]")
+        return "// " + " ".join(bits)
+
+    def _common_warnings(self) -> None:
+        q = self.q
+        if q.points != 1:
+            self.meta["points"] = q.points
+            self.warn(
+                "gift.points-not-carried",
+                f"is worth {q.points:g} points, but GIFT has no marks: Moodle gives it its default mark 1",
+                "set the mark in Moodle's question bank or quiz after importing",
+            )
+        if q.lang is not None:
+            self.meta["lang"] = q.lang
+            self.warn("gift.lang-not-carried", f"language {q.lang!r} is not carried by GIFT")
+        choice_langs = [c.lang for c in q.choices]
+        if any(lang is not None for lang in choice_langs):
+            self.meta["choice_langs"] = choice_langs
+            self.warn("gift.lang-not-carried", "choice languages are not carried by GIFT")
+
+    def _general_feedback(self) -> list[str]:
+        if self.q.explanation is None:
+            return []
+        return [f"\t####{self.rich(self.q.explanation, 'the explanation')}"]
+
+    def _answer_block(self) -> str:
+        t = self.q.type
+        if t is QuestionType.ESSAY:
+            gf = self._general_feedback()
+            return "{" + (gf[0].strip() if gf else "") + "}"
+        if t is QuestionType.TRUE_FALSE:
+            gf = self._general_feedback()
+            return "{" + ("TRUE" if self.q.truth else "FALSE") + (gf[0].strip() if gf else "") + "}"
+        lines = {
+            QuestionType.SINGLE: self._single,
+            QuestionType.MULTIPLE: self._multiple,
+            QuestionType.SHORT_ANSWER: self._short_answer,
+            QuestionType.NUMERICAL: self._numerical,
+            QuestionType.MATCHING: self._matching,
+        }[t]()
+        opener = "{#" if t is QuestionType.NUMERICAL else "{"
+        return "\n".join([opener, *lines, *self._general_feedback(), "}"])
+
+    def _choice(self, marker: str, choice: Choice, n: int) -> str:
+        text = marker + self.rich(choice.text, f"choice {n}")
+        if choice.feedback:
+            text += "#" + self.rich(choice.feedback, f"the feedback of choice {n}")
+        return "\t" + text
+
+    def _check_choice_count(self) -> None:
+        if len(self.q.choices) < 2:
+            self.error(
+                "gift.too-few-choices",
+                f"has {len(self.q.choices)} choice(s); Moodle's importer needs at least 2",
+            )
+
+    def _single(self) -> list[str]:
+        self._check_choice_count()
+        return [self._choice("=" if c.correct else "~", c, n) for n, c in enumerate(self.q.choices, 1)]
+
+    def _multiple(self) -> list[str]:
+        self._check_choice_count()
+        n_correct = sum(c.correct for c in self.q.choices)
+        n_wrong = len(self.q.choices) - n_correct
+        if n_correct == 0:
+            self.error("gift.no-correct-choice", "has no correct choice")
+            return []
+        right, wrong, exact = multi_answer_weights(n_correct, n_wrong)
+        if not exact:
+            self.warn(
+                "gift.inexact-weights",
+                f"{n_correct} correct / {n_wrong} wrong choices cannot be weighted exactly with Moodle's "
+                f"grades; wrote {format_weight(right)} and {format_weight(wrong)}",
+            )
+        # %100% is refused by the importer; 99.99999% is within its tolerance of 100%.
+        right_text = "%99.99999%" if right == 1 else format_weight(right)
+        return [
+            self._choice("~" + (right_text if c.correct else format_weight(wrong)), c, n)
+            for n, c in enumerate(self.q.choices, 1)
+        ]
+
+    def _short_answer(self) -> list[str]:
+        q = self.q
+        if not q.answers:
+            self.error("gift.no-answer", "has no accepted answer")
+        if q.case_sensitive:
+            self.meta["case_sensitive"] = True
+            self.warn(
+                "gift.case-sensitive-not-carried",
+                "is case sensitive, but GIFT cannot say so: Moodle imports it case-insensitive",
+                "tick 'Case sensitivity' on the question in Moodle after importing",
+            )
+        return [f"\t={self._short_answer_text(a, n)}" for n, a in enumerate(q.answers, 1)]
+
+    def _short_answer_text(self, answer: str, n: int) -> str:
+        what = f"accepted answer {n} {answer!r}"
+        if WEIGHT_RE.match(answer):
+            self.error("gift.unescapable", f"{what} starts with a weight-like '%N%' that GIFT cannot escape")
+        if answer.lower().startswith(FORMAT_TAGS):
+            self.error("gift.unescapable", f"{what} starts with a format tag that Moodle would strip")
+        if "->" in answer:
+            self.error("gift.unescapable", f"{what} contains '->', which makes Moodle read a matching question")
+        if "\\*" in answer:
+            self.error("gift.unescapable", f"{what} contains '\\*', which Moodle's short-answer matching reads as '*'")
+        # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
+        return self.plain(answer.replace("*", "\\*"), what)
+
+    def _numerical(self) -> list[str]:
+        key = self.q.numeric
+        if key is None:
+            self.error("gift.no-answer", "has no numeric key; Moodle fails on an empty '{#}'")
+            return []
+        values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
+        if any(v != v or v in (float("inf"), float("-inf")) for v in values):
+            self.error("gift.not-a-number", "has a numeric key that is not a finite number")
+            return []
+        if key.low is not None and key.high is not None:
+            if key.answer is not None:
+                self.meta["answer"] = key.answer
+            return [f"\t={format_number(key.low)}..{format_number(key.high)}"]
+        assert key.answer is not None
+        if key.tolerance:
+            return [f"\t={format_number(key.answer)}:{format_number(key.tolerance)}"]
+        return [f"\t={format_number(key.answer)}"]
+
+    def _matching(self) -> list[str]:
+        q = self.q
+        if len(q.pairs) < 2:
+            self.error(
+                "gift.too-few-pairs",
+                f"has {len(q.pairs)} pair(s); Moodle's importer fails on a matching question with fewer than 2",
+            )
+        if q.distractors:
+            self.meta["distractors"] = list(q.distractors)
+            self.warn(
+                "gift.distractors-not-carried",
+                f"has {len(q.distractors)} distractor(s), which GIFT cannot express: Moodle will not show them",
+                "add the extra answers in Moodle after importing, or export Moodle XML/QTI instead",
+            )
+        lines = []
+        for n, pair in enumerate(q.pairs, 1):
+            left = self.rich(pair.left, f"the left item of pair {n}")
+            lines.append(f"\t={left} -> {self.plain(pair.right, f'the right item of pair {n}')}")
+        return lines
+
+
+def category_path(quiz: Quiz) -> tuple[str, bool]:
+    """The `$CATEGORY:` path of a quiz and whether GIFT specials had to be replaced.
+
+    Moodle does not unescape `$CATEGORY:` lines, so specials are replaced by `-`. A model
+    category is already a `/`-separated path; a title is one name, so its `/` is doubled.
+    """
+    if quiz.category:
+        names = [n.strip() for n in quiz.category.split("/")]
+    else:
+        names = [quiz.title.strip().replace("/", "//")]
+    names = [" ".join(n.split()) for n in names]  # a newline would end the category line
+    cleaned = [_CATEGORY_SPECIALS.sub("-", n) for n in names]
+    return "/".join(cleaned), cleaned != names
+
+
+def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
+    path, sanitized = category_path(quiz)
+    qloc = quiz.loc or SourceLoc(quiz.id)
+    if sanitized:
+        diagnostics.append(
+            Diagnostic(
+                qloc,
+                f"quiz {quiz.id!r}: category {quiz.category or quiz.title!r} has GIFT special characters, "
+                f"written as {path!r}",
+                Severity.WARNING,
+                "gift.category-sanitized",
+            )
+        )
+    if not quiz.shuffle:
+        diagnostics.append(
+            Diagnostic(
+                qloc,
+                f"quiz {quiz.id!r} asks not to shuffle choices, which GIFT cannot say: Moodle uses its default",
+                Severity.WARNING,
+                "gift.shuffle-not-carried",
+            )
+        )
+    meta: dict[str, object] = {"id": quiz.id, "title": quiz.title, "lang": quiz.lang}
+    if quiz.description is not None:
+        meta["description"] = quiz.description
+    if quiz.difficulty is not None:
+        meta["difficulty"] = quiz.difficulty.value
+    if quiz.category is not None:
+        meta["category"] = quiz.category
+    if not quiz.shuffle:
+        meta["shuffle"] = False
+    return "\n".join(
+        [
+            f"// {quiz.id}: GIFT for Moodle, written by lmsexport. Import with 'Get category from file'.",
+            _meta_comment("lmsexport-quiz:", meta),
+            f"$CATEGORY: {path}",
+        ]
+    )
+
+
+def write_quiz(quiz: Quiz) -> tuple[str, list[Diagnostic]]:
+    """One quiz as GIFT text, plus every diagnostic (errors and warnings) found on the way."""
+    diagnostics: list[Diagnostic] = []
+    blocks = [_quiz_header(quiz, diagnostics)]
+    for question in quiz.questions:
+        qw = _QuestionWriter(quiz, question)
+        blocks.append(qw.write())
+        diagnostics.extend(qw.diagnostics)
+    return "\n\n".join(blocks) + "\n", diagnostics
+
+
+def _errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity is Severity.ERROR]
+
+
+def write(bank: Bank, ctx: WriteContext) -> Output:
+    """The GIFT writer: raises GiftSyntaxError with every error of the bank, else returns files."""
+    out = Output()
+    errors: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        text, diagnostics = write_quiz(quiz)
+        errors.extend(_errors(diagnostics))
+        out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
+        out.files[f"gift/{quiz.id}.gift.txt"] = text.encode("utf-8")
+    if errors:
+        raise GiftSyntaxError(errors)
+    return out
