@@ -147,6 +147,19 @@ class Question:
         """0-based indexes of the correct choices."""
         return tuple(i for i, c in enumerate(self.choices) if c.correct)
 
+    def choice_credit(self) -> tuple[float, ...]:
+        """The fraction of `points` each choice earns when picked: the one scoring rule.
+
+        single: 1 for the right choice, 0 otherwise. multiple: each right choice
+        +1/(number right), each wrong choice -1/(number wrong), so picking every
+        choice scores 0 (Moodle's convention); a total below 0 counts as 0.
+        """
+        if self.type is not QuestionType.MULTIPLE:
+            return tuple(1.0 if c.correct else 0.0 for c in self.choices)
+        n_right = sum(c.correct for c in self.choices)
+        n_wrong = len(self.choices) - n_right
+        return tuple(1.0 / n_right if c.correct else -1.0 / n_wrong for c in self.choices)
+
 
 @dataclass(frozen=True)
 class Quiz:
