@@ -1,0 +1,527 @@
+"""QTI 2.1 items and tests as lxml trees (pure: no disk, no clock; package.py zips them).
+
+Package layout (paths relative to the zip root)::
+
+    imsmanifest.xml            written by package.py
+    tests/<quiz-id>.xml        one assessmentTest
+    items/<question-id>.xml    one assessmentItem per question, in source order
+    css/lmsexport.css          right-to-left styling every item links to
+
+Shaped for what Canvas's QTI 2 importer keeps (see shared/reference/lms-notes.md) while staying
+valid against the official XSD: the stem is a ``<p>`` directly under ``itemBody``; response
+processing is written out, never a template, so FEEDBACK is set and both the chosen choice's
+``feedbackInline`` and the explanation (``modalFeedback`` identified ``general_explanation``,
+which Canvas keeps as the general comment) are shown; the points live in MAXSCORE, in the
+scores and in the test's ``<weight>`` (the only place Canvas reads them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+
+from lxml import etree
+
+from .. import __version__
+from ..errors import Diagnostic, Severity
+from ..model import Question, QuestionType, Quiz, SourceLoc, direction
+
+QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+SCHEMA_LOCATION = f"{QTI_NS} http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_v2p1.xsd"
+NSMAP = {None: QTI_NS, "xsi": XSI_NS}
+
+TOOL_NAME = "lmsexport"
+ITEM_DIR = "items"
+TEST_DIR = "tests"
+STYLESHEET_PATH = "css/lmsexport.css"
+STYLESHEET_HREF = "../" + STYLESHEET_PATH
+"""The stylesheet as an item (in ITEM_DIR) links to it."""
+
+EXPLANATION_ID = "general_explanation"
+"""modalFeedback identifier of the explanation: Canvas keeps ids containing "general_" as the
+general comment and drops others; it must not contain "correct", "wrong" or "solution"."""
+WEIGHT_ID = "points"
+"""Identifier of the <weight> on each assessmentItemRef: its value is the question's points."""
+TF_RESPONSE = "TF_RESPONSE"
+"""Canvas imports a two-choice item as true/false only when its response identifier starts with TF."""
+
+TRUE_FALSE_LABELS: dict[str, tuple[str, str]] = {
+    "en": ("True", "False"),
+    "ur": ("درست", "غلط"),
+    "ar": ("صحيح", "خطأ"),
+    "fa": ("درست", "نادرست"),
+    "hi": ("सही", "ग़लत"),
+}
+"""Primary language subtag -> (true, false) choice texts; unknown languages fall back to English."""
+
+TITLE_MAX = 60
+
+INTERACTIONS = {
+    QuestionType.SINGLE: "choiceInteraction",
+    QuestionType.MULTIPLE: "choiceInteraction",
+    QuestionType.TRUE_FALSE: "choiceInteraction",
+    QuestionType.SHORT_ANSWER: "textEntryInteraction",
+    QuestionType.NUMERICAL: "textEntryInteraction",
+    QuestionType.MATCHING: "matchInteraction",
+    QuestionType.ESSAY: "extendedTextInteraction",
+}
+"""The one interaction each question type is written with (also the manifest's interactionType)."""
+
+
+def _q(tag: str) -> str:
+    return f"{{{QTI_NS}}}{tag}"
+
+
+def _sub(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+    el = etree.SubElement(parent, _q(tag), attrib)
+    if text is not None:
+        el.text = text
+    return el
+
+
+def num(value: float) -> str:
+    """A number as QTI writes it: integral values without a fraction, others exactly (repr)."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _add_text(parent: etree._Element, text: str) -> None:
+    """Append plain text to an empty element, keeping line breaks as <br/>."""
+    lines = text.split("\n")
+    parent.text = lines[0]
+    for line in lines[1:]:
+        _sub(parent, "br").tail = line
+
+
+def _mark_lang(el: etree._Element, lang: str, parent_lang: str) -> None:
+    """xml:lang and a direction class on an element whose language differs from its parent's."""
+    if lang != parent_lang:
+        el.set(XML_LANG, lang)
+        el.set("class", direction(lang))
+
+
+def short_title(question: Question) -> str:
+    """The item title: the stem's first line, whitespace collapsed, cut at TITLE_MAX characters."""
+    first = " ".join(question.stem.split("\n", 1)[0].split())
+    if not first:
+        return question.id
+    return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def true_false_labels(lang: str) -> tuple[str, str]:
+    return TRUE_FALSE_LABELS.get(lang.split("-")[0].lower(), TRUE_FALSE_LABELS["en"])
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def _response_decl(
+    item: etree._Element, ident: str, cardinality: str, base_type: str, correct: list[str]
+) -> etree._Element:
+    decl = _sub(item, "responseDeclaration", identifier=ident, cardinality=cardinality, baseType=base_type)
+    if correct:
+        cr = _sub(decl, "correctResponse")
+        for value in correct:
+            _sub(cr, "value", value)
+    return decl
+
+
+def _mapping(decl: etree._Element, entries: list[tuple[str, float]], points: float, **extra: str) -> None:
+    mapping = _sub(decl, "mapping", lowerBound="0", upperBound=num(points), defaultValue="0")
+    for key, value in entries:
+        _sub(mapping, "mapEntry", mapKey=key, mappedValue=num(value), **extra)
+
+
+def _outcomes(item: etree._Element, points: float, feedback: bool) -> None:
+    score = _sub(
+        item,
+        "outcomeDeclaration",
+        identifier="SCORE",
+        cardinality="single",
+        baseType="float",
+        normalMaximum=num(points),
+    )
+    _sub(_sub(score, "defaultValue"), "value", "0")
+    maxscore = _sub(item, "outcomeDeclaration", identifier="MAXSCORE", cardinality="single", baseType="float")
+    _sub(_sub(maxscore, "defaultValue"), "value", num(points))
+    if feedback:
+        _sub(item, "outcomeDeclaration", identifier="FEEDBACK", cardinality="multiple", baseType="identifier")
+
+
+# --------------------------------------------------------------------------- response processing
+
+
+def _base(parent: etree._Element, base_type: str, value: str) -> etree._Element:
+    return _sub(parent, "baseValue", value, baseType=base_type)
+
+
+def _var(parent: etree._Element, ident: str) -> etree._Element:
+    return _sub(parent, "variable", identifier=ident)
+
+
+def _score_if(rp: etree._Element, points: float, condition: Callable[[etree._Element], None]) -> None:
+    """if <condition> then SCORE = points else SCORE = 0; ``condition`` appends the test expression."""
+    cond = _sub(rp, "responseCondition")
+    if_ = _sub(cond, "responseIf")
+    condition(if_)
+    _base(_sub(if_, "setOutcomeValue", identifier="SCORE"), "float", num(points))
+    _base(_sub(_sub(cond, "responseElse"), "setOutcomeValue", identifier="SCORE"), "float", "0")
+
+
+def _score_map(rp: etree._Element, response: str) -> None:
+    _sub(_sub(rp, "setOutcomeValue", identifier="SCORE"), "mapResponse", identifier=response)
+
+
+def _set_feedback(rp: etree._Element, response: str | None, explanation: bool) -> None:
+    """FEEDBACK = the picked choice identifiers, plus the explanation's id whatever the answer."""
+    multiple = _sub(_sub(rp, "setOutcomeValue", identifier="FEEDBACK"), "multiple")
+    if response is not None:
+        _var(multiple, response)
+    if explanation:
+        _base(multiple, "identifier", EXPLANATION_ID)
+
+
+# --------------------------------------------------------------------------- per type
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    quiz: Quiz
+    question: Question
+    lang: str
+    item: etree._Element
+    body: etree._Element
+    rp: etree._Element
+
+
+def _choice_feedback(ctx: _Ctx) -> bool:
+    return any(c.feedback for c in ctx.question.choices)
+
+
+def _simple_choices(
+    ctx: _Ctx, parent: etree._Element, texts: list[tuple[str, str, str | None, str | None]]
+) -> None:
+    """simpleChoice elements: (identifier, text, lang or None, feedback or None)."""
+    for ident, text, lang, feedback in texts:
+        choice = _sub(parent, "simpleChoice", identifier=ident)
+        if lang:
+            _mark_lang(choice, lang, ctx.lang)
+        # Canvas reads a choice with feedbackInline as "first child's text": keep the text first.
+        _add_text(choice, text)
+        if feedback:
+            fb = _sub(
+                choice, "feedbackInline", outcomeIdentifier="FEEDBACK", identifier=ident, showHide="show"
+            )
+            _mark_lang(fb, ctx.lang, lang or ctx.lang)
+            _add_text(fb, feedback)
+
+
+def _choice_ids(question: Question) -> list[str]:
+    return [f"C{i}" for i in range(1, len(question.choices) + 1)]
+
+
+def _write_single(ctx: _Ctx) -> None:
+    q = ctx.question
+    ids = _choice_ids(q)
+    _response_decl(ctx.item, "RESPONSE", "single", "identifier", [ids[i] for i in q.correct_indexes])
+    ci = _sub(
+        ctx.body,
+        "choiceInteraction",
+        responseIdentifier="RESPONSE",
+        shuffle=_bool(ctx.quiz.shuffle),
+        maxChoices="1",
+    )
+    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(q.choices)])
+
+    def matches_correct(parent: etree._Element) -> None:
+        match = _sub(parent, "match")
+        _var(match, "RESPONSE")
+        _sub(match, "correct", identifier="RESPONSE")
+
+    _score_if(ctx.rp, q.points, matches_correct)
+
+
+def _write_multiple(ctx: _Ctx) -> None:
+    q = ctx.question
+    ids = _choice_ids(q)
+    correct = q.correct_indexes
+    decl = _response_decl(ctx.item, "RESPONSE", "multiple", "identifier", [ids[i] for i in correct])
+    wrong = len(q.choices) - len(correct)
+    # Each right pick earns points/ncorrect; each wrong pick costs points/nwrong, so ticking
+    # every box scores 0 (lowerBound), not a pass.
+    entries = [
+        (ids[i], q.points / len(correct) if c.correct else -q.points / wrong) for i, c in enumerate(q.choices)
+    ]
+    _mapping(decl, entries, q.points)
+    ci = _sub(
+        ctx.body,
+        "choiceInteraction",
+        responseIdentifier="RESPONSE",
+        shuffle=_bool(ctx.quiz.shuffle),
+        maxChoices=str(len(q.choices)),
+    )
+    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(q.choices)])
+    _score_map(ctx.rp, "RESPONSE")
+
+
+def _write_true_false(ctx: _Ctx) -> None:
+    q = ctx.question
+    right = "TRUE" if q.truth else "FALSE"
+    _response_decl(ctx.item, TF_RESPONSE, "single", "identifier", [right])
+    # The order true, false is the convention every LMS shows; shuffling two choices only confuses.
+    ci = _sub(ctx.body, "choiceInteraction", responseIdentifier=TF_RESPONSE, shuffle="false", maxChoices="1")
+    yes, no = true_false_labels(ctx.lang)
+    _simple_choices(ctx, ci, [("TRUE", yes, None, None), ("FALSE", no, None, None)])
+
+    # Canvas needs an explicit match against a baseValue here: <correct/> crashes its importer.
+    def matches_right(parent: etree._Element) -> None:
+        match = _sub(parent, "match")
+        _var(match, TF_RESPONSE)
+        _base(match, "identifier", right)
+
+    _score_if(ctx.rp, q.points, matches_right)
+
+
+def _write_short_answer(ctx: _Ctx) -> None:
+    q = ctx.question
+    decl = _response_decl(ctx.item, "RESPONSE", "single", "string", [q.answers[0]])
+    seen: set[str] = set()
+    entries = []
+    for answer in q.answers:
+        key = answer if q.case_sensitive else answer.casefold()
+        if key not in seen:  # a mapping must not list one key twice
+            seen.add(key)
+            entries.append((answer, q.points))
+    _mapping(decl, entries, q.points, caseSensitive=_bool(q.case_sensitive))
+    _sub(
+        _sub(ctx.body, "p"),
+        "textEntryInteraction",
+        responseIdentifier="RESPONSE",
+        expectedLength=str(max(len(a) for a in q.answers)),
+    )
+    _score_map(ctx.rp, "RESPONSE")
+
+
+def _write_numerical(ctx: _Ctx) -> None:
+    q = ctx.question
+    key = q.numeric
+    assert key is not None
+    _response_decl(
+        ctx.item, "RESPONSE", "single", "float", [num(key.answer)] if key.answer is not None else []
+    )
+    _sub(_sub(ctx.body, "p"), "textEntryInteraction", responseIdentifier="RESPONSE", expectedLength="10")
+    low, high = key.bounds
+
+    def within_bounds(parent: etree._Element) -> None:
+        and_ = _sub(parent, "and")
+        for op, bound in (("gte", low), ("lte", high)):
+            cmp = _sub(and_, op)
+            _var(cmp, "RESPONSE")
+            _base(cmp, "float", num(bound))
+
+    _score_if(ctx.rp, q.points, within_bounds)
+
+
+def _write_matching(ctx: _Ctx) -> None:
+    q = ctx.question
+    rights: list[str] = []
+    for text in [p.right for p in q.pairs] + list(q.distractors):
+        if text not in rights:  # two lefts may share one right: one choice, matchMax 2
+            rights.append(text)
+    right_id = {text: f"R{i}" for i, text in enumerate(rights, 1)}
+    pairs = [f"L{i} {right_id[p.right]}" for i, p in enumerate(q.pairs, 1)]
+    decl = _response_decl(ctx.item, "RESPONSE", "multiple", "directedPair", pairs)
+    _mapping(decl, [(pair, q.points / len(pairs)) for pair in pairs], q.points)
+    mi = _sub(
+        ctx.body,
+        "matchInteraction",
+        responseIdentifier="RESPONSE",
+        shuffle=_bool(ctx.quiz.shuffle),
+        maxAssociations=str(len(q.pairs)),
+    )
+    lefts = _sub(mi, "simpleMatchSet")
+    for i, pair in enumerate(q.pairs, 1):
+        _add_text(_sub(lefts, "simpleAssociableChoice", identifier=f"L{i}", matchMax="1"), pair.left)
+    right_set = _sub(mi, "simpleMatchSet")
+    for text in rights:
+        uses = sum(1 for p in q.pairs if p.right == text)
+        _add_text(
+            _sub(right_set, "simpleAssociableChoice", identifier=right_id[text], matchMax=str(max(uses, 1))),
+            text,
+        )
+    _score_map(ctx.rp, "RESPONSE")
+
+
+def _write_essay(ctx: _Ctx) -> None:
+    # No correctResponse: Canvas would turn the essay into a short-answer question.
+    _response_decl(ctx.item, "RESPONSE", "single", "string", [])
+    _sub(ctx.body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
+
+
+_WRITERS: dict[QuestionType, Callable[[_Ctx], None]] = {
+    QuestionType.SINGLE: _write_single,
+    QuestionType.MULTIPLE: _write_multiple,
+    QuestionType.TRUE_FALSE: _write_true_false,
+    QuestionType.SHORT_ANSWER: _write_short_answer,
+    QuestionType.NUMERICAL: _write_numerical,
+    QuestionType.MATCHING: _write_matching,
+    QuestionType.ESSAY: _write_essay,
+}
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+# --------------------------------------------------------------------------- item and test
+
+
+def item_tree(quiz: Quiz, question: Question) -> etree._Element:
+    """One assessmentItem for a question of any type; valid against imsqti_v2p1.xsd."""
+    lang = quiz.lang_of(question)
+    item = etree.Element(_q("assessmentItem"), nsmap=NSMAP)
+    item.set(f"{{{XSI_NS}}}schemaLocation", SCHEMA_LOCATION)
+    for name, value in (
+        ("identifier", question.id),
+        ("title", short_title(question)),
+        ("adaptive", "false"),
+        ("timeDependent", "false"),
+        ("toolName", TOOL_NAME),
+        ("toolVersion", __version__),
+    ):
+        item.set(name, value)
+    item.set(XML_LANG, lang)
+
+    # Declarations must precede the body in the schema's sequence, but only the type writer
+    # knows them: build the body and the processing detached, then append in schema order.
+    body = etree.Element(_q("itemBody"), {"class": direction(lang)})
+    _add_text(_sub(body, "p"), question.stem)
+    rp = etree.Element(_q("responseProcessing"))
+    ctx = _Ctx(quiz, question, lang, item, body, rp)
+    _WRITERS[question.type](ctx)
+
+    choice_ids = question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE) and _choice_feedback(ctx)
+    explanation = bool(question.explanation)
+    if choice_ids or explanation:
+        response = "RESPONSE" if choice_ids else None
+        _set_feedback(rp, response, explanation)
+    _outcomes(item, question.points, choice_ids or explanation)
+    _sub(item, "stylesheet", href=STYLESHEET_HREF, type="text/css")
+    item.append(body)
+    if len(rp):
+        item.append(rp)
+    if question.explanation:
+        fb = _sub(
+            item, "modalFeedback", outcomeIdentifier="FEEDBACK", identifier=EXPLANATION_ID, showHide="show"
+        )
+        p = _sub(fb, "p")
+        p.set("class", direction(lang))
+        _add_text(p, question.explanation)
+    return item
+
+
+def item_path(question: Question) -> str:
+    return f"{ITEM_DIR}/{question.id}.xml"
+
+
+def test_path(quiz: Quiz) -> str:
+    return f"{TEST_DIR}/{quiz.id}.xml"
+
+
+def test_tree(quiz: Quiz) -> etree._Element:
+    """One assessmentTest: every item in source order, points as weights, SCORE = sum of SCOREs."""
+    test = etree.Element(_q("assessmentTest"), nsmap=NSMAP)
+    test.set(f"{{{XSI_NS}}}schemaLocation", SCHEMA_LOCATION)
+    for name, value in (
+        ("identifier", quiz.id),
+        ("title", quiz.title),
+        ("toolName", TOOL_NAME),
+        ("toolVersion", __version__),
+    ):
+        test.set(name, value)
+    for ident in ("SCORE", "MAXSCORE"):
+        decl = _sub(test, "outcomeDeclaration", identifier=ident, cardinality="single", baseType="float")
+        _sub(_sub(decl, "defaultValue"), "value", "0")
+    part = _sub(test, "testPart", identifier="part1", navigationMode="nonlinear", submissionMode="individual")
+    # showFeedback defaults to false inside a test, which would hide every explanation.
+    _sub(part, "itemSessionControl", showFeedback="true")
+    # Invisible: Canvas turns a visible section title into an extra text-only question.
+    section = _sub(part, "assessmentSection", identifier="section1", title=quiz.title, visible="false")
+    for question in quiz.questions:
+        ref = _sub(section, "assessmentItemRef", identifier=question.id, href="../" + item_path(question))
+        _sub(ref, "weight", identifier=WEIGHT_ID, value=num(question.points))
+    # Item SCOREs are already in points, so they are summed unweighted; the weight is for Canvas.
+    processing = _sub(test, "outcomeProcessing")
+    for ident in ("SCORE", "MAXSCORE"):
+        _sub(
+            _sub(_sub(processing, "setOutcomeValue", identifier=ident), "sum"),
+            "testVariables",
+            variableIdentifier=ident,
+        )
+    return test
+
+
+# --------------------------------------------------------------------------- members
+
+
+@dataclass(frozen=True)
+class Member:
+    """One file of a quiz's package, before serialisation."""
+
+    path: str
+    """Package-relative POSIX path."""
+    kind: str
+    """"test", "item" or "css"."""
+    tree: etree._Element | None = None
+    """The document, for "test" and "item"."""
+    data: bytes | None = None
+    """The bytes, for "css"."""
+    question: Question | None = None
+    """The question an item was built from."""
+
+
+def stylesheet() -> bytes:
+    """The CSS every item links to (a packaged data file, not user input)."""
+    return resources.files("lmsexport").joinpath("templates/qti/lmsexport.css").read_bytes()
+
+
+def quiz_members(quiz: Quiz) -> list[Member]:
+    """Every file of a quiz's package except the manifest: test, items in source order, CSS."""
+    members = [Member(test_path(quiz), "test", tree=test_tree(quiz))]
+    members += [Member(item_path(q), "item", tree=item_tree(quiz, q), question=q) for q in quiz.questions]
+    members.append(Member(STYLESHEET_PATH, "css", data=stylesheet()))
+    return members
+
+
+def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
+    """What a Canvas import of the package loses, per question (QTI itself carries it all)."""
+    out = []
+    for q in quiz.questions:
+        loc = q.loc or SourceLoc(quiz.id)
+        if q.type is QuestionType.SHORT_ANSWER and len(q.answers) > 1:
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas keeps only the first accepted answer "
+                    f"({q.answers[0]!r}) of a QTI text-entry item",
+                    "qti21.canvas-short-answer",
+                )
+            )
+        if q.type is QuestionType.NUMERICAL:
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas imports a QTI numerical item as fill-in-the-blank "
+                    "and loses the tolerance or range",
+                    "qti21.canvas-numerical",
+                )
+            )
+    return out
+
+
+def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
+    return Diagnostic(loc, message, Severity.WARNING, rule)
