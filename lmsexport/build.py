@@ -55,3 +55,20 @@ def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP
         raise LmsExportError(errors)
     result.files = dict(sorted(result.files.items()))
     return result
+
+
+def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
+    """Build every format in memory (validating every XML file) and return all diagnostics.
+
+    Errors of the writers come back as diagnostics rather than an exception, so that a
+    pipeline sees every problem of the run at once.
+    """
+    diags: list[Diagnostic] = []
+    for name in WRITERS:
+        try:
+            out = build(bank, [name], timestamp)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
+            continue
+        diags.extend(out.warnings)
+    return diags

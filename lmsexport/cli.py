@@ -8,6 +8,7 @@ their diagnostics and are printed in compiler form, never as a traceback.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from enum import Enum
@@ -105,22 +106,60 @@ PathsArg = Annotated[
 
 
 @app.command()
-def check(paths: PathsArg = None) -> None:
-    """Load and check the question bank; write nothing.
+def check(
+    paths: PathsArg = None,
+    report: Annotated[
+        ReportFormat,
+        typer.Option("--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."),
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+) -> None:
+    """Check the bank as a pipeline would: load, build every format in memory, validate.
 
-    Prints a one-line summary (quizzes, questions) or every problem found, in
-    path:line:col form. Exit 0 when the bank is sound, 1 on problems, 2 on usage errors.
+    Every XML file is validated against the bundled XSDs and every GIFT file is read back
+    and compared with the bank. Nothing is written. Every problem of the run is reported;
+    exit 0 when sound, 1 on errors (or warnings with --strict), 2 on usage errors.
     """
-    warnings: list[Diagnostic] = []
+    from .build import check_bank, timestamp_from_env
+    from .report import RunSummary, failed, to_github, to_json, to_junit
+    from .source import PathError, discover
+
+    roots = paths or [Path("source")]
     try:
-        bank = _load(paths, warnings)
+        files = [f.as_posix() for f in discover(roots)]
+    except PathError as e:
+        _usage(str(e))
+    warnings: list[Diagnostic] = []
+    diags: list[Diagnostic] = []
+    bank = None
+    try:
+        bank = _load(roots, warnings)
+        diags += check_bank(bank, timestamp_from_env())
     except LmsExportError as e:
-        _print_diagnostics(e.diagnostics + warnings)
-        _err(_summary(e.diagnostics + warnings))
-        raise typer.Exit(EXIT_PROBLEMS) from None
-    _print_diagnostics(warnings)
-    tail = f" ({_summary(warnings)})" if warnings else ""
-    typer.echo(f"ok: {len(bank.quizzes)} quizzes, {bank.question_count} questions{tail}")
+        diags += e.diagnostics
+    diags = warnings + diags
+    summary = RunSummary(
+        files=len(files),
+        quizzes=len(bank.quizzes) if bank else 0,
+        questions=bank.question_count if bank else 0,
+        strict=strict,
+    )
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, files))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags))
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(f"ok: {summary.quizzes} quizzes, {summary.questions} questions{tail}")
+    if bad:
+        raise typer.Exit(EXIT_PROBLEMS)
 
 
 @app.command()
@@ -207,21 +246,27 @@ def _compare_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> list
 
 
 def _write_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> tuple[int, int]:
-    """Write files under out atomically; return (files written, files removed).
+    """Write files under out; return (files written, files removed).
 
     Every changed file is first written and fsync'ed in a temporary directory beside
-    out (same file system), and only then renamed into place, so a build that fails or
-    is killed before that point leaves out exactly as it was. Unchanged files are not
-    rewritten: their mtime stays, rebuilds are quick and diffs clean.
+    out (same file system, but not inside it), and only then renamed into place, so a
+    build that fails or is killed before that point leaves out exactly as it was; the
+    renames themselves take milliseconds. Unchanged files are not rewritten: their
+    mtime stays, rebuilds are quick and diffs clean. Staging directories left by a
+    killed build are removed by the next one.
     """
     out.mkdir(parents=True, exist_ok=True)
+    prefix = f".{out.resolve().name}.lmsexport-tmp-"
+    for leftover in out.resolve().parent.glob(prefix + "*"):
+        shutil.rmtree(leftover, ignore_errors=True)
     changed = [rel for rel, data in files.items() if not _same_content(out / rel, data)]
     stale = sorted(managed - files.keys())
     if changed:
-        with tempfile.TemporaryDirectory(prefix=".lmsexport-", dir=out) as tmp:
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=out.resolve().parent))
+        try:
             staged = []
             for i, rel in enumerate(changed):
-                path = Path(tmp) / str(i)
+                path = tmp / str(i)
                 with open(path, "wb") as fh:
                     fh.write(files[rel])
                     fh.flush()
@@ -231,6 +276,8 @@ def _write_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> tuple[
             for src, dst in staged:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dst)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     for rel in stale:
         (out / rel).unlink()
     return len(changed), len(stale)
