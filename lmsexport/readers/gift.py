@@ -1,0 +1,675 @@
+"""Read GIFT the way Moodle's importer does, into the model.
+
+`read_gift` follows question/format.php (readdata, readquestions) and
+question/format/gift/format.php (readquestion) step by step: BOM strip, CR-only files,
+blocks split on blank lines (or a line that is just `0`, which PHP's empty() also takes for
+blank), every line trimmed, `//` comment lines, `$CATEGORY:`, `::name::`, escapes, the FIRST
+`{` and the FIRST `}`, `####` general feedback (the last one), type detection in Moodle's
+order, `#` feedback, `%w%` weights checked against Moodle's grade list. Where Moodle fails,
+crashes or silently imports something else (`{~only}`, `{#}`, `{#abc}`, `{#5:abc}`, a
+matching question with one pair, an unclosed brace, a weight off the grade list), this
+reader reports a `path:line:col` error instead, and it reports every problem of a file.
+
+`read_quiz` then maps Moodle's questions onto the model (`Quiz`): the question id comes
+from `[id:...]`, tags from `[tag:...]`, and the `// lmsexport: {...}` comment lines written
+by lmsexport.writers.gift restore what GIFT cannot hold. Decisions for what the model has
+no place for:
+
+* description items (no answer block) are skipped with a warning;
+* missing-word questions (text after `}`) get Moodle's `_____` in the stem and are read as
+  their answer block says;
+* partial credit on single-choice or short answers, per-answer feedback on true/false,
+  short and numerical answers, and extra numerical answers are dropped with a warning;
+* `[html]` texts are turned back into plain text (`<br>` -> line break, `&nbsp;` -> space,
+  entities decoded, white space collapsed as a browser would); other markup is kept as
+  text with a warning. Other formats are kept as written.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import PurePosixPath
+
+from ..errors import Diagnostic, GiftSyntaxError, Severity
+from ..model import Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz, SourceLoc
+from ..writers.gift import GRADE_TOLERANCE, MOODLE_GRADES, WEIGHT_RE, format_weight, nearest_grade
+
+_PHP_TRIM = " \t\n\r\0\x0b"
+"""The characters PHP's trim() removes; Moodle trims lines and texts with it."""
+
+# Escaped specials become noncharacters while the question is parsed, as Moodle's
+# escapedchar_pre() turns them into "&&058;"-style placeholders; its literal placeholders
+# are taken the same way, since Moodle's escapedchar_post() cannot tell them apart.
+_ESCAPES = {":": "\ufdd0", "#": "\ufdd1", "=": "\ufdd2", "{": "\ufdd3", "}": "\ufdd4", "~": "\ufdd5", "n": "\ufdd6"}
+_PLACEHOLDERS = {
+    "&&058;": "\ufdd0",
+    "&&035;": "\ufdd1",
+    "&&061;": "\ufdd2",
+    "&&123;": "\ufdd3",
+    "&&125;": "\ufdd4",
+    "&&126;": "\ufdd5",
+    "&&010": "\ufdd6",
+    "&&092;": "\\",
+}
+_POST = str.maketrans({v: ("\n" if k == "n" else k) for k, v in _ESCAPES.items()})
+_TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
+_PHP_NUMERIC = re.compile(r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*\Z")
+_ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
+_ID_COMMENT = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
+_TAG_COMMENT = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f])+)]")
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_MARKUP = re.compile(r"</?[A-Za-z!][^>]*>")
+_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+_FORMATS = ("moodle", "html", "plain", "markdown")
+
+
+# -- text with positions ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A string that remembers the (line, col) each character came from, for diagnostics."""
+
+    s: str
+    pos: tuple[tuple[int, int], ...]
+
+    def __getitem__(self, key: slice) -> _Text:
+        return _Text(self.s[key], self.pos[key])
+
+    def __add__(self, other: _Text) -> _Text:
+        return _Text(self.s + other.s, self.pos + other.pos)
+
+    def at(self, i: int) -> tuple[int, int]:
+        if not self.pos:
+            return (0, 0)
+        return self.pos[min(max(i, 0), len(self.pos) - 1)]
+
+    def strip(self) -> _Text:
+        start = len(self.s) - len(self.s.lstrip(_PHP_TRIM))
+        end = len(self.s.rstrip(_PHP_TRIM))
+        return self[start:end] if start < end else _Text("", self.pos[start:start])
+
+    def split(self, sep: str, maxsplit: int = -1) -> list[_Text]:
+        parts, start = [], 0
+        while maxsplit != 0:
+            i = self.s.find(sep, start)
+            if i < 0:
+                break
+            parts.append(self[start:i])
+            start, maxsplit = i + len(sep), maxsplit - 1
+        parts.append(self[start:])
+        return parts
+
+
+def _unescape_gift(t: _Text) -> _Text:
+    """Moodle's escapedchar_pre(): escapes and placeholders become inert characters."""
+    chars: list[str] = []
+    pos: list[tuple[int, int]] = []
+    i = 0
+    for m in _TOKEN.finditer(t.s):
+        chars.extend(t.s[i : m.start()])
+        pos.extend(t.pos[i : m.start()])
+        tok = m.group(0)
+        chars.append("\\" if tok == "\\\\" else _ESCAPES[tok[1]] if tok[0] == "\\" else _PLACEHOLDERS[tok])
+        pos.append(t.pos[m.start()])
+        i = m.end()
+    chars.extend(t.s[i:])
+    pos.extend(t.pos[i:])
+    return _Text("".join(chars), tuple(pos))
+
+
+def _post(s: str) -> str:
+    """Moodle's escapedchar_post(): the escaped characters themselves."""
+    return s.translate(_POST)
+
+
+def html_to_plain(text: str) -> str:
+    """What a browser shows for an `[html]` text, as plain text (inverse of the writer's HTML step)."""
+    text = _HTML_SPACE.sub(" ", text).strip(" ")
+    text = text.replace("&nbsp;", " ")
+    text = _BR.sub("\n", text)
+    return html.unescape(text)
+
+
+def unescape_text(gift: str) -> str:
+    """The inverse of lmsexport.writers.gift.escape_text: GIFT of an `[html]` text -> plain text."""
+    t = _unescape_gift(_Text(gift, tuple((1, i + 1) for i in range(len(gift)))))
+    return html_to_plain(_post(t.s))
+
+
+# -- what Moodle reads ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GiftText:
+    """A text as Moodle stores it: escapes resolved, format tag taken off, trimmed."""
+
+    text: str
+    format: str
+    """moodle, html, plain or markdown."""
+    loc: SourceLoc
+
+    def plain(self) -> str:
+        return html_to_plain(self.text) if self.format == "html" else self.text
+
+
+@dataclass(frozen=True)
+class GiftAnswer:
+    """One answer of a multichoice, short-answer or numerical question."""
+
+    text: GiftText
+    fraction: Fraction
+    feedback: GiftText | None
+    numeric: NumericKey | None = None
+    """numerical: the key this answer stands for; None for the `~` wrong-answer feedback."""
+
+
+@dataclass(frozen=True)
+class GiftItem:
+    """One block of a GIFT file as Moodle's readquestion() would return it."""
+
+    qtype: str
+    """category, description, essay, multichoice, match, truefalse, shortanswer or numerical."""
+    loc: SourceLoc
+    comments: tuple[str, ...] = ()
+    name: str | None = None
+    text: GiftText | None = None
+    general_feedback: GiftText | None = None
+    idnumber: str = ""
+    tags: tuple[str, ...] = ()
+    category: str | None = None
+    single: bool = True
+    missing_word: bool = False
+    answers: tuple[GiftAnswer, ...] = ()
+    pairs: tuple[tuple[GiftText, str], ...] = ()
+    truth: bool | None = None
+    true_false_feedback: tuple[GiftText | None, GiftText | None] = (None, None)
+
+
+@dataclass
+class GiftFile:
+    """Every item of a file (comment-only blocks included, as qtype "comment") and warnings."""
+
+    items: list[GiftItem] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+class _Block:
+    """Parses one blank-line-separated block, collecting diagnostics."""
+
+    def __init__(self, path: str, lines: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
+        self.path = path
+        self.lines = lines
+        self.diags = diags
+        self.qformat = "moodle"
+
+    def loc(self, t: _Text, i: int = 0) -> SourceLoc:
+        line, col = t.at(i)
+        return SourceLoc(self.path, line, col)
+
+    def error(self, t: _Text, i: int, message: str, hint: str | None = None, rule: str = "gift.syntax") -> None:
+        self.diags.append(Diagnostic(self.loc(t, i), message, Severity.ERROR, rule, hint))
+
+    def warn(self, t: _Text, i: int, message: str, rule: str) -> None:
+        self.diags.append(Diagnostic(self.loc(t, i), message, Severity.WARNING, rule))
+
+    def _join(self) -> tuple[_Text, list[str]]:
+        """Comment lines out (as Moodle, they become a space), the rest joined with newlines."""
+        comments: list[str] = []
+        chars: list[str] = []
+        pos: list[tuple[int, int]] = []
+        for k, (lineno, raw) in enumerate(self.lines):
+            stripped = raw.strip(_PHP_TRIM)
+            col = len(raw) - len(raw.lstrip(_PHP_TRIM)) + 1
+            if stripped.startswith("//"):
+                comments.append(stripped)
+                stripped = " "
+            if k:
+                chars.append("\n")
+                pos.append(pos[-1] if pos else (lineno, 1))
+            chars.extend(stripped)
+            pos.extend((lineno, col + j) for j in range(len(stripped)))
+        return _Text("".join(chars), tuple(pos)).strip(), comments
+
+    def text_with_format(self, t: _Text, default: str) -> GiftText:
+        """parse_text_with_format(): an optional leading [format] tag, then trim."""
+        t = t.strip()
+        fmt = default
+        if t.s.startswith("["):
+            end = t.s.find("]")
+            if end > 0 and t.s[1:end] in _FORMATS:
+                fmt, t = t.s[1:end], t[end + 1 :]
+        return GiftText(_post(t.s).strip(_PHP_TRIM), fmt, self.loc(t.strip()))
+
+    def read(self) -> GiftItem:
+        t, comments = self._join()
+        first = self.lines[0][0]
+        if not t.s:
+            return GiftItem("comment", SourceLoc(self.path, first, 1), tuple(comments))
+        t = _unescape_gift(t)
+        item = GiftItem("description", self.loc(t), tuple(comments), idnumber=_idnumber(comments))
+        item = replace(item, tags=_tags(comments))
+        if t.s.startswith("$CATEGORY:"):
+            # Moodle does not unescape category lines: its placeholders stay in the name.
+            inverse = {v: k for k, v in _PLACEHOLDERS.items()}
+            name = "".join(inverse.get(c, c) for c in t[10:].strip().s)
+            return replace(item, qtype="category", category=name)
+        if t.s.startswith("::"):
+            end = t.s.find("::", 2)
+            if end >= 0:
+                item = replace(item, name=_post(t.s[2:end]).strip())
+                t = t[end + 2 :].strip()
+        return self._body(t, item)
+
+    def _body(self, t: _Text, item: GiftItem) -> GiftItem:
+        start, finish = t.s.find("{"), t.s.find("}")
+        if start < 0 and finish < 0:
+            text = self.text_with_format(t, "moodle")
+            return replace(item, text=text)
+        if start < 0 or finish < start:
+            i = finish if start < 0 or finish < start else start
+            self.error(t, i, "'}' without an opening '{'", "escape a literal brace as \\}")
+            return replace(item, qtype="error")
+        if finish < 0:
+            self.error(t, start, "'{' is never closed: the answer block has no '}'", "add '}' or escape it as \\{")
+            return replace(item, qtype="error")
+        answer = t[start + 1 : finish].strip()
+        missing = not t.s.endswith("}")
+        qtext = t[:start] + (_Text("_____", (t.at(start),) * 5) if missing else _Text("", ())) + t[finish + 1 :]
+        gf = answer.s.rfind("####")
+        general = None
+        if gf >= 0:
+            general = answer[gf + 4 :]
+            answer = answer[:gf].strip()
+        text = self.text_with_format(qtext, "moodle")
+        self.qformat = text.format
+        general_text = self.text_with_format(general, self.qformat) if general is not None else None
+        item = replace(item, text=text, general_feedback=general_text, missing_word=missing)
+        return self._typed(answer, item)
+
+    def _typed(self, a: _Text, item: GiftItem) -> GiftItem:
+        s = a.s
+        if s == "":
+            return replace(item, qtype="essay")
+        if s[0] == "#":
+            return self._numerical(a[1:], item)
+        if "~" in s:
+            return self._multichoice(a, item)
+        if "=" in s and "->" in s:
+            return self._match(a, item)
+        check = s[: s.find("#")].strip(_PHP_TRIM) if s.find("#") > 0 else s
+        if check in ("T", "TRUE", "F", "FALSE"):
+            return self._truefalse(a, item)
+        return self._shortanswer(a, item)
+
+    # -- answers ------------------------------------------------------------------------
+
+    def _split_answers(self, a: _Text, sep: str) -> list[_Text]:
+        parts = a.split(sep)
+        if parts and not parts[0].strip().s:
+            parts = parts[1:]
+        return [p.strip() for p in parts]
+
+    def _weight(self, a: _Text, default: Fraction) -> tuple[Fraction | None, _Text]:
+        """A leading %w% weight (Moodle's regex), checked against the grade list."""
+        m = WEIGHT_RE.match(a.s)
+        if not m:
+            return default, a
+        end = a.s.find("%", 1)
+        raw = a.s[1:end]
+        rest = a[end + 1 :]
+        try:
+            fraction = Fraction(raw.lstrip("-")) / 100 * (-1 if raw.startswith("-") else 1)
+        except ValueError:
+            fraction = None
+        if fraction is None or raw.startswith("--"):
+            self.error(a, 0, f"weight '%{raw}%' is not a number Moodle can read", rule="gift.bad-weight")
+            return None, rest
+        near = nearest_grade(fraction)
+        if abs(near - fraction) >= GRADE_TOLERANCE:
+            self.error(
+                a,
+                0,
+                f"weight '%{raw}%' is not one of Moodle's allowed grades, so Moodle refuses the file",
+                f"the nearest allowed grade is {format_weight(near)}",
+                "gift.bad-weight",
+            )
+            return None, rest
+        return near, rest
+
+    def _comment(self, a: _Text) -> tuple[GiftText, GiftText | None]:
+        """commentparser(): text, then feedback after the first '#'."""
+        bits = a.split("#", 1)
+        feedback = self.text_with_format(bits[1], self.qformat) if len(bits) > 1 else None
+        return self.text_with_format(bits[0], self.qformat), feedback
+
+    def _multichoice(self, a: _Text, item: GiftItem) -> GiftItem:
+        single = "=" in a.s
+        marked = _Text(a.s.replace("=", "~="), tuple(p for ch, p in zip(a.s, a.pos) for _ in range(1 + (ch == "="))))
+        parts = self._split_answers(marked, "~")
+        if len(parts) < 2:
+            self.error(a, 0, f"a multiple-choice question needs at least 2 answers, found {len(parts)}",
+                       "Moodle fails on '{~only}'; add a choice", "gift.too-few-answers")  # fmt: skip
+            return replace(item, qtype="error")
+        answers = []
+        for p in parts:
+            if not p.s:
+                self.error(a, 0, "empty answer between '~' or '=' markers", rule="gift.empty-answer")
+                continue
+            if p.s[0] == "=":
+                weight: Fraction | None = Fraction(1)
+                p = p[1:]
+            else:
+                weight, p = self._weight(p, Fraction(0))
+            text, feedback = self._comment(p)
+            if weight is not None:
+                answers.append(GiftAnswer(text, weight, feedback))
+        return replace(item, qtype="multichoice", single=single, answers=tuple(answers))
+
+    def _match(self, a: _Text, item: GiftItem) -> GiftItem:
+        parts = self._split_answers(a, "=")
+        if len(parts) < 2:
+            self.error(a, 0, f"a matching question needs at least 2 pairs, found {len(parts)}",
+                       "Moodle fails on a matching question with one pair", "gift.too-few-pairs")  # fmt: skip
+            return replace(item, qtype="error")
+        pairs = []
+        for p in parts:
+            marker = p.s.find("->")
+            if marker < 0:
+                self.error(p, 0, "matching pair has no '->'", rule="gift.bad-pair")
+                continue
+            left = self.text_with_format(p[:marker], self.qformat)
+            pairs.append((left, _post(p.s[marker + 2 :]).strip(_PHP_TRIM)))
+        return replace(item, qtype="match", pairs=tuple(pairs))
+
+    def _truefalse(self, a: _Text, item: GiftItem) -> GiftItem:
+        bits = a.split("#", 2)
+        answer = _post(bits[0].s).strip(_PHP_TRIM)
+        wrong = self.text_with_format(bits[1], self.qformat) if len(bits) > 1 else None
+        right = self.text_with_format(bits[2], self.qformat) if len(bits) > 2 else None
+        return replace(item, qtype="truefalse", truth=answer in ("T", "TRUE"), true_false_feedback=(wrong, right))
+
+    def _shortanswer(self, a: _Text, item: GiftItem) -> GiftItem:
+        answers = []
+        for p in self._split_answers(a, "="):
+            weight, p = self._weight(p, Fraction(1))
+            text, feedback = self._comment(p)
+            if not text.text:
+                self.error(p, 0, "empty short answer", rule="gift.empty-answer")
+            elif weight is not None:
+                answers.append(GiftAnswer(text, weight, feedback))
+        return replace(item, qtype="shortanswer", answers=tuple(answers))
+
+    def _numerical(self, a: _Text, item: GiftItem) -> GiftItem:
+        tilde = a.s.find("~")
+        wrong = a[tilde:] if tilde >= 0 else None
+        if tilde >= 0:
+            a = a[:tilde]
+        parts = self._split_answers(a, "=")
+        if not parts:
+            self.error(a, 0, "numerical question has no answer: Moodle fails on '{#}'", rule="gift.no-answer")
+            return replace(item, qtype="error")
+        answers = []
+        for p in parts:
+            weight, p = self._weight(p, Fraction(1))
+            text, feedback = self._comment(p)
+            key = self._numeric_key(p, text.text)
+            if key is not None and weight is not None:
+                answers.append(GiftAnswer(text, weight, feedback, key))
+        if wrong is not None:
+            _, feedback = self._comment(wrong)
+            answers.append(GiftAnswer(GiftText("*", self.qformat, self.loc(wrong)), Fraction(0), feedback))
+        return replace(item, qtype="numerical", answers=tuple(answers))
+
+    def _numeric_key(self, p: _Text, s: str) -> NumericKey | None:
+        def number(x: str) -> float | None:
+            return float(x) if _PHP_NUMERIC.match(x) else None
+
+        if s.find("..") > 0:
+            lo, hi = (number(x.strip(_PHP_TRIM)) for x in s.split("..", 1))
+            if lo is not None and hi is not None:
+                return NumericKey(low=lo, high=hi)
+        elif s.find(":") > 0:
+            ans, tol = (number(x.strip(_PHP_TRIM)) for x in s.split(":", 1))
+            if ans is not None and tol is not None:
+                return NumericKey(answer=ans, tolerance=tol)
+        elif (ans := number(s)) is not None:
+            return NumericKey(answer=ans)
+        self.error(p, 0, f"numerical answer {s!r} is not a number, a number:tolerance or a min..max range",
+                   "Moodle fails on a bad tolerance and gives full marks for any response to a bad answer",
+                   "gift.not-a-number")  # fmt: skip
+        return None
+
+
+def _idnumber(comments: list[str]) -> str:
+    m = _ID_COMMENT.search("\n".join(comments))
+    return m.group(1).strip().replace("\\]", "]") if m else ""
+
+
+def _tags(comments: list[str]) -> tuple[str, ...]:
+    return tuple(m.group(1).strip().replace("\\]", "]") for m in _TAG_COMMENT.finditer("\n".join(comments)))
+
+
+def _split_lines(text: str) -> list[str]:
+    """readdata(): BOM off; a file with CR but no LF is split on CR, any other on LF."""
+    text = text.removeprefix("\ufeff")
+    if "\n" not in text and "\r" in text:
+        return text.split("\r")
+    return text.split("\n")
+
+
+def _blocks(lines: list[str]) -> list[list[tuple[int, str]]]:
+    """readquestions(): blocks between lines that PHP's empty() takes for blank ('' or '0')."""
+    blocks: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
+    for lineno, line in enumerate(lines, 1):
+        if line.strip(_PHP_TRIM) in ("", "0"):
+            if current:
+                blocks.append(current)
+            current = []
+        else:
+            current.append((lineno, line))
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=Diagnostic.sort_key)
+
+
+def read_gift(text: str, path: str) -> GiftFile:
+    """Every block of a GIFT file as Moodle reads it; raises GiftSyntaxError with every error."""
+    diags: list[Diagnostic] = []
+    items = [_Block(path, block, diags).read() for block in _blocks(_split_lines(text))]
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    if errors:
+        raise GiftSyntaxError(_sorted(diags))
+    return GiftFile([i for i in items if i.qtype != "error"], _sorted(diags))
+
+
+# -- Moodle's questions -> the model ----------------------------------------------------
+
+
+def _meta(comments: tuple[str, ...], prefix: str) -> dict[str, object]:
+    for line in comments:
+        body = line[2:].strip()
+        if body.startswith(prefix):
+            try:
+                data = json.loads(body[len(prefix) :])
+            except ValueError:
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+class _Mapper:
+    """Turns GiftItems into Questions, collecting diagnostics."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.diags: list[Diagnostic] = []
+
+    def warn(self, item: GiftItem, message: str, rule: str) -> None:
+        self.diags.append(Diagnostic(item.loc, message, Severity.WARNING, rule))
+
+    def error(self, item: GiftItem, message: str, rule: str) -> None:
+        self.diags.append(Diagnostic(item.loc, message, Severity.ERROR, rule))
+
+    def plain(self, item: GiftItem, t: GiftText | None) -> str | None:
+        if t is None or not t.text:
+            return None
+        if t.format == "html" and _MARKUP.search(_BR.sub("", t.text)):
+            self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
+        return t.plain()
+
+    def question(self, item: GiftItem, n: int) -> Question | None:
+        meta = _meta(item.comments, "lmsexport:")
+        qid = item.idnumber or f"q{n}"
+        if not _ID_RE.match(qid):
+            self.warn(item, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "gift.bad-id")
+            qid = f"q{n}"
+        stem = self.plain(item, item.text)
+        if not stem:
+            self.error(item, f"question {qid!r} has no question text", "gift.empty-stem")
+            return None
+        q = Question(
+            id=qid,
+            type=QuestionType.ESSAY,
+            stem=stem,
+            explanation=self.plain(item, item.general_feedback),
+            points=float(meta.get("points", 1.0)),  # type: ignore[arg-type]
+            lang=meta.get("lang"),  # type: ignore[arg-type]
+            tags=tuple(meta.get("tags", item.tags)),  # type: ignore[arg-type]
+            loc=item.loc,
+        )
+        typed = getattr(self, f"_{item.qtype}")(item, q, meta)
+        return typed  # type: ignore[no-any-return]
+
+    def _essay(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question:
+        return q
+
+    def _truefalse(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question:
+        if any(f is not None and f.text for f in item.true_false_feedback):
+            self.warn(item, f"question {q.id!r}: true/false feedback is dropped", "gift.feedback-dropped")
+        return replace(q, type=QuestionType.TRUE_FALSE, truth=item.truth)
+
+    def _multichoice(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
+        langs = list(meta.get("choice_langs", [None] * len(item.answers)))  # type: ignore[call-overload]
+        langs += [None] * (len(item.answers) - len(langs))
+        if item.single and any(0 < a.fraction < 1 for a in item.answers):
+            self.warn(item, f"question {q.id!r}: partial credit is dropped", "gift.partial-credit-dropped")
+        choices = tuple(
+            Choice(
+                text=a.text.plain() or "",
+                correct=(a.fraction == 1) if item.single else a.fraction > 0,
+                feedback=self.plain(item, a.feedback),
+                lang=lang,
+                loc=a.text.loc,
+            )
+            for a, lang in zip(item.answers, langs)
+        )
+        qtype = QuestionType.SINGLE if item.single else QuestionType.MULTIPLE
+        n_right = sum(c.correct for c in choices)
+        if n_right == 0 or (item.single and n_right != 1):
+            self.error(item, f"question {q.id!r}: expected {'one' if item.single else 'a'} right answer, "
+                       f"found {n_right}", "gift.bad-key")  # fmt: skip
+            return None
+        if not item.single and sum(a.fraction for a in item.answers if a.fraction > 0) != sum(
+            nearest_grade(Fraction(1, n_right)) for _ in range(n_right)
+        ):
+            self.warn(item, f"question {q.id!r}: weights are read as right/wrong only", "gift.weights-simplified")
+        return replace(q, type=qtype, choices=choices)
+
+    def _shortanswer(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
+        right = [a for a in item.answers if a.fraction == 1]
+        if len(right) != len(item.answers) or any(a.feedback for a in item.answers):
+            self.warn(item, f"question {q.id!r}: partial credit and answer feedback are dropped",
+                      "gift.partial-credit-dropped")  # fmt: skip
+        if not right:
+            self.error(item, f"question {q.id!r} has no answer worth 100%", "gift.bad-key")
+            return None
+        # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
+        answers = tuple(a.text.text.replace("\\*", "*") for a in right)
+        return replace(q, type=QuestionType.SHORT_ANSWER, answers=answers,
+                       case_sensitive=bool(meta.get("case_sensitive", False)))  # fmt: skip
+
+    def _numerical(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
+        keys = [a.numeric for a in item.answers if a.numeric is not None and a.fraction == 1]
+        if len(keys) != len(item.answers):
+            self.warn(item, f"question {q.id!r}: only the first 100% answer is kept", "gift.answers-dropped")
+        if not keys:
+            self.error(item, f"question {q.id!r} has no answer worth 100%", "gift.bad-key")
+            return None
+        key = keys[0]
+        if "answer" in meta and key.low is not None:
+            key = replace(key, answer=float(meta["answer"]))  # type: ignore[arg-type]
+        return replace(q, type=QuestionType.NUMERICAL, numeric=key)
+
+    def _match(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question:
+        pairs = tuple(Pair(self.plain(item, left) or "", right, loc=left.loc) for left, right in item.pairs)
+        distractors = tuple(meta.get("distractors", ()))  # type: ignore[call-overload]
+        return replace(q, type=QuestionType.MATCHING, pairs=pairs, distractors=distractors)
+
+
+def _default_quiz_id(path: str) -> str:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    for suffix in (".gift.txt", ".txt", ".gift"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def read_quiz(
+    text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None
+) -> tuple[Quiz, list[Diagnostic]]:
+    """A GIFT file as one Quiz, with the warnings; raises GiftSyntaxError with every error."""
+    gift = read_gift(text, path)
+    mapper = _Mapper(path)
+    quiz_meta: dict[str, object] = {}
+    category = None
+    questions: list[Question] = []
+    seen: dict[str, SourceLoc] = {}
+    for item in gift.items:
+        quiz_meta = quiz_meta or _meta(item.comments, "lmsexport-quiz:")
+        if item.qtype == "category":
+            if category is not None and item.category != category:
+                mapper.warn(item, "a quiz has one category: this $CATEGORY is ignored", "gift.extra-category")
+            category = category or item.category
+        elif item.qtype == "description":
+            mapper.warn(item, "text-only item (no answer block) skipped: the model has no such item",
+                        "gift.description-skipped")  # fmt: skip
+        elif item.qtype != "comment":
+            q = mapper.question(item, len(questions) + 1)
+            if q is None:
+                continue
+            if q.id in seen:
+                mapper.error(item, f"question id {q.id!r} is used twice (first at {seen[q.id]})", "gift.duplicate-id")
+                continue
+            seen[q.id] = item.loc
+            questions.append(q)
+    if any(d.severity is Severity.ERROR for d in mapper.diags):
+        raise GiftSyntaxError(_sorted(gift.warnings + mapper.diags))
+    qid = quiz_id or str(quiz_meta.get("id") or _default_quiz_id(path))
+    difficulty = quiz_meta.get("difficulty")
+    quiz = Quiz(
+        id=qid,
+        title=str(quiz_meta.get("title") or (category or qid).rsplit("/", 1)[-1]),
+        lang=lang or str(quiz_meta.get("lang") or "und"),
+        questions=tuple(questions),
+        description=quiz_meta.get("description"),  # type: ignore[arg-type]
+        difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
+        category=quiz_meta.get("category", category),  # type: ignore[arg-type]
+        shuffle=bool(quiz_meta.get("shuffle", True)),
+        loc=SourceLoc(path),
+    )
+    return quiz, _sorted(gift.warnings + mapper.diags)
+
+
+def read_bank_gift(text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None) -> Quiz:
+    """A GIFT file as one Quiz (warnings dropped; use read_quiz to get them)."""
+    return read_quiz(text, path, quiz_id=quiz_id, lang=lang)[0]
