@@ -250,12 +250,9 @@ def _write_multiple(ctx: _Ctx) -> None:
     ids = _choice_ids(q)
     correct = q.correct_indexes
     decl = _response_decl(ctx.item, "RESPONSE", "multiple", "identifier", [ids[i] for i in correct])
-    wrong = len(q.choices) - len(correct)
-    # Each right pick earns points/ncorrect; each wrong pick costs points/nwrong, so ticking
-    # every box scores 0 (lowerBound), not a pass.
-    entries = [
-        (ids[i], q.points / len(correct) if c.correct else -q.points / wrong) for i, c in enumerate(q.choices)
-    ]
+    # The model's one scoring rule: right picks share +points, wrong picks share -points, so
+    # ticking every box scores 0 (lowerBound), not a pass.
+    entries = [(ids[i], q.points * credit) for i, credit in enumerate(q.choice_credit())]
     _mapping(decl, entries, q.points)
     ci = _sub(
         ctx.body,
