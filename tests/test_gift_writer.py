@@ -1,0 +1,259 @@
+"""GIFT writer: golden files, the escape function, Moodle's weights and the lossy-field warnings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from lmsexport.errors import GiftSyntaxError, Severity
+from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.readers.gift import unescape_text
+from lmsexport.writers import WriteContext, get_writer
+from lmsexport.writers.gift import (
+    GRADE_TOLERANCE,
+    MOODLE_GRADES,
+    WEIGHT_RE,
+    category_path,
+    escape_text,
+    format_weight,
+    multi_answer_weights,
+    write,
+    write_quiz,
+)
+
+CASES = Path(__file__).parent / "cases" / "gift"
+SOURCE = Path(__file__).resolve().parents[1] / "source"
+CTX = WriteContext(formats=("gift",))
+
+
+def _quiz(*questions: Question, **kw: object) -> Quiz:
+    return Quiz(id="q", title="T", lang="en", questions=questions, **kw)  # type: ignore[arg-type]
+
+
+def _single(**kw: object) -> Question:
+    base = Question(id="s1", type=QuestionType.SINGLE, stem="Pick", choices=(Choice("a", True), Choice("b")))
+    return replace(base, **kw)
+
+
+def _rules(quiz: Quiz) -> list[str]:
+    return [d.rule for d in write_quiz(quiz)[1]]
+
+
+def test_registry_finds_the_writer(types_bank: Bank) -> None:
+    out = get_writer("gift")(types_bank, CTX)
+    assert list(out.files) == ["gift/all-types.gift.txt"]
+
+
+def test_golden_types_quiz(types_bank: Bank, golden) -> None:
+    out = write(types_bank, CTX)
+    golden(CASES / "all-types.gift.txt", out.files["gift/all-types.gift.txt"])
+
+
+def _seed_bank() -> Bank:
+    source = pytest.importorskip("lmsexport.source")
+    return source.load_paths([str(SOURCE)])
+
+
+@pytest.mark.parametrize("quiz_id", ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"])
+def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
+    out = write(_seed_bank(), CTX)
+    golden(CASES / f"{quiz_id}.gift.txt", out.files[f"gift/{quiz_id}.gift.txt"])
+
+
+def test_output_is_utf8_lf_no_bom_and_deterministic(types_bank: Bank) -> None:
+    first = write(types_bank, CTX).files["gift/all-types.gift.txt"]
+    assert first == write(types_bank, CTX).files["gift/all-types.gift.txt"]
+    assert not first.startswith(b"\xef\xbb\xbf")
+    assert b"\r" not in first
+    first.decode("utf-8")
+
+
+def test_no_line_ends_a_question_early(types_bank: Bank) -> None:
+    """Inside a question no line may be blank or just '0' (Moodle ends the question there)."""
+    text = write(types_bank, CTX).files["gift/all-types.gift.txt"].decode()
+    for block in text.split("\n\n"):
+        assert all(line.strip() not in ("", "0") for line in block.split("\n") if line), block
+
+
+# -- escape_text ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("plain", "gift"),
+    [
+        ("a~b=c#d{e}f:g\\h", "a\\~b\\=c\\#d\\{e\\}f\\:g\\\\h"),
+        ("x < y & z > w", "x &lt; y &amp; z &gt; w"),
+        ("line 1\nline 2", "line 1<br>line 2"),
+        ("two  spaces", "two&nbsp;&nbsp;spaces"),
+        ("a \nb", "a&nbsp;<br>b"),
+        ("[html]x", "&\\#91;html]x"),
+        ("%50%x", "&\\#37;50%x"),
+        ("a->b", "a-&gt;b"),
+        ("&&058;", "&amp;&amp;058;"),
+        ("tab\there", "tab&\\#9;here"),
+        ("اردو: سوال؟", "اردو\\: سوال؟"),
+    ],
+)
+def test_escape_text(plain: str, gift: str) -> None:
+    assert escape_text(plain) == gift
+    assert unescape_text(gift) == plain
+
+
+def test_escape_text_never_writes_a_line_break() -> None:
+    assert "\n" not in escape_text("a\n\nb\n0\n")
+
+
+# -- weights ----------------------------------------------------------------------------
+
+
+def _moodle_reads(weight: str) -> Fraction:
+    """answerweightparser(): the text between the first two % signs, over 100."""
+    assert WEIGHT_RE.match(weight), weight
+    return Fraction(weight[1 : weight.index("%", 1)]) / 100
+
+
+def _on_grade_list(fraction: Fraction) -> bool:
+    return any(abs(fraction - g) < GRADE_TOLERANCE for g in MOODLE_GRADES)
+
+
+def test_grade_list_is_moodles() -> None:
+    assert len(MOODLE_GRADES) == 41
+    assert format_weight(Fraction("0.3333333")) == "%33.33333%"
+    assert format_weight(Fraction("-0.1428571")) == "%-14.28571%"
+    assert format_weight(Fraction(1, 2)) == "%50%"
+
+
+@pytest.mark.parametrize("n_right", range(1, 12))
+@pytest.mark.parametrize("n_wrong", range(0, 12))
+def test_multi_answer_weights_are_on_moodles_list(n_right: int, n_wrong: int) -> None:
+    right, wrong, exact = multi_answer_weights(n_right, n_wrong)
+    for w in (right, wrong):
+        assert _on_grade_list(_moodle_reads(format_weight(w)))
+    assert exact == (n_right <= 10 and n_wrong <= 10 or n_right == 20 or n_wrong == 20)
+    if exact:
+        assert abs(n_right * right - 1) < Fraction(1, 10**5)
+        assert n_wrong == 0 or abs(n_wrong * wrong + 1) < Fraction(1, 10**5)
+
+
+def test_every_weight_written_parses_and_is_allowed() -> None:
+    choices = tuple(Choice(f"c{i}", correct=i < 3) for i in range(7))
+    text, _ = write_quiz(_quiz(Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=choices)))
+    weights = re.findall(r"~(%[^%]*%)", text)
+    assert weights == ["%33.33333%"] * 3 + ["%-25%"] * 4
+    assert all(_on_grade_list(_moodle_reads(w)) for w in weights)
+
+
+def test_lone_right_choice_of_multi_answer_avoids_100() -> None:
+    q = Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=(Choice("a", True), Choice("b")))
+    text, _ = write_quiz(_quiz(q))
+    assert "~%99.99999%a" in text and "%100%" not in text
+    assert _on_grade_list(_moodle_reads("%99.99999%"))
+
+
+def test_inexact_split_warns() -> None:
+    choices = tuple(Choice(f"c{i}", correct=i < 11) for i in range(12))
+    q = Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=choices)
+    assert "gift.inexact-weights" in _rules(_quiz(q))
+
+
+# -- warnings and errors ----------------------------------------------------------------
+
+
+def test_points_warning_names_the_question() -> None:
+    _, diags = write_quiz(_quiz(_single(points=2)))
+    (d,) = [d for d in diags if d.rule == "gift.points-not-carried"]
+    assert d.severity is Severity.WARNING
+    assert d.format().startswith('q: warning: question "s1": is worth 2 points')
+
+
+@pytest.mark.parametrize(
+    ("question", "rule"),
+    [
+        (_single(lang="ur"), "gift.lang-not-carried"),
+        (_single(choices=(Choice("a", True, lang="ur"), Choice("b"))), "gift.lang-not-carried"),
+        (
+            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("A",), case_sensitive=True),
+            "gift.case-sensitive-not-carried",
+        ),
+        (
+            Question(id="m", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"), Pair("b", "2")),
+                     distractors=("3",)),
+            "gift.distractors-not-carried",
+        ),
+        (_single(tags=("a<b",)), "gift.tag-dropped"),
+    ],
+)
+def test_lossy_fields_warn(question: Question, rule: str) -> None:
+    assert rule in _rules(_quiz(question))
+
+
+def test_no_shuffle_and_odd_category_warn() -> None:
+    rules = _rules(_quiz(_single(), shuffle=False, category="a:b/c{d}"))
+    assert {"gift.shuffle-not-carried", "gift.category-sanitized"} <= set(rules)
+
+
+@pytest.mark.parametrize(
+    ("category", "title", "expected"),
+    [("a/b c/d", "T", "a/b c/d"), (None, "Quiz 1/2", "Quiz 1//2"), ("x:y/#z", "T", "x-y/-z")],
+)
+def test_category_path(category: str | None, title: str, expected: str) -> None:
+    assert category_path(Quiz(id="q", title=title, lang="en", questions=(), category=category))[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        (_single(choices=(Choice("only", True),)), "has 1 choice(s); Moodle's importer needs at least 2"),
+        (
+            Question(id="m", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),)),
+            "has 1 pair(s); Moodle's importer fails on a matching question with fewer than 2",
+        ),
+        (
+            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("%50%half",)),
+            "accepted answer 1 '%50%half' starts with a weight-like '%N%' that GIFT cannot escape",
+        ),
+        (
+            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("[html]x",)),
+            "accepted answer 1 '[html]x' starts with a format tag that Moodle would strip",
+        ),
+        (
+            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("a->b",)),
+            "accepted answer 1 'a->b' contains '->', which makes Moodle read a matching question",
+        ),
+        (
+            Question(id="n", type=QuestionType.NUMERICAL, stem="S", numeric=NumericKey(answer=float("nan"))),
+            "has a numeric key that is not a finite number",
+        ),
+        (_single(stem="bell\x07"), "the stem contains control character U+0007"),
+    ],
+)
+def test_unwritable_content_is_an_error(question: Question, message: str) -> None:
+    with pytest.raises(GiftSyntaxError) as info:
+        write(Bank((_quiz(question),)), CTX)
+    messages = [d.message for d in info.value.diagnostics]
+    assert any(m.endswith(message) for m in messages), messages
+    assert all(d.severity is Severity.ERROR for d in info.value.diagnostics)
+
+
+def test_all_errors_of_a_bank_are_reported() -> None:
+    bad1 = _single(id="a", choices=(Choice("x", True),))
+    bad2 = Question(id="b", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),))
+    with pytest.raises(GiftSyntaxError) as info:
+        write(Bank((_quiz(bad1, bad2),)), CTX)
+    assert len(info.value.diagnostics) == 2
+
+
+def test_short_answer_asterisk_is_literal() -> None:
+    q = Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("a*b",))
+    assert "=a\\\\*b" in write_quiz(_quiz(q))[0]
+
+
+def test_numbers() -> None:
+    q = Question(id="n", type=QuestionType.NUMERICAL, stem="S", numeric=NumericKey(low=-1.5, high=2))
+    assert "=-1.5..2\n" in write_quiz(_quiz(q))[0]
+    q = replace(q, numeric=NumericKey(answer=1e-7, tolerance=0))
+    assert "=1e-07\n" in write_quiz(_quiz(q))[0]
