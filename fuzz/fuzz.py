@@ -1,0 +1,94 @@
+"""Coverage-guided fuzz targets (atheris / libFuzzer) for the three attack surfaces.
+
+    python fuzz/fuzz.py yaml    [libFuzzer flags...]   # the YAML source loader
+    python fuzz/fuzz.py gift    [libFuzzer flags...]   # the GIFT reader
+    python fuzz/fuzz.py package [libFuzzer flags...]   # `lmsexport validate` on a zip
+
+For example a ten-minute session with a seed corpus:
+
+    python fuzz/fuzz.py yaml -max_total_time=600 -rss_limit_mb=2048 fuzz/corpus/yaml
+
+A "crash" is any exception other than the typed errors the tool reports as diagnostics
+(and any hang or memory blow-up libFuzzer detects). Seeds come from tests/cases and source/;
+`python fuzz/fuzz.py seed` (re)creates fuzz/corpus/ from them.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _yaml(data: bytes) -> None:
+    from lmsexport.source import load_bytes
+
+    diags: list = []
+    load_bytes(data, "fuzz.yaml", diags, [])
+
+
+def _gift(data: bytes) -> None:
+    from lmsexport.errors import LmsExportError
+    from lmsexport.readers.gift import read_bank_gift
+
+    text = data.decode("utf-8", "replace")
+    try:
+        read_bank_gift(text, "fuzz.gift.txt")
+    except LmsExportError:
+        pass
+
+
+def _package(data: bytes) -> None:
+    from lmsexport.validate import validate_package
+
+    validate_package(data, "fuzz.zip")
+
+
+TARGETS = {"yaml": _yaml, "gift": _gift, "package": _package}
+
+
+def seed() -> None:
+    """Write seed corpora from the repository's own inputs."""
+    corpus = ROOT / "fuzz" / "corpus"
+    sources = {
+        "yaml": [*ROOT.glob("source/*.yaml"), *ROOT.glob("tests/cases/**/*.yaml")],
+        "gift": [*ROOT.glob("dist/gift/*.txt"), *ROOT.glob("tests/cases/**/*.gift.txt"), *ROOT.glob("tests/cases/gift/**/*.txt")],
+        "package": [*ROOT.glob("dist/qti21/*.zip")],
+    }
+    for name, files in sources.items():
+        d = corpus / name
+        d.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            if f.stat().st_size < 200_000:
+                (d / f.name).write_bytes(f.read_bytes())
+    # a small package too, so mutations reach the members quickly
+    small = io.BytesIO()
+    with zipfile.ZipFile(small, "w") as zf:
+        zf.writestr("imsmanifest.xml", b"<manifest/>")
+    (corpus / "package" / "tiny.zip").write_bytes(small.getvalue())
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) < 2 or argv[1] not in (*TARGETS, "seed"):
+        sys.exit(f"usage: {argv[0]} {{{'|'.join(TARGETS)}|seed}} [libFuzzer flags...]")
+    if argv[1] == "seed":
+        seed()
+        return
+    import atheris
+
+    target = TARGETS[argv[1]]
+    with atheris.instrument_imports(include=["lmsexport"]):
+        import lmsexport.readers.gift  # noqa: F401
+        import lmsexport.source  # noqa: F401
+        import lmsexport.validate  # noqa: F401
+    # Warm up (schema compilation, lazy imports) outside the measured loop.
+    target(b"")
+    atheris.Setup([argv[0], *argv[2:]], target)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
