@@ -154,9 +154,22 @@ def _clean(message: str) -> str:
     return _CLARK.sub(lambda m: _NS_PREFIXES.get(m.group(1), "{" + m.group(1) + "}"), message).strip()
 
 
-def _short_path(path: str | None) -> str:
-    # lxml's paths carry the namespace prefix of the default namespace as "*"; drop it.
-    return (path or "").replace("*[local-name()='", "").replace("']", "")
+def _readable_path(doc: etree._ElementTree | etree._Element, path: str) -> str:
+    """libxml2's positional XPath (/*/*[6]/*[2]) as local names, with identifiers where known."""
+    root = doc.getroot() if isinstance(doc, etree._ElementTree) else doc
+    try:
+        found = root.getroottree().xpath(path)
+    except etree.XPathError:
+        return path
+    if not found or not isinstance(found[0], etree._Element):
+        return path
+    steps = []
+    for el in [found[0], *found[0].iterancestors()]:
+        step = etree.QName(el).localname
+        if el.get("identifier"):
+            step += f"[@identifier='{el.get('identifier')}']"
+        steps.append(step)
+    return "/" + "/".join(reversed(steps))
 
 
 def validate_tree(
@@ -174,7 +187,7 @@ def validate_tree(
     for entry in schema.error_log:
         message = _clean(entry.message)
         if entry.line <= 0 and entry.path:
-            message += f" (at {_short_path(entry.path)})"
+            message += f" (at {_readable_path(tree_or_element, entry.path)})"
         diagnostics.append(
             Diagnostic(SourceLoc(name, max(entry.line, 0)), message, Severity.ERROR, "xsd.invalid")
         )
