@@ -22,6 +22,7 @@ import json
 import re
 import stat
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -434,7 +435,11 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
         if not member.lower().endswith(".xml"):
             continue
         mname = f"{zname}!{member}"
-        data = _read_member(zf, info)
+        try:
+            data = _read_member(zf, info)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+            out.append(Diagnostic(SourceLoc(mname), f"cannot be read: {exc}", rule="package.bad-member"))
+            continue
         if data is None:
             out.append(
                 Diagnostic(SourceLoc(mname), "inflates beyond its declared size", rule="package.too-large")
