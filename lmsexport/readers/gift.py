@@ -41,22 +41,22 @@ from ..writers.gift import GRADE_TOLERANCE, MOODLE_GRADES, WEIGHT_RE, format_wei
 _PHP_TRIM = " \t\n\r\0\x0b"
 """The characters PHP's trim() removes; Moodle trims lines and texts with it."""
 
-# Escaped specials become noncharacters while the question is parsed, as Moodle's
-# escapedchar_pre() turns them into "&&058;"-style placeholders; its literal placeholders
-# are taken the same way, since Moodle's escapedchar_post() cannot tell them apart.
-_ESCAPES = {":": "\ufdd0", "#": "\ufdd1", "=": "\ufdd2", "{": "\ufdd3", "}": "\ufdd4", "~": "\ufdd5", "n": "\ufdd6"}
-_PLACEHOLDERS = {
-    "&&058;": "\ufdd0",
-    "&&035;": "\ufdd1",
-    "&&061;": "\ufdd2",
-    "&&123;": "\ufdd3",
-    "&&125;": "\ufdd4",
-    "&&126;": "\ufdd5",
-    "&&010": "\ufdd6",
-    "&&092;": "\\",
+# Moodle's escapedchar_pre() turns escapes into placeholders ("\\:" -> "&&058;") that no
+# later step looks into, and escapedchar_post() turns every placeholder, escaped or written
+# literally, back into its character. Using the same strings keeps that behaviour exact.
+_ESCAPES = {
+    ":": "&&058;",
+    "#": "&&035;",
+    "=": "&&061;",
+    "{": "&&123;",
+    "}": "&&125;",
+    "~": "&&126;",
+    "n": "&&010",
 }
-_POST = str.maketrans({v: ("\n" if k == "n" else k) for k, v in _ESCAPES.items()})
-_TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
+_POST = re.compile("|".join(re.escape(p) for p in _ESCAPES.values()))
+_POST_CHAR = {p: ("\n" if k == "n" else k) for k, p in _ESCAPES.items()}
+# A literal "&&092;" is what Moodle's escaped backslash turns into, so it is one too.
+_TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&092;")
 _PHP_NUMERIC = re.compile(r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*\Z")
 _ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 _ID_COMMENT = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
@@ -114,8 +114,9 @@ def _unescape_gift(t: _Text) -> _Text:
         chars.extend(t.s[i : m.start()])
         pos.extend(t.pos[i : m.start()])
         tok = m.group(0)
-        chars.append("\\" if tok == "\\\\" else _ESCAPES[tok[1]] if tok[0] == "\\" else _PLACEHOLDERS[tok])
-        pos.append(t.pos[m.start()])
+        out = _ESCAPES[tok[1]] if tok[0] == "\\" and tok[1] != "\\" else "\\"
+        chars.extend(out)
+        pos.extend([t.pos[m.start()]] * len(out))
         i = m.end()
     chars.extend(t.s[i:])
     pos.extend(t.pos[i:])
@@ -124,7 +125,7 @@ def _unescape_gift(t: _Text) -> _Text:
 
 def _post(s: str) -> str:
     """Moodle's escapedchar_post(): the escaped characters themselves."""
-    return s.translate(_POST)
+    return _POST.sub(lambda m: _POST_CHAR[m.group(0)], s)
 
 
 def html_to_plain(text: str) -> str:
@@ -255,9 +256,7 @@ class _Block:
         item = replace(item, tags=_tags(comments))
         if t.s.startswith("$CATEGORY:"):
             # Moodle does not unescape category lines: its placeholders stay in the name.
-            inverse = {v: k for k, v in _PLACEHOLDERS.items()}
-            name = "".join(inverse.get(c, c) for c in t[10:].strip().s)
-            return replace(item, qtype="category", category=name)
+            return replace(item, qtype="category", category=t[10:].strip().s)
         if t.s.startswith("::"):
             end = t.s.find("::", 2)
             if end >= 0:
@@ -663,7 +662,8 @@ def read_quiz(
         questions=tuple(questions),
         description=quiz_meta.get("description"),  # type: ignore[arg-type]
         difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
-        category=quiz_meta.get("category", category),  # type: ignore[arg-type]
+        # lmsexport writes a category for every quiz; its metadata says whether the model had one.
+        category=quiz_meta.get("category") if quiz_meta else category,  # type: ignore[arg-type]
         shuffle=bool(quiz_meta.get("shuffle", True)),
         loc=SourceLoc(path),
     )
