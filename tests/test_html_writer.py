@@ -1,0 +1,350 @@
+"""The HTML writer without a browser: golden pages, escaping of every text position, CSP,
+languages and determinism. tests/test_html_browser.py runs the same pages in Chromium."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import lxml.html
+import pytest
+from conftest import make_types_quiz
+
+from lmsexport.model import Bank, Choice, Pair, Question, QuestionType, Quiz
+from lmsexport.writers import WriteContext, get_writer
+from lmsexport.writers.html import UI_STRINGS, format_number, render_index, render_quiz, script_json, write
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = Path(__file__).resolve().parent / "cases" / "html"
+ALL_FORMATS = WriteContext(formats=("qti21", "gift", "html"))
+SEED_IDS = ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
+
+PAYLOADS = [
+    "<script>window.__pwned=1;alert(1)</script>",
+    '<img src=x onerror="window.__pwned=2;alert(2)">',
+    '"><svg onload="window.__pwned=3;alert(3)">',
+    "javascript:window.__pwned=4;alert(4)",
+    "</script><script>window.__pwned=5;alert(5)</script><!--",
+    "{{ 7*7 }} {% raw %} ${alert(6)} &amp; &lt;",
+]
+
+
+def hostile_quiz(payload: str) -> Quiz:
+    """A payload in every text position of a quiz, ids included (which the loader would refuse)."""
+    choices = (
+        Choice(payload, correct=True, feedback=payload),
+        Choice("b " + payload, feedback="fb " + payload),
+    )
+    return Quiz(
+        id="hostile" + payload,
+        title=payload,
+        lang="en",
+        description=payload,
+        questions=(
+            Question(
+                "q-single" + payload,
+                QuestionType.SINGLE,
+                payload,
+                explanation=payload,
+                tags=(payload,),
+                choices=choices,
+            ),
+            Question("q-short", QuestionType.SHORT_ANSWER, payload, explanation=payload, answers=(payload,)),
+            Question(
+                "q-match",
+                QuestionType.MATCHING,
+                payload,
+                explanation=payload,
+                pairs=(Pair(payload, "r " + payload), Pair("l2", payload)),
+                distractors=("d " + payload,),
+            ),
+            Question("q-essay", QuestionType.ESSAY, payload, explanation=payload),
+        ),
+    )
+
+
+def seed_bank() -> Bank:
+    from lmsexport.source import load_paths
+
+    return load_paths([str(REPO / "source")])
+
+
+def parse(html: str | bytes) -> lxml.html.HtmlElement:
+    return lxml.html.document_fromstring(html)
+
+
+def page_data(doc: lxml.html.HtmlElement) -> dict:
+    (block,) = doc.xpath('//script[@type="application/json"]')
+    return json.loads(block.text)
+
+
+def visible_text(doc: lxml.html.HtmlElement) -> str:
+    """What a CSS-off view or a screen reader gets before any script runs."""
+    return "".join(doc.xpath("//body//text()[not(ancestor::script)]"))
+
+
+# --- golden files -----------------------------------------------------------------
+
+
+def test_golden_types_quiz(types_quiz: Quiz, golden) -> None:
+    golden(CASES / "all-types.html", render_quiz(types_quiz))
+
+
+def test_golden_index(types_bank: Bank, golden) -> None:
+    golden(CASES / "index.html", render_index(types_bank, ALL_FORMATS))
+
+
+@pytest.mark.parametrize("quiz_id", SEED_IDS)
+def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
+    out = write(seed_bank(), ALL_FORMATS)
+    golden(CASES / f"{quiz_id}.html", out.files[f"html/{quiz_id}.html"])
+
+
+def test_golden_seed_index(golden) -> None:
+    golden(CASES / "seed-index.html", write(seed_bank(), ALL_FORMATS).files["index.html"])
+
+
+# --- the writer contract ----------------------------------------------------------
+
+
+def test_registry_files_and_no_warnings(types_bank: Bank) -> None:
+    out = get_writer("html")(types_bank, ALL_FORMATS)
+    assert sorted(out.files) == ["html/all-types.html", "index.html"]
+    assert out.warnings == []
+
+
+def test_deterministic_across_runs_and_hash_seeds(types_bank: Bank) -> None:
+    first = write(types_bank, ALL_FORMATS).files
+    assert write(types_bank, ALL_FORMATS).files == first
+    code = (
+        "import sys, hashlib; sys.path.insert(0, 'tests'); from conftest import make_types_quiz;"
+        "from lmsexport.model import Bank; from lmsexport.writers import WriteContext;"
+        "from lmsexport.writers.html import write;"
+        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=('qti21', 'gift', 'html')));"
+        "print(hashlib.sha256(b''.join(out.files[k] for k in sorted(out.files))).hexdigest())"
+    )
+    digests = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        digests.add(run.stdout.strip())
+    expected = hashlib.sha256(b"".join(first[k] for k in sorted(first))).hexdigest()
+    assert digests == {expected}
+
+
+def test_ui_tables_have_the_same_keys() -> None:
+    keys = {lang: set(table) for lang, table in UI_STRINGS.items()}
+    assert keys["ur"] == keys["en"]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(12.0, "12"), (0.5, "0.5"), (3, "3"), (1 / 3, "0.333333"), (-2.5, "-2.5"), (1e7, "10000000")],
+)
+def test_format_number(value: float, text: str) -> None:
+    assert format_number(value) == text
+
+
+# --- safety: escaping, CSP, no key before submit ------------------------------------
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_every_text_position_is_escaped(payload: str) -> None:
+    quiz = hostile_quiz(payload)
+    doc = parse(render_quiz(quiz))
+    assert doc.findtext(".//title") == payload
+    assert doc.find(".//h1").text_content() == payload
+    assert doc.find('.//p[@class="description t"]').text_content() == payload
+    assert [e.text_content() for e in doc.iter("legend")] == [payload] * 4
+    assert [e.text_content() for e in doc.xpath('//li[@class="choice"]//span')] == [payload, "b " + payload]
+    assert [e.text_content() for e in doc.xpath('//ul[@class="tags"]/li')] == [payload]
+    assert [e.text_content() for e in doc.xpath('//li[@class="pair"]/label')] == [payload, "l2"]
+    options = doc.xpath('//select[@data-pair-index="0"]/option[@value!=""]')
+    assert sorted(o.text_content() for o in options) == sorted([payload, "r " + payload, "d " + payload])
+    assert doc.find(".//form").get("data-quiz-id") == quiz.id
+    assert doc.xpath("//section/@data-question-id") == [q.id for q in quiz.questions]
+    # Nothing but the page's own two scripts, no handlers, no injected elements.
+    scripts = doc.xpath("//script")
+    assert [s.get("type") for s in scripts] == ["application/json", None]
+    assert not doc.xpath("//@*[starts-with(name(), 'on')]")
+    assert not doc.xpath("//img | //svg | //iframe | //a | //b")
+    data = page_data(doc)
+    assert [q["explanation"] for q in data["questions"]] == [payload] * 4
+    assert data["questions"][1]["answers"] == [payload]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_index_is_escaped(payload: str) -> None:
+    doc = parse(render_index(Bank((hostile_quiz(payload),)), ALL_FORMATS))
+    assert not doc.xpath("//script | //img | //svg | //@*[starts-with(name(), 'on')]")
+    (title,) = doc.xpath("//tbody/tr/th/a")
+    assert title.text_content() == payload
+    for href in doc.xpath("//a/@href"):
+        assert href.split("/")[0] in {"html", "qti21", "gift"}
+        assert ":" not in href and "<" not in href and '"' not in href
+
+
+def test_script_json_cannot_close_its_element() -> None:
+    text = str(script_json({"a": "</script><!-- & \u2028 </SCRIPT>"}))
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"a": "</script><!-- & \u2028 </SCRIPT>"}
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+@pytest.mark.parametrize("page", ["quiz", "index"])
+def test_csp_allows_exactly_the_inline_blocks(types_bank: Bank, page: str) -> None:
+    out = write(types_bank, ALL_FORMATS)
+    doc = parse(out.files["html/all-types.html" if page == "quiz" else "index.html"])
+    (csp,) = doc.xpath('//meta[@http-equiv="Content-Security-Policy"]/@content')
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["img-src"] == "data:"
+    (style,) = doc.xpath("//style")
+    assert directives["style-src"] == _csp_hash(style.text)
+    scripts = doc.xpath("//script[not(@type)]")
+    if page == "quiz":
+        assert directives["script-src"] == _csp_hash(scripts[0].text)
+    else:
+        assert scripts == [] and directives["script-src"] == "'none'"
+    assert "unsafe" not in csp
+    assert not doc.xpath("//@style | //link | //@src")
+
+
+def test_no_key_feedback_or_explanation_before_submit(types_quiz: Quiz) -> None:
+    doc = parse(render_quiz(types_quiz))
+    text = visible_text(doc)
+    secrets = [q.explanation for q in types_quiz.questions if q.explanation]
+    secrets += [c.feedback for q in types_quiz.questions for c in q.choices if c.feedback]
+    secrets += ["FullyShardedDataParallel", "12 ± 0.5"]
+    for secret in secrets:
+        assert secret not in text
+    assert not doc.xpath("//*[@data-role='explanation' or @data-role='feedback' or @data-result]")
+    assert not doc.xpath("//input[@checked] | //option[@selected]")
+
+
+def test_key_data_block(types_quiz: Quiz) -> None:
+    questions = {q["id"]: q for q in page_data(parse(render_quiz(types_quiz)))["questions"]}
+    assert questions["t-single"]["correct"] == [1]
+    assert questions["t-multiple"]["correct"] == [0, 1, 2]
+    assert questions["t-true-false"]["correct"] == [0]
+    assert questions["t-numerical"]["bounds"] == [11.5, 12.5]
+    matching = questions["t-matching"]
+    assert matching["options"] == ["Activations", "Gradients", "Optimizer states", "Parameters"]
+    assert [matching["options"][i] for i in matching["key"]] == [
+        "Optimizer states",
+        "Gradients",
+        "Parameters",
+    ]
+
+
+# --- languages, directions, structure ---------------------------------------------
+
+
+def test_languages_and_directions(types_quiz: Quiz) -> None:
+    quiz = replace(
+        types_quiz,
+        questions=(
+            replace(
+                types_quiz.questions[0],
+                choices=(*types_quiz.questions[0].choices, Choice("Stage 0", lang="en")),
+            ),
+            *types_quiz.questions[1:],
+        ),
+    )
+    doc = parse(render_quiz(quiz))
+    assert (doc.get("lang"), doc.get("dir")) == ("ur", "rtl")
+    fieldsets = {s.get("data-question-id"): s.find(".//fieldset") for s in doc.iter("section")}
+    for q in quiz.questions:
+        expected = (None, None) if quiz.lang_of(q) == "ur" else ("en", "ltr")
+        assert (fieldsets[q.id].get("lang"), fieldsets[q.id].get("dir")) == expected, q.id
+    choice_langs = [li.get("lang") for li in fieldsets["t-single"].iter("li")]
+    assert choice_langs == [None, None, None, "en"]
+    assert all(i.get("dir") == "auto" for i in doc.xpath("//input[@type='text'] | //textarea"))
+
+
+@pytest.mark.parametrize(
+    ("lang", "labels", "ui_word", "html_dir"),
+    [("ur", ["درست", "غلط"], "جمع کریں", "rtl"), ("en", ["True", "False"], "Submit", "ltr"),
+     ("de", ["True", "False"], "Submit", "ltr")],
+)  # fmt: skip
+def test_true_false_labels_and_ui_language(lang: str, labels: list[str], ui_word: str, html_dir: str) -> None:
+    quiz = Quiz(
+        id="tf",
+        title="t",
+        lang=lang,
+        questions=(Question("q", QuestionType.TRUE_FALSE, "s", truth=False),),
+    )
+    doc = parse(render_quiz(quiz))
+    assert doc.get("dir") == html_dir
+    items = doc.xpath("//li[@class='choice']")
+    assert [li.text_content() for li in items] == labels
+    # German has no UI table: the English labels say they are English.
+    assert {li.get("lang") for li in items} == ({"en"} if lang == "de" else {None})
+    assert doc.xpath("string(//*[@data-action='submit'])") == ui_word
+
+
+def test_line_breaks_kept_and_every_input_labelled() -> None:
+    quiz = replace(
+        make_types_quiz(),
+        questions=tuple(replace(q, stem=q.stem + "\nline two") for q in make_types_quiz().questions),
+    )
+    doc = parse(render_quiz(quiz))
+    assert all(legend.text_content().endswith("\nline two") for legend in doc.iter("legend"))
+    assert all("t" in legend.get("class").split() for legend in doc.iter("legend"))
+    for control in doc.xpath("//input | //select | //textarea"):
+        labelled = control.getparent().tag == "label" or doc.xpath(f"//label[@for='{control.get('id')}']")
+        assert labelled, lxml.html.tostring(control)
+    assert len(doc.xpath("//section[@data-question-id]/fieldset/legend")) == len(quiz.questions)
+
+
+def test_hooks(types_quiz: Quiz) -> None:
+    doc = parse(render_quiz(types_quiz))
+    assert doc.xpath("count(//*[@data-action='submit'])") == 1
+    assert doc.xpath("count(//*[@data-role='score'])") == 1
+    assert doc.xpath("//section[@data-question-id='t-true-false']//input/@data-choice-index") == ["0", "1"]
+    assert doc.xpath("//section[@data-question-id='t-multiple']//input/@data-choice-index") == [
+        "0",
+        "1",
+        "2",
+        "3",
+    ]
+    assert doc.xpath("//select/@data-pair-index") == ["0", "1", "2"]
+    assert doc.xpath("count(//*[@data-role='answer-input'])") == 3
+    assert doc.xpath("//meta[@name='viewport']/@content") == ["width=device-width, initial-scale=1"]
+
+
+@pytest.mark.parametrize(
+    ("formats", "hrefs"),
+    [
+        (
+            ("qti21", "gift", "html"),
+            ["html/all-types.html", "qti21/all-types.zip", "gift/all-types.gift.txt"],
+        ),
+        (("html",), ["html/all-types.html"]),
+        (("gift",), ["gift/all-types.gift.txt"]),
+    ],
+)
+def test_index_links_follow_formats(types_bank: Bank, formats: tuple[str, ...], hrefs: list[str]) -> None:
+    doc = parse(render_index(types_bank, WriteContext(formats=formats)))
+    assert doc.xpath("//a/@href") == hrefs
+    (row,) = doc.xpath("//tbody/tr")
+    assert row.get("data-quiz-id") == "all-types"
+    assert row.xpath("string(td[@class='count'])") == "7"
+
+
+def test_index_language_mixed_bank(types_quiz: Quiz) -> None:
+    english = replace(types_quiz, id="en-quiz", lang="en", title="English quiz")
+    doc = parse(render_index(Bank((types_quiz, english)), ALL_FORMATS))
+    assert (doc.get("lang"), doc.get("dir")) == ("en", "ltr")
+    heads = doc.xpath("//tbody/tr/th")
+    assert [(h.get("lang"), h.get("dir")) for h in heads] == [("ur", "rtl"), (None, None)]
