@@ -22,26 +22,46 @@ SOURCE = Path(__file__).resolve().parents[1] / "source"
 
 # A fixed alphabet draws much faster than st.characters(): GIFT and HTML specials, white
 # space, Urdu, bidi marks, a combining mark, CJK, an emoji, a noncharacter, C1 and U+2028.
-_CHARS = st.sampled_from(list("~=#{}:\\%->[]<>&;*/ \n\t0aZé\u00a0\u200f\u0301سوالہے۔中🙂\ufdd0\x85\u2028\u3000"))
-_TOKENS = st.sampled_from(
-    ["", "->", "%50%", "&&058;", "####", "//", "\n\n", "\\n", "[html]", "&nbsp;", "<br>", "  ", " \n ", "\n0\n"]
+_CHARS = st.sampled_from(
+    list("~=#{}:\\%->[]<>&;*/ \n\t0aZé\u00a0\u200f\u0301سوالہے۔中🙂\ufdd0\x85\u2028\u3000")
 )
-TEXT = (
-    st.tuples(st.text(_CHARS, max_size=6), _TOKENS, st.text(_CHARS, max_size=6))
-    .map(lambda t: "".join(t).strip() or "x")
+_TOKENS = st.sampled_from(
+    [
+        "",
+        "->",
+        "%50%",
+        "&&058;",
+        "####",
+        "//",
+        "\n\n",
+        "\\n",
+        "[html]",
+        "&nbsp;",
+        "<br>",
+        "  ",
+        " \n ",
+        "\n0\n",
+    ]
+)
+TEXT = st.tuples(st.text(_CHARS, max_size=6), _TOKENS, st.text(_CHARS, max_size=6)).map(
+    lambda t: "".join(t).strip() or "x"
 )
 """Non-empty, stripped (as the loader leaves texts), with GIFT and HTML specials inside."""
 
 
 def _writable_answer(s: str) -> bool:
     """What GIFT cannot carry in a short answer is an error of the writer (tested there)."""
-    return not (WEIGHT_RE.match(s) or s.lower().startswith(FORMAT_TAGS) or "->" in s or "\\*" in s or "&&" in s)
+    return not (
+        WEIGHT_RE.match(s) or s.lower().startswith(FORMAT_TAGS) or "->" in s or "\\*" in s or "&&" in s
+    )
 
 
 ANSWER = TEXT.filter(_writable_answer)
 PLAIN_RIGHT = TEXT.filter(lambda s: "&&" not in s)
 IDS = st.text("aZ09._-", max_size=6).map(lambda s: "q" + s)
-TAGS = st.lists(st.text("az09-", min_size=1, max_size=6).map(lambda s: "t" + s), max_size=3, unique=True).map(tuple)
+TAGS = st.lists(st.text("az09-", min_size=1, max_size=6).map(lambda s: "t" + s), max_size=3, unique=True).map(
+    tuple
+)
 LANG = st.sampled_from([None, "en", "ur", "ar"])
 NUM = st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e12, max_value=1e12)
 
@@ -51,7 +71,8 @@ def choices(draw: st.DrawFn, multiple: bool) -> tuple[Choice, ...]:
     n = draw(st.integers(2, 5))
     right = set(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if multiple else 1)))
     return tuple(
-        Choice(draw(TEXT), correct=i in right, feedback=draw(st.none() | TEXT), lang=draw(LANG)) for i in range(n)
+        Choice(draw(TEXT), correct=i in right, feedback=draw(st.none() | TEXT), lang=draw(LANG))
+        for i in range(n)
     )
 
 
@@ -120,7 +141,9 @@ def test_any_quiz_survives_gift(quiz: Quiz) -> None:
     assert _round_trip(quiz) == quiz
 
 
-@pytest.mark.parametrize("stem", ["Ends with a colon:", "a {b} = c", "x = {", "}{", "0", "::t:: not a title", "\\n"])
+@pytest.mark.parametrize(
+    "stem", ["Ends with a colon:", "a {b} = c", "x = {", "}{", "0", "::t:: not a title", "\\n"]
+)
 def test_awkward_stems(stem: str) -> None:
     q = Question(id="s", type=QuestionType.SINGLE, stem=stem, choices=(Choice("=", True), Choice("{")))
     quiz = Quiz(id="quiz-1", title="T", lang="en", questions=(q,))

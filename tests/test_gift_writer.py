@@ -58,7 +58,9 @@ def _seed_bank() -> Bank:
     return source.load_paths([str(SOURCE)])
 
 
-@pytest.mark.parametrize("quiz_id", ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"])
+@pytest.mark.parametrize(
+    "quiz_id", ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
+)
 def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
     out = write(_seed_bank(), CTX)
     golden(CASES / f"{quiz_id}.gift.txt", out.files[f"gift/{quiz_id}.gift.txt"])
@@ -180,8 +182,13 @@ def test_points_warning_names_the_question() -> None:
             "gift.case-sensitive-not-carried",
         ),
         (
-            Question(id="m", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"), Pair("b", "2")),
-                     distractors=("3",)),
+            Question(
+                id="m",
+                type=QuestionType.MATCHING,
+                stem="S",
+                pairs=(Pair("a", "1"), Pair("b", "2")),
+                distractors=("3",),
+            ),
             "gift.distractors-not-carried",
         ),
         (_single(tags=("a<b",)), "gift.tag-dropped"),
@@ -210,7 +217,7 @@ def test_category_path(category: str | None, title: str, expected: str) -> None:
         (_single(choices=(Choice("only", True),)), "has 1 choice(s); Moodle's importer needs at least 2"),
         (
             Question(id="m", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),)),
-            "has 1 pair(s); Moodle's importer fails on a matching question with fewer than 2",
+            "has 1 pair(s); Moodle's importer fails on fewer than 2",
         ),
         (
             Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("%50%half",)),
@@ -222,7 +229,7 @@ def test_category_path(category: str | None, title: str, expected: str) -> None:
         ),
         (
             Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("a->b",)),
-            "accepted answer 1 'a->b' contains '->', which makes Moodle read a matching question",
+            "accepted answer 1 'a->b' contains '->', which makes it a matching question to Moodle",
         ),
         (
             Question(id="n", type=QuestionType.NUMERICAL, stem="S", numeric=NumericKey(answer=float("nan"))),

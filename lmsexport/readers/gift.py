@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, GiftSyntaxError, Severity
 from ..model import Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz, SourceLoc
-from ..writers.gift import GRADE_TOLERANCE, MOODLE_GRADES, WEIGHT_RE, format_weight, nearest_grade
+from ..writers.gift import GRADE_TOLERANCE, WEIGHT_RE, format_weight, nearest_grade
 
 _PHP_TRIM = " \t\n\r\0\x0b"
 """The characters PHP's trim() removes; Moodle trims lines and texts with it."""
@@ -57,7 +57,9 @@ _POST = re.compile("|".join(re.escape(p) for p in _ESCAPES.values()))
 _POST_CHAR = {p: ("\n" if k == "n" else k) for k, p in _ESCAPES.items()}
 # A literal "&&092;" is what Moodle's escaped backslash turns into, so it is one too.
 _TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&092;")
-_PHP_NUMERIC = re.compile(r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*\Z")
+_PHP_NUMERIC = re.compile(
+    r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*\Z"
+)
 _ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 _ID_COMMENT = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
 _TAG_COMMENT = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f])+)]")
@@ -212,7 +214,9 @@ class _Block:
         line, col = t.at(i)
         return SourceLoc(self.path, line, col)
 
-    def error(self, t: _Text, i: int, message: str, hint: str | None = None, rule: str = "gift.syntax") -> None:
+    def error(
+        self, t: _Text, i: int, message: str, hint: str | None = None, rule: str = "gift.syntax"
+    ) -> None:
         self.diags.append(Diagnostic(self.loc(t, i), message, Severity.ERROR, rule, hint))
 
     def warn(self, t: _Text, i: int, message: str, rule: str) -> None:
@@ -269,16 +273,19 @@ class _Block:
         if start < 0 and finish < 0:
             text = self.text_with_format(t, "moodle")
             return replace(item, text=text)
-        if start < 0 or finish < start:
-            i = finish if start < 0 or finish < start else start
-            self.error(t, i, "'}' without an opening '{'", "escape a literal brace as \\}")
-            return replace(item, qtype="error")
         if finish < 0:
-            self.error(t, start, "'{' is never closed: the answer block has no '}'", "add '}' or escape it as \\{")
+            self.error(
+                t, start, "'{' is never closed: the answer block has no '}'", "add '}' or escape it as \\{"
+            )
+            return replace(item, qtype="error")
+        if start < 0 or finish < start:
+            self.error(t, finish, "'}' without an opening '{'", "escape a literal brace as \\}")
             return replace(item, qtype="error")
         answer = t[start + 1 : finish].strip()
         missing = not t.s.endswith("}")
-        qtext = t[:start] + (_Text("_____", (t.at(start),) * 5) if missing else _Text("", ())) + t[finish + 1 :]
+        qtext = (
+            t[:start] + (_Text("_____", (t.at(start),) * 5) if missing else _Text("", ())) + t[finish + 1 :]
+        )
         gf = answer.s.rfind("####")
         general = None
         if gf >= 0:
@@ -295,7 +302,7 @@ class _Block:
         if s == "":
             return replace(item, qtype="essay")
         if s[0] == "#":
-            return self._numerical(a[1:], item)
+            return self._numerical(a, item)
         if "~" in s:
             return self._multichoice(a, item)
         if "=" in s and "->" in s:
@@ -348,7 +355,10 @@ class _Block:
 
     def _multichoice(self, a: _Text, item: GiftItem) -> GiftItem:
         single = "=" in a.s
-        marked = _Text(a.s.replace("=", "~="), tuple(p for ch, p in zip(a.s, a.pos) for _ in range(1 + (ch == "="))))
+        marked = _Text(
+            a.s.replace("=", "~="),
+            tuple(p for ch, p in zip(a.s, a.pos, strict=True) for _ in range(1 + (ch == "="))),
+        )
         parts = self._split_answers(marked, "~")
         if len(parts) < 2:
             self.error(a, 0, f"a multiple-choice question needs at least 2 answers, found {len(parts)}",
@@ -390,7 +400,9 @@ class _Block:
         answer = _post(bits[0].s).strip(_PHP_TRIM)
         wrong = self.text_with_format(bits[1], self.qformat) if len(bits) > 1 else None
         right = self.text_with_format(bits[2], self.qformat) if len(bits) > 2 else None
-        return replace(item, qtype="truefalse", truth=answer in ("T", "TRUE"), true_false_feedback=(wrong, right))
+        return replace(
+            item, qtype="truefalse", truth=answer in ("T", "TRUE"), true_false_feedback=(wrong, right)
+        )
 
     def _shortanswer(self, a: _Text, item: GiftItem) -> GiftItem:
         answers = []
@@ -403,14 +415,17 @@ class _Block:
                 answers.append(GiftAnswer(text, weight, feedback))
         return replace(item, qtype="shortanswer", answers=tuple(answers))
 
-    def _numerical(self, a: _Text, item: GiftItem) -> GiftItem:
+    def _numerical(self, hashed: _Text, item: GiftItem) -> GiftItem:
+        a = hashed[1:]
         tilde = a.s.find("~")
         wrong = a[tilde:] if tilde >= 0 else None
         if tilde >= 0:
             a = a[:tilde]
         parts = self._split_answers(a, "=")
         if not parts:
-            self.error(a, 0, "numerical question has no answer: Moodle fails on '{#}'", rule="gift.no-answer")
+            self.error(
+                hashed, 0, "numerical question has no answer: Moodle fails on '{#}'", rule="gift.no-answer"
+            )
             return replace(item, qtype="error")
         answers = []
         for p in parts:
@@ -570,7 +585,7 @@ class _Mapper:
                 lang=lang,
                 loc=a.text.loc,
             )
-            for a, lang in zip(item.answers, langs)
+            for a, lang in zip(item.answers, langs[: len(item.answers)], strict=True)
         )
         qtype = QuestionType.SINGLE if item.single else QuestionType.MULTIPLE
         n_right = sum(c.correct for c in choices)
@@ -581,7 +596,9 @@ class _Mapper:
         if not item.single and sum(a.fraction for a in item.answers if a.fraction > 0) != sum(
             nearest_grade(Fraction(1, n_right)) for _ in range(n_right)
         ):
-            self.warn(item, f"question {q.id!r}: weights are read as right/wrong only", "gift.weights-simplified")
+            self.warn(
+                item, f"question {q.id!r}: weights are read as right/wrong only", "gift.weights-simplified"
+            )
         return replace(q, type=qtype, choices=choices)
 
     def _shortanswer(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
@@ -611,7 +628,8 @@ class _Mapper:
 
     def _match(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question:
         pairs = tuple(Pair(self.plain(item, left) or "", right, loc=left.loc) for left, right in item.pairs)
-        distractors = tuple(meta.get("distractors", ()))  # type: ignore[call-overload]
+        raw = meta.get("distractors", [])
+        distractors = tuple(str(d) for d in raw) if isinstance(raw, list) else ()
         return replace(q, type=QuestionType.MATCHING, pairs=pairs, distractors=distractors)
 
 
@@ -647,7 +665,9 @@ def read_quiz(
             if q is None:
                 continue
             if q.id in seen:
-                mapper.error(item, f"question id {q.id!r} is used twice (first at {seen[q.id]})", "gift.duplicate-id")
+                mapper.error(
+                    item, f"question id {q.id!r} is used twice (first at {seen[q.id]})", "gift.duplicate-id"
+                )
                 continue
             seen[q.id] = item.loc
             questions.append(q)

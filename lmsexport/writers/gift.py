@@ -74,7 +74,6 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _TAG_UNSAFE = re.compile(r"[\]<>`\x00-\x1f\x7f]")
 
 
-
 def _escape_gift(text: str) -> str:
     """GIFT escaping as Moodle's own exporter (repchar) does it, newlines as `\\n`."""
     return text.translate(_GIFT_SPECIALS)
@@ -98,9 +97,7 @@ def escape_text(text: str) -> str:
             out.append(_html_space(text, i))
         elif ch == "\n":
             out.append("<br>")
-        elif ch in "\t\r":
-            out.append(f"&#{ord(ch)};")
-        elif i == 0 and ch in "[%":
+        elif ch in "\t\r" or i == 0 and ch in "[%":
             out.append(f"&#{ord(ch)};")
         else:
             out.append(html.escape(ch, quote=False))
@@ -189,7 +186,9 @@ class _QuestionWriter:
     def _check_chars(self, text: str, what: str) -> None:
         bad = _FORBIDDEN_CONTROL.search(text)
         if bad:
-            self.error("gift.control-character", f"{what} contains control character U+{ord(bad.group(0)):04X}")
+            self.error(
+                "gift.control-character", f"{what} contains control character U+{ord(bad.group(0)):04X}"
+            )
 
     # -- the parts of a question -------------------------------------------------------
 
@@ -311,9 +310,14 @@ class _QuestionWriter:
         if answer.lower().startswith(FORMAT_TAGS):
             self.error("gift.unescapable", f"{what} starts with a format tag that Moodle would strip")
         if "->" in answer:
-            self.error("gift.unescapable", f"{what} contains '->', which makes Moodle read a matching question")
+            self.error(
+                "gift.unescapable", f"{what} contains '->', which makes it a matching question to Moodle"
+            )
         if "\\*" in answer:
-            self.error("gift.unescapable", f"{what} contains '\\*', which Moodle's short-answer matching reads as '*'")
+            self.error(
+                "gift.unescapable",
+                f"{what} contains '\\*', which Moodle reads as a literal '*'",
+            )
         # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
         return self.plain(answer.replace("*", "\\*"), what)
 
@@ -340,13 +344,13 @@ class _QuestionWriter:
         if len(q.pairs) < 2:
             self.error(
                 "gift.too-few-pairs",
-                f"has {len(q.pairs)} pair(s); Moodle's importer fails on a matching question with fewer than 2",
+                f"has {len(q.pairs)} pair(s); Moodle's importer fails on fewer than 2",
             )
         if q.distractors:
             self.meta["distractors"] = list(q.distractors)
             self.warn(
                 "gift.distractors-not-carried",
-                f"has {len(q.distractors)} distractor(s), which GIFT cannot express: Moodle will not show them",
+                f"has {len(q.distractors)} distractor(s), which GIFT cannot express (Moodle drops them)",
                 "add the extra answers in Moodle after importing, or export Moodle XML/QTI instead",
             )
         lines = []
@@ -388,7 +392,7 @@ def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
         diagnostics.append(
             Diagnostic(
                 qloc,
-                f"quiz {quiz.id!r} asks not to shuffle choices, which GIFT cannot say: Moodle uses its default",
+                f"quiz {quiz.id!r} asks not to shuffle choices; GIFT cannot say so",
                 Severity.WARNING,
                 "gift.shuffle-not-carried",
             )

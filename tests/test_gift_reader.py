@@ -1,0 +1,153 @@
+"""GIFT reader: Moodle's parsing rules, hand-written Moodle GIFT, and malformed files."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from lmsexport.errors import GiftSyntaxError, Severity
+from lmsexport.model import NumericKey, QuestionType
+from lmsexport.readers.gift import read_gift, read_quiz
+
+READ_CASES = Path(__file__).parent / "cases" / "gift" / "read"
+
+# The examples of Moodle's GIFT documentation and format.php's header, as a teacher writes them.
+MOODLE_DOCS = """\
+// true-false
+::Q1:: 1+1=2 {T}
+
+// multiple choice with specified feedback for right and wrong answers
+::Q2:: What's between orange and green in the spectrum?
+{ =yellow # right; good! ~red # wrong, it's yellow ~blue # wrong, it's yellow }
+
+// fill-in-the-blank
+::Q3:: Two plus {=two =2} equals four.
+
+// matching
+::Q4:: Which animal eats which food? { =cat -> cat food =dog -> dog food }
+
+// math range question
+::Q5:: What is a number from 1 to 5? {#3:2}
+
+// math range specified with interval end points
+::Q6:: What is a number from 1 to 5? {#1..5}
+
+// multiple numeric answers with partial credit and feedback
+::Q7:: When was Ulysses S. Grant born? {#
+         =1822:0      # Correct! Full credit.
+         =%50%1822:2  # He was born in 1822. Half credit for being close.
+}
+
+// essay
+::Q8:: How are you? {}
+
+What two people are entombed in Grant's tomb? {
+   ~%-100%No one
+   ~%50%Grant
+   ~%50%Grant's wife
+   ~%-100%Grant's father
+}
+"""
+
+
+def _read(text: str, path: str = "docs.gift.txt"):
+    return read_quiz(text, path, quiz_id="docs", lang="en")
+
+
+def test_moodle_docs_examples() -> None:
+    quiz, warnings = _read(MOODLE_DOCS)
+    types = [q.type for q in quiz.questions]
+    assert types == [
+        QuestionType.TRUE_FALSE,
+        QuestionType.SINGLE,
+        QuestionType.SHORT_ANSWER,
+        QuestionType.MATCHING,
+        QuestionType.NUMERICAL,
+        QuestionType.NUMERICAL,
+        QuestionType.NUMERICAL,
+        QuestionType.ESSAY,
+        QuestionType.MULTIPLE,
+    ]
+    q1, q2, q3, q4, q5, q6, q7, _, q9 = quiz.questions
+    assert (q1.stem, q1.truth) == ("1+1=2", True)
+    assert [(c.text, c.correct, c.feedback) for c in q2.choices] == [
+        ("yellow", True, "right; good!"),
+        ("red", False, "wrong, it's yellow"),
+        ("blue", False, "wrong, it's yellow"),
+    ]
+    assert q3.stem == "Two plus _____ equals four." and q3.answers == ("two", "2")
+    assert [(p.left, p.right) for p in q4.pairs] == [("cat", "cat food"), ("dog", "dog food")]
+    assert q5.numeric == NumericKey(answer=3, tolerance=2)
+    assert q6.numeric == NumericKey(low=1, high=5)
+    assert q7.numeric == NumericKey(answer=1822, tolerance=0)
+    assert [c.correct for c in q9.choices] == [False, True, True, False]
+    assert q9.id == "q9" and q1.id == "q1"
+    assert [w.rule for w in warnings] == ["gift.answers-dropped"]
+    assert str(warnings[0].loc) == "docs.gift.txt:21:1"
+
+
+def test_moodle_level_items_keep_weights_and_formats() -> None:
+    items = read_gift("::w::[markdown]Pick {~%50%a ~%50%b ~%-100%c####*why*}", "w.txt").items
+    (item,) = items
+    assert item.qtype == "multichoice" and not item.single
+    assert [a.fraction for a in item.answers] == [Fraction(1, 2), Fraction(1, 2), Fraction(-1)]
+    assert item.text is not None and item.text.format == "markdown"
+    assert item.general_feedback is not None and item.general_feedback.text == "*why*"
+    assert item.general_feedback.format == "markdown"
+
+
+def test_id_tags_and_metadata_come_from_comments() -> None:
+    text = '// [id:my-q] [tag:a] [tag:b\\]c]\n// lmsexport: {"points": 2, "lang": "ur"}\n::x::Q {T}\n'
+    (q,) = _read(text)[0].questions
+    assert (q.id, q.tags, q.points, q.lang) == ("my-q", ("a", "b]c"), 2.0, "ur")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "\ufeff::a::Q {T}\n\n::b::R {F}\n",
+        "::a::Q {T}\r\n\r\n::b::R {F}\r\n",
+        "::a::Q {T}\r\r::b::R {F}\r",
+        "::a::Q {T}\n0\n::b::R {F}",
+        "   ::a::Q {T}   \n \t \n// just a comment\n::b::R\n{F}",
+    ],
+)
+def test_file_layouts_moodle_accepts(raw: str) -> None:
+    quiz, _ = _read(raw)
+    assert [(q.stem, q.truth) for q in quiz.questions] == [("Q", True), ("R", False)]
+
+
+def test_escapes_and_html() -> None:
+    text = "::e::[html]a \\{b\\} \\= c\\: d\\#<br>x &lt;y&gt; &amp;nbsp;{=\\~z\\\\ ~w}"
+    (q,) = _read(text)[0].questions
+    assert q.stem == "a {b} = c: d#\nx <y> &nbsp;"
+    assert [c.text for c in q.choices] == ["~z\\", "w"]
+
+
+def test_category_description_and_markup_are_reported() -> None:
+    text = "$CATEGORY: $course$/top/a\\:b\n\n::d::Just text.\n\n::h::[html]<b>Bold</b> {T}\n"
+    quiz, warnings = _read(text)
+    assert quiz.category == "$course$/top/a&&058;b"
+    assert [w.rule for w in warnings] == ["gift.description-skipped", "gift.html-markup"]
+    assert all(w.severity is Severity.WARNING for w in warnings)
+    assert quiz.questions[0].stem == "<b>Bold</b>"
+
+
+def test_duplicate_ids_are_errors() -> None:
+    with pytest.raises(GiftSyntaxError) as info:
+        _read("// [id:x]\n::a::Q {T}\n\n// [id:x]\n::b::R {F}\n", "dup.gift.txt")
+    assert (
+        str(info.value)
+        == "dup.gift.txt:5:1: error: question id 'x' is used twice (first at dup.gift.txt:2:1)"
+    )
+
+
+@pytest.mark.parametrize("case", sorted(p.stem.removesuffix(".gift") for p in READ_CASES.glob("*.gift.txt")))
+def test_malformed_gift(case: str) -> None:
+    source = READ_CASES / f"{case}.gift.txt"
+    expected = (READ_CASES / f"{case}.err").read_text(encoding="utf-8").rstrip("\n")
+    with pytest.raises(GiftSyntaxError) as info:
+        _read(source.read_text(encoding="utf-8"), source.name)
+    assert str(info.value) == expected
