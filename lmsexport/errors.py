@@ -59,3 +59,7 @@ class SchemaValidationError(LmsExportError):
 
 class PackageError(LmsExportError):
     """A content package is malformed, hostile or incomplete."""
+
+
+class GiftExportError(LmsExportError):
+    """Bank content that GIFT cannot carry without breaking Moodle's import."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lmsexport.errors import GiftSyntaxError, Severity
+from lmsexport.errors import GiftExportError, Severity
 from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
 from lmsexport.readers.gift import unescape_text
 from lmsexport.writers import WriteContext, get_writer
@@ -239,7 +239,7 @@ def test_category_path(category: str | None, title: str, expected: str) -> None:
     ],
 )
 def test_unwritable_content_is_an_error(question: Question, message: str) -> None:
-    with pytest.raises(GiftSyntaxError) as info:
+    with pytest.raises(GiftExportError) as info:
         write(Bank((_quiz(question),)), CTX)
     messages = [d.message for d in info.value.diagnostics]
     assert any(m.endswith(message) for m in messages), messages
@@ -249,7 +249,7 @@ def test_unwritable_content_is_an_error(question: Question, message: str) -> Non
 def test_all_errors_of_a_bank_are_reported() -> None:
     bad1 = _single(id="a", choices=(Choice("x", True),))
     bad2 = Question(id="b", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),))
-    with pytest.raises(GiftSyntaxError) as info:
+    with pytest.raises(GiftExportError) as info:
         write(Bank((_quiz(bad1, bad2),)), CTX)
     assert len(info.value.diagnostics) == 2
 

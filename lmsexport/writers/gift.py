@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from ..errors import Diagnostic, GiftSyntaxError, Severity
+from ..errors import Diagnostic, GiftExportError, Severity
 from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc
 from . import Output, WriteContext
 
@@ -431,7 +431,7 @@ def _errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def write(bank: Bank, ctx: WriteContext) -> Output:
-    """The GIFT writer: raises GiftSyntaxError with every error of the bank, else returns files."""
+    """The GIFT writer: raises GiftExportError with every error of the bank, else returns files."""
     out = Output()
     errors: list[Diagnostic] = []
     for quiz in bank.quizzes:
@@ -440,5 +440,5 @@ def write(bank: Bank, ctx: WriteContext) -> Output:
         out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
         out.files[f"gift/{quiz.id}.gift.txt"] = text.encode("utf-8")
     if errors:
-        raise GiftSyntaxError(errors)
+        raise GiftExportError(errors)
     return out
