@@ -58,7 +58,8 @@ def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP
 
 
 def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
-    """Build every format in memory (validating every XML file) and return all diagnostics.
+    """Build every format in memory (validating every XML file), read every GIFT file back
+    and compare it with the bank; return all diagnostics.
 
     Errors of the writers come back as diagnostics rather than an exception, so that a
     pipeline sees every problem of the run at once.
@@ -71,4 +72,40 @@ def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnosti
             diags.extend(e.diagnostics)
             continue
         diags.extend(out.warnings)
+        if name == "gift":
+            diags.extend(gift_round_trip(bank, out))
+    return diags
+
+
+def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
+    """Read each written GIFT file back (as Moodle's parser would) and compare with the bank."""
+    from dataclasses import fields
+
+    from .readers.gift import read_quiz
+
+    diags: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        path = f"gift/{quiz.id}.gift.txt"
+        try:
+            back, _ = read_quiz(out.files[path].decode("utf-8"), path, quiz_id=quiz.id, lang=quiz.lang)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
+            continue
+        if back == quiz:
+            continue
+        theirs = {q.id: q for q in back.questions}
+        for q in quiz.questions:
+            other = theirs.get(q.id)
+            if other is None:
+                why = "is missing"
+            elif other != q:
+                names = [f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)]
+                why = "differs in " + ", ".join(names)
+            else:
+                continue
+            diags.append(Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}",
+                                    rule="gift.round-trip"))
+        if back.questions == quiz.questions:
+            diags.append(Diagnostic(quiz.loc or SourceLoc(path), f"quiz '{quiz.id}' read back from {path} "
+                                    "differs in its quiz fields", rule="gift.round-trip"))
     return diags
