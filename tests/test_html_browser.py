@@ -405,7 +405,9 @@ def test_keyboard_only(open_page) -> None:
     page.keyboard.press("Enter")
     page.locator('[data-role="score"]').wait_for(state="visible")
     assert page.evaluate("document.activeElement.dataset.role") == "summary"
-    assert page.locator('[data-role="summary"]').get_attribute("aria-live") == "polite"
+    announce = page.locator('[data-role="announce"]')
+    assert announce.get_attribute("aria-live") == "polite"
+    assert announce.text_content() == "اسکور: " + score_text(page)
 
 
 def _mixed_answers(page: sync_api.Page, quiz: Quiz) -> None:

@@ -348,3 +348,25 @@ def test_index_language_mixed_bank(types_quiz: Quiz) -> None:
     assert (doc.get("lang"), doc.get("dir")) == ("en", "ltr")
     heads = doc.xpath("//tbody/tr/th")
     assert [(h.get("lang"), h.get("dir")) for h in heads] == [("ur", "rtl"), (None, None)]
+
+
+def test_index_links_point_at_files_the_build_writes() -> None:
+    bank = seed_bank()
+    files: dict[str, bytes] = {}
+    for fmt in ALL_FORMATS.formats:
+        files.update(get_writer(fmt)(bank, ALL_FORMATS).files)
+    hrefs = parse(files["index.html"]).xpath("//a/@href")
+    assert len(hrefs) == 3 * len(bank.quizzes)
+    assert [h for h in hrefs if h not in files] == []
+
+
+def test_ui_strings_in_another_language_than_the_quiz_say_so() -> None:
+    quiz = Quiz(id="ar", title="اختبار", lang="ar", questions=(Question("q", QuestionType.ESSAY, "سؤال"),))
+    doc = parse(render_quiz(quiz))
+    assert (doc.get("lang"), doc.get("dir")) == ("ar", "rtl")
+    for role in ("toolbar", "nav", "actions", "summary", "announce"):
+        (node,) = doc.xpath(f"//*[@data-role='{role}']")
+        assert (node.get("lang"), node.get("dir")) == ("en", "ltr"), role
+    (head,) = doc.xpath("//p[@class='qhead']")
+    assert (head.get("lang"), head.get("dir")) == ("en", "ltr")
+    assert doc.xpath("//fieldset/@lang") == []

@@ -14,6 +14,7 @@
   var sections = Array.prototype.slice.call(form.querySelectorAll("section[data-question-id]"));
   var summary = document.querySelector("[data-role=summary]");
   var scoreEl = document.querySelector("[data-role=score]");
+  var announce = document.querySelector("[data-role=announce]");
   var nav = form.querySelector("[data-role=nav]");
   var position = form.querySelector("[data-role=position]");
   var toggle = form.querySelector("[data-action=toggle-view]");
@@ -281,6 +282,9 @@
       fieldset.disabled = true;
     });
     scoreEl.textContent = fmt(earned) + "/" + fmt(max);
+    // The summary appears with the result; a live region that was hidden until now is not
+    // reliably announced, so an always-present one says it too.
+    announce.textContent = summary.querySelector(".score-line").textContent;
     summary.hidden = false;
     state.submitted = true;
     state.mode = "all";
@@ -303,6 +307,7 @@
     });
     form.reset();
     scoreEl.textContent = "";
+    announce.textContent = "";
     summary.hidden = true;
     retryBtn.hidden = true;
     state.submitted = false;
