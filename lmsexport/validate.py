@@ -21,6 +21,7 @@ import io
 import json
 import re
 import stat
+import struct
 import zipfile
 import zlib
 from collections import Counter
@@ -49,6 +50,22 @@ MAX_RATIO = 100
 RATIO_MIN_BYTES = 64 * 1024
 """Members smaller than this are not ratio-checked: tiny files have meaningless ratios."""
 READ_CHUNK = 64 * 1024
+ALLOWED_COMPRESSION = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
+"""Compression methods a package may use; bzip2/lzma are rare in packages and only add risk."""
+
+# What zipfile raises on a malformed archive (negative offsets, truncated data, bad CRCs, odd
+# header fields): each is a diagnostic about the input, never a crash.
+_ZIP_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+)
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
@@ -308,6 +325,8 @@ def _too_large(name: str, size: int) -> Diagnostic:
 
 def _unsafe_name(name: str) -> str | None:
     """Why a member name could escape the extraction folder, or None when it is safe."""
+    if not name:
+        return "is empty"
     if "\\" in name:
         return "contains a backslash"
     if name.startswith("/"):
@@ -345,6 +364,12 @@ def _check_entries(infos: list[zipfile.ZipInfo], zname: str) -> list[Diagnostic]
             bad(info.filename, f"unsafe member name: it {why}", "package.unsafe-path")
         if stat.S_ISLNK(info.external_attr >> 16):
             bad(info.filename, "is a symbolic link", "package.symlink")
+        if info.compress_type not in ALLOWED_COMPRESSION:
+            bad(
+                info.filename,
+                f"uses compression method {info.compress_type}; only stored and deflated are accepted",
+                "package.compression",
+            )
         if info.flag_bits & 0x1:
             bad(info.filename, "is encrypted", "package.encrypted")
         if info.file_size > MAX_MEMBER_BYTES:
@@ -419,7 +444,7 @@ def validate_package(source: str | Path | bytes, name: str | None = None) -> lis
     try:
         with zipfile.ZipFile(opened) as zf:
             return _validate_zip(zf, zname)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+    except _ZIP_READ_ERRORS as exc:
         return [Diagnostic(SourceLoc(zname), f"not a readable zip file: {exc}", rule="package.bad-zip")]
 
 
@@ -428,7 +453,7 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
     refused = _check_entries(infos, zname)
     if refused:
         return sorted(refused, key=Diagnostic.sort_key)
-    files = {i.filename: i for i in infos if not i.is_dir()}
+    files = {i.filename: i for i in infos if not i.filename.endswith("/")}
     out: list[Diagnostic] = []
     trees: dict[str, etree._ElementTree] = {}
     for member, info in files.items():
@@ -437,7 +462,7 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
         mname = f"{zname}!{member}"
         try:
             data = _read_member(zf, info)
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        except _ZIP_READ_ERRORS as exc:
             out.append(Diagnostic(SourceLoc(mname), f"cannot be read: {exc}", rule="package.bad-member"))
             continue
         if data is None:

@@ -420,3 +420,32 @@ def test_reading_stops_at_the_limit(good: bytes, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(validate, "MAX_MEMBER_BYTES", 10**9)
     with zipfile.ZipFile(io.BytesIO(good)) as zf:
         assert validate._read_member(zf, zf.getinfo("imsmanifest.xml")) == members(good)["imsmanifest.xml"]
+
+
+@pytest.mark.parametrize(
+    ("blob", "rule"),
+    [
+        # Found by fuzz/fuzz.py: a local-header offset that seeks before the start of the file.
+        (
+            "UEsDBBQAAAAAAGaOfV3tN8mLCwAAAAsAAAAPAAAAaW1zbWFuaWZlc3QueG1sPG1hbmlmZXN0Lz5QSwECFAMUAAAAAABmjn1d7TfJiwsAAA"
+            "ALAAAADwAAAAAAAAAAAAAAgAEAAAAAaW1zbWFuaWZlc3QueG1sUEsFBgAAAAABAAEAPQAAAMgAAAAAAA==",
+            "package.bad-member",
+        ),
+        # Found by fuzz/fuzz.py: a member with an empty name.
+        (
+            "UEsDBBQAAAAAAGyOfV3tN8mLCwAAAAsAAAAPAAAAaW1zbWFuaWZlc3QueG1sPG9hbmlmZXN0Lz5QSwECFAMUAAAAAABsjn1d7TfJiwsAAA"
+            "ALAAAADwAAAAAAAAAAAAAAAIABAAAAAGltc21hbmZ4c2V0LmxtUEsFBgAAAAABAAEAPQAAADgAAAAAAA==",
+            "package.unsafe-path",
+        ),
+    ],
+)
+def test_fuzz_regressions(blob: str, rule: str) -> None:
+    import base64
+
+    diags = validate.validate_package(base64.b64decode(blob), "f.zip")
+    assert rule in rules(diags), diags
+
+
+def test_only_stored_and_deflated(good: bytes) -> None:
+    data = rezip(members(good), {"items/t-essay.xml": {"compress_type": zipfile.ZIP_BZIP2}})
+    assert rules(validate.validate_package(data, "p.zip")) == {"package.compression"}
