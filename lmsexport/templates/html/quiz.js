@@ -192,7 +192,10 @@
 
   function showKeyLine(q, fieldset, label, values, valueDir) {
     var p = el("p", "key-line");
-    p.appendChild(uiLang(el("span", "label", label + ": "), q.lang));
+    // The colon stays outside the label so that, in a line of the other direction, it
+    // still sits between the label and the values.
+    p.appendChild(uiLang(el("span", "label", label), q.lang));
+    p.appendChild(el("span", null, ": "));
     values.forEach(function (v, i) {
       if (i > 0) {
         p.appendChild(el("span", null, " \u00b7 "));
@@ -212,18 +215,25 @@
       var ok = s.value === String(q.key[i]);
       var li = s.closest("li");
       li.classList.add(ok ? "is-right" : "is-wrong");
-      li.appendChild(badge(ok ? "\u2713" : "\u2717", ok ? "" : ui.key_answer + ":", ok ? "ok" : "bad", q.lang));
+      var line = el("span", "pair-result");
+      line.appendChild(badge(ok ? "\u2713" : "\u2717", ok ? ui.correct : ui.key_answer, ok ? "ok" : "bad", q.lang));
       if (!ok) {
-        li.appendChild(el("bdi", "t key-value", q.options[q.key[i]]));
+        line.appendChild(el("span", null, ": "));
+        line.appendChild(el("bdi", "t key-value", q.options[q.key[i]]));
       }
+      li.appendChild(line);
     });
   }
 
+  // The answer is shown back as text (line breaks kept, nothing clipped by the textarea's
+  // scroll box) in place of the textarea.
   function showEssay(section) {
-    var copy = el("p", "essay-copy t", answerText(section));
+    var textarea = section.querySelector("textarea");
+    var copy = el("div", "essay-copy t", textarea.value);
     copy.dir = "auto";
     copy.setAttribute("data-role", "essay-copy");
-    section.querySelector("fieldset").appendChild(copy);
+    textarea.after(copy);
+    textarea.hidden = true;
   }
 
   function showExplanation(q, fieldset) {
@@ -301,6 +311,9 @@
       section.removeAttribute("data-result");
       section.querySelector("[data-role=mark]").textContent = "";
       section.querySelector("fieldset").disabled = false;
+      Array.prototype.slice.call(section.querySelectorAll("textarea")).forEach(function (t) {
+        t.hidden = false;
+      });
       Array.prototype.slice.call(section.querySelectorAll(".is-key, .is-wrong, .is-right")).forEach(
         function (n) { n.classList.remove("is-key", "is-wrong", "is-right"); }
       );
