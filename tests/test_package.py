@@ -65,7 +65,11 @@ def rules(diags) -> set[str]:
 def test_registry_points_here(types_bank: Bank) -> None:
     out = get_writer("qti21")(types_bank, CTX)
     assert list(out.files) == ["qti21/all-types.zip"]
-    assert {w.rule for w in out.warnings} == {"qti21.canvas-short-answer", "qti21.canvas-numerical"}
+    assert [w.rule for w in out.warnings] == [
+        "qti21.canvas-true-false",  # Urdu labels
+        "qti21.canvas-short-answer",  # two accepted answers
+        "qti21.canvas-numerical",
+    ]
     assert all(w.severity is Severity.WARNING and w.loc.path == "all-types" for w in out.warnings)
 
 

@@ -508,6 +508,18 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-short-answer",
                 )
             )
+        if (
+            q.type is QuestionType.TRUE_FALSE
+            and true_false_labels(quiz.lang_of(q)) != TRUE_FALSE_LABELS["en"]
+        ):
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas knows true/false only by the English words, so it imports "
+                    "this one as a two-choice multiple-choice question (the key is kept)",
+                    "qti21.canvas-true-false",
+                )
+            )
         if q.type is QuestionType.NUMERICAL:
             out.append(
                 _warn(
