@@ -180,7 +180,8 @@ def _asset(name: str, closing_tag: str) -> str:
     assert env.loader is not None
     text = env.loader.get_source(env, name)[0]
     # Inserted raw into <style>/<script>: a closing tag inside would end the element early.
-    assert closing_tag not in text.lower(), f"{name} contains {closing_tag}"
+    if closing_tag in text.lower():
+        raise ValueError(f"template asset {name} contains {closing_tag}")
     return text
 
 
