@@ -28,7 +28,7 @@ echo "ensure-chromium: installing Debian packages:$need" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
+$SUDO apt-get install -y -qq $need >/dev/null
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || {
     echo "ensure-chromium: apt-get finished but no chromium binary was found" >&2
     exit 1
