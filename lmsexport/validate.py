@@ -254,10 +254,14 @@ def parse_untrusted(data: bytes, name: str) -> tuple[etree._ElementTree | None, 
     return tree, _remote_schema_locations(tree, name)
 
 
+@functools.cache
+def _known_schema_urls() -> frozenset[str]:
+    return frozenset(_BundledResolver(schema_dir()).exact)
+
+
 def _remote_schema_locations(tree: etree._ElementTree, name: str) -> list[Diagnostic]:
     """Warn about xsi:schemaLocation URLs outside the bundled set; they are never fetched."""
-    resolver = _BundledResolver(schema_dir())
-    known = set(resolver.exact)
+    known = _known_schema_urls()
     out = []
     for el in tree.iter(etree.Element):
         for attr in (f"{{{XSI_NS}}}schemaLocation", f"{{{XSI_NS}}}noNamespaceSchemaLocation"):
