@@ -18,7 +18,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -842,7 +842,20 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
     if len(ctx.diags) > errors_before or None in (qid, title, lang):
         return None
     assert qid is not None and title is not None and lang is not None
-    return Quiz(id=qid, title=title, lang=lang, questions=tuple(questions), loc=root.loc, **fields)
+    return Quiz(id=qid, title=title, lang=lang, questions=_canonical_langs(lang, questions), loc=root.loc, **fields)
+
+
+def _canonical_langs(quiz_lang: str, questions: list[Question]) -> tuple[Question, ...]:
+    """A lang equal to the enclosing one says nothing: drop it, so that equal content is equal."""
+    out = []
+    for q in questions:
+        if q.lang == quiz_lang:
+            q = replace(q, lang=None)
+        lang = q.lang or quiz_lang
+        if any(c.lang == lang for c in q.choices):
+            q = replace(q, choices=tuple(replace(c, lang=None) if c.lang == lang else c for c in q.choices))
+        out.append(q)
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- public API

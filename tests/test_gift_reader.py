@@ -99,9 +99,12 @@ def test_moodle_level_items_keep_weights_and_formats() -> None:
 
 
 def test_id_tags_and_metadata_come_from_comments() -> None:
-    text = '// [id:my-q] [tag:a] [tag:b\\]c]\n// lmsexport: {"points": 2, "lang": "ur"}\n::x::Q {T}\n'
+    text = (
+        '// [id:my-q] [tag:a] [tag:b\\]c]\n// lmsexport: {"points": 2}\n'
+        '::x::[html]<span lang\\="ur" dir\\="rtl">Q</span> {T}\n'
+    )
     (q,) = _read(text)[0].questions
-    assert (q.id, q.tags, q.points, q.lang) == ("my-q", ("a", "b]c"), 2.0, "ur")
+    assert (q.id, q.tags, q.points, q.lang, q.stem) == ("my-q", ("a", "b]c"), 2.0, "ur", "Q")
 
 
 @pytest.mark.parametrize(

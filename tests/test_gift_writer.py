@@ -175,8 +175,6 @@ def test_points_warning_names_the_question() -> None:
 @pytest.mark.parametrize(
     ("question", "rule"),
     [
-        (_single(lang="ur"), "gift.lang-not-carried"),
-        (_single(choices=(Choice("a", True, lang="ur"), Choice("b"))), "gift.lang-not-carried"),
         (
             Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("A",), case_sensitive=True),
             "gift.case-sensitive-not-carried",
@@ -264,3 +262,14 @@ def test_numbers() -> None:
     assert "=-1.5..2\n" in write_quiz(_quiz(q))[0]
     q = replace(q, numeric=NumericKey(answer=1e-7, tolerance=0))
     assert "=1e-07\n" in write_quiz(_quiz(q))[0]
+
+
+def test_languages_travel_as_html_spans() -> None:
+    """Urdu is marked right to left; English inside an Urdu quiz left to right; no warning."""
+    quiz = Quiz(id="q", title="T", lang="ur", questions=(
+        _single(lang="en", choices=(Choice("a", True, lang="ur"), Choice("b"))),
+    ))
+    text, diags = write_quiz(quiz)
+    assert not [d for d in diags if "lang" in d.rule]
+    assert '::[html]<span lang\\="en" dir\\="ltr">' in text
+    assert '=<span lang\\="ur" dir\\="rtl">a</span>' in text

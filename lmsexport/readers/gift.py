@@ -138,10 +138,21 @@ def html_to_plain(text: str) -> str:
     return html.unescape(text)
 
 
+_LANG_SPAN = re.compile(r'<span lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</span>\Z', re.DOTALL)
+
+
+def split_lang(html_text: str) -> tuple[str | None, str]:
+    """The writer's `<span lang=.. dir=..>` wrapper taken off an [html] text: (lang, inner)."""
+    m = _LANG_SPAN.match(html_text.strip())
+    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
+        return None, html_text
+    return m.group(1), m.group(2)
+
+
 def unescape_text(gift: str) -> str:
     """The inverse of lmsexport.writers.gift.escape_text: GIFT of an `[html]` text -> plain text."""
     t = _unescape_gift(_Text(gift, tuple((1, i + 1) for i in range(len(gift)))))
-    return html_to_plain(_post(t.s))
+    return html_to_plain(split_lang(_post(t.s))[1])
 
 
 # -- what Moodle reads ------------------------------------------------------------------
@@ -157,7 +168,14 @@ class GiftText:
     loc: SourceLoc
 
     def plain(self) -> str:
-        return html_to_plain(self.text) if self.format == "html" else self.text
+        return self.plain_and_lang()[0]
+
+    def plain_and_lang(self) -> tuple[str, str | None]:
+        """The text as shown, and the language its lmsexport wrapper names (or None)."""
+        if self.format != "html":
+            return self.text, None
+        lang, inner = split_lang(self.text)
+        return html_to_plain(inner), lang
 
 
 @dataclass(frozen=True)
@@ -524,8 +542,9 @@ def _meta(comments: tuple[str, ...], prefix: str) -> dict[str, object]:
 class _Mapper:
     """Turns GiftItems into Questions, collecting diagnostics."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, quiz_lang: str | None = None) -> None:
         self.path = path
+        self.quiz_lang = quiz_lang
         self.diags: list[Diagnostic] = []
 
     def warn(self, item: GiftItem, message: str, rule: str) -> None:
@@ -535,19 +554,22 @@ class _Mapper:
         self.diags.append(Diagnostic(item.loc, message, Severity.ERROR, rule))
 
     def plain(self, item: GiftItem, t: GiftText | None) -> str | None:
-        if t is None or not t.text:
-            return None
-        if t.format == "html" and _MARKUP.search(_BR.sub("", t.text)):
-            self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
-        return t.plain()
+        return self.plain_and_lang(item, t)[0]
 
-    def question(self, item: GiftItem, n: int) -> Question | None:
+    def plain_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[str | None, str | None]:
+        if t is None or not t.text:
+            return None, None
+        if t.format == "html" and _MARKUP.search(_BR.sub("", split_lang(t.text)[1])):
+            self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
+        return t.plain_and_lang()
+
+    def question(self, item: GiftItem, n: int, quiz_lang: str | None = None) -> Question | None:
         meta = _meta(item.comments, "lmsexport:")
         qid = item.idnumber or f"q{n}"
         if not _ID_RE.match(qid):
             self.warn(item, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "gift.bad-id")
             qid = f"q{n}"
-        stem = self.plain(item, item.text)
+        stem, stem_lang = self.plain_and_lang(item, item.text)
         if not stem:
             self.error(item, f"question {qid!r} has no question text", "gift.empty-stem")
             return None
@@ -557,7 +579,8 @@ class _Mapper:
             stem=stem,
             explanation=self.plain(item, item.general_feedback),
             points=float(meta.get("points", 1.0)),  # type: ignore[arg-type]
-            lang=meta.get("lang"),  # type: ignore[arg-type]
+            # The stem's wrapper names the question's language; the quiz's own is implied.
+            lang=stem_lang if stem_lang != quiz_lang else None,
             tags=tuple(meta.get("tags", item.tags)),  # type: ignore[arg-type]
             loc=item.loc,
         )
@@ -573,19 +596,20 @@ class _Mapper:
         return replace(q, type=QuestionType.TRUE_FALSE, truth=item.truth)
 
     def _multichoice(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
-        langs = list(meta.get("choice_langs", [None] * len(item.answers)))  # type: ignore[call-overload]
-        langs += [None] * (len(item.answers) - len(langs))
+        qlang = q.lang or self.quiz_lang
+        texts = [a.text.plain_and_lang() for a in item.answers]
         if item.single and any(0 < a.fraction < 1 for a in item.answers):
             self.warn(item, f"question {q.id!r}: partial credit is dropped", "gift.partial-credit-dropped")
         choices = tuple(
             Choice(
-                text=a.text.plain() or "",
+                text=text or "",
                 correct=(a.fraction == 1) if item.single else a.fraction > 0,
                 feedback=self.plain(item, a.feedback),
-                lang=lang,
+                # Unmarked text is in the quiz's language (the writer marks every other one).
+                lang=(lang or self.quiz_lang) if (lang or self.quiz_lang) != qlang else None,
                 loc=a.text.loc,
             )
-            for a, lang in zip(item.answers, langs[: len(item.answers)], strict=True)
+            for a, (text, lang) in zip(item.answers, texts, strict=True)
         )
         qtype = QuestionType.SINGLE if item.single else QuestionType.MULTIPLE
         n_right = sum(c.correct for c in choices)
@@ -661,7 +685,8 @@ def read_quiz(
             mapper.warn(item, "text-only item (no answer block) skipped: the model has no such item",
                         "gift.description-skipped")  # fmt: skip
         elif item.qtype != "comment":
-            q = mapper.question(item, len(questions) + 1)
+            mapper.quiz_lang = lang or str(quiz_meta.get("lang") or "und")
+            q = mapper.question(item, len(questions) + 1, mapper.quiz_lang)
             if q is None:
                 continue
             if q.id in seen:

@@ -23,7 +23,10 @@ question/format.php) and from running its importer (see the project's lms-notes)
   0.00001 tolerance matches them (`%33.33333%`). Moodle's weight regex reads `%100%` but the
   importer notes say it is refused, so a lone correct choice of a multi-answer question is
   written `%99.99999%`, which matches 100% within that tolerance.
-* What Moodle cannot hold (points, languages, case sensitivity, matching distractors) is
+* Languages travel as HTML: a formatted text in a right-to-left language, or in another
+  language than the quiz, is wrapped in `<span lang=".." dir="rtl|ltr">`, so Urdu reads
+  right to left on any Moodle page and the reader recovers each question's language.
+* What Moodle cannot hold (points, case sensitivity, matching distractors) is
   warned about and also written into a `// lmsexport: {...}` comment line, which Moodle
   ignores and lmsexport.readers.gift reads back, so our own round trip is lossless.
 """
@@ -37,7 +40,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from ..errors import Diagnostic, GiftExportError, Severity
-from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc
+from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc, direction, is_rtl
 from . import Output, WriteContext
 
 # Moodle's question_bank::ensure_fraction_options_initialised(): p/q for q <= 6, p/10, 1/q
@@ -86,12 +89,17 @@ def _html_space(text: str, i: int) -> str:
     return "&nbsp;" if before in " \n" or after in " \n" else " "
 
 
-def escape_text(text: str) -> str:
+def escape_text(text: str, lang: str | None = None) -> str:
     """Plain source text -> the GIFT of an `[html]` text that Moodle shows exactly as `text`.
 
     The one place rich texts are escaped (the inverse is lmsexport.readers.gift.unescape_text).
+    With `lang`, the text is wrapped in `<span lang=".." dir="..">` so that Moodle's page,
+    whatever its own direction, lays Urdu out right to left (and English inside an Urdu quiz
+    left to right); Moodle's HTML purifier keeps both attributes.
     """
     out: list[str] = []
+    if lang is not None:
+        out.append(f'<span lang="{html.escape(lang)}" dir="{direction(lang)}">')
     for i, ch in enumerate(text):
         if ch == " ":
             out.append(_html_space(text, i))
@@ -101,6 +109,8 @@ def escape_text(text: str) -> str:
             out.append(f"&#{ord(ch)};")
         else:
             out.append(html.escape(ch, quote=False))
+    if lang is not None:
+        out.append("</span>")
     return _escape_gift("".join(out))
 
 
@@ -169,9 +179,13 @@ class _QuestionWriter:
     def warn(self, rule: str, message: str, hint: str | None = None) -> None:
         self._report(Severity.WARNING, rule, message, hint)
 
-    def rich(self, text: str, what: str) -> str:
+    def rich(self, text: str, what: str, lang: str | None = None) -> str:
+        """A formatted text in `lang` (default: the question's), marked up when it needs to be:
+        right-to-left text, or text in another language than the quiz."""
         self._check_chars(text, what)
-        return escape_text(text)
+        lang = lang or self.quiz.lang_of(self.q)
+        marked = is_rtl(lang) or lang != self.quiz.lang
+        return escape_text(text, lang if marked else None)
 
     def plain(self, text: str, what: str) -> str:
         self._check_chars(text, what)
@@ -221,13 +235,6 @@ class _QuestionWriter:
                 f"is worth {q.points:g} points, but GIFT has no marks: Moodle gives it its default mark 1",
                 "set the mark in Moodle's question bank or quiz after importing",
             )
-        if q.lang is not None:
-            self.meta["lang"] = q.lang
-            self.warn("gift.lang-not-carried", f"language {q.lang!r} is not carried by GIFT")
-        choice_langs = [c.lang for c in q.choices]
-        if any(lang is not None for lang in choice_langs):
-            self.meta["choice_langs"] = choice_langs
-            self.warn("gift.lang-not-carried", "choice languages are not carried by GIFT")
 
     def _general_feedback(self) -> list[str]:
         if self.q.explanation is None:
@@ -253,7 +260,7 @@ class _QuestionWriter:
         return "\n".join([opener, *lines, *self._general_feedback(), "}"])
 
     def _choice(self, marker: str, choice: Choice, n: int) -> str:
-        text = marker + self.rich(choice.text, f"choice {n}")
+        text = marker + self.rich(choice.text, f"choice {n}", choice.lang)
         if choice.feedback:
             text += "#" + self.rich(choice.feedback, f"the feedback of choice {n}")
         return "\t" + text
