@@ -420,3 +420,39 @@ def test_any_single_or_multiple_question_is_valid(
         assert score(item, f"C{picked + 1}" if qtype is QuestionType.SINGLE else [f"C{picked + 1}"])[
             "SCORE"
         ] == pytest.approx(points)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(_text, min_size=3, max_size=6, unique=True),
+    lang=st.sampled_from(["ur", "en", "ar", "ur-Latn"]),
+    case_sensitive=st.booleans(),
+)
+def test_any_text_question_is_valid(texts: list[str], lang: str, case_sensitive: bool) -> None:
+    left, right = texts[: len(texts) // 2], texts[len(texts) // 2 :]
+    questions = (
+        Question(
+            id="sa",
+            type=QuestionType.SHORT_ANSWER,
+            stem=texts[0],
+            answers=tuple(texts),
+            case_sensitive=case_sensitive,
+            explanation=texts[-1],
+        ),
+        Question(
+            id="ma",
+            type=QuestionType.MATCHING,
+            stem=texts[0],
+            pairs=tuple(Pair(a, b) for a, b in zip(left, right, strict=False)),
+            distractors=(texts[-1],),
+        ),
+        Question(id="es", type=QuestionType.ESSAY, stem="\n".join(texts)),
+        Question(id="tf", type=QuestionType.TRUE_FALSE, stem=texts[1], truth=False),
+    )
+    quiz = Quiz(id="prop", title=texts[0], lang=lang, questions=questions)
+    for q in questions:
+        item = qti21.item_tree(quiz, q)
+        assert validate_tree(item, "item", q.id) == [], q
+        assert item.find("q:itemBody", NS).get("class") == ("ltr" if lang in ("en", "ur-Latn") else "rtl")
+    assert validate_tree(manifest_tree(quiz), "manifest", "m") == []
+    assert validate_tree(qti21.test_tree(quiz), "test", "t") == []
