@@ -169,7 +169,7 @@ def test_points_warning_names_the_question() -> None:
     _, diags = write_quiz(_quiz(_single(points=2)))
     (d,) = [d for d in diags if d.rule == "gift.points-not-carried"]
     assert d.severity is Severity.WARNING
-    assert d.format().startswith('q: warning: question "s1": is worth 2 points')
+    assert d.format().startswith("q: warning: question 's1': is worth 2 points")
 
 
 @pytest.mark.parametrize(

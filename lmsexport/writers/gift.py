@@ -170,7 +170,7 @@ class _QuestionWriter:
 
     def _report(self, severity: Severity, rule: str, message: str, hint: str | None = None) -> None:
         self.diagnostics.append(
-            Diagnostic(self.loc, f'question "{self.q.id}": {message}', severity, rule, hint)
+            Diagnostic(self.loc, f"question '{self.q.id}': {message}", severity, rule, hint)
         )
 
     def error(self, rule: str, message: str, hint: str | None = None) -> None:
