@@ -1,0 +1,118 @@
+"""Every question type through every format: tests/cases/types/bank.yaml and its golden outputs.
+
+The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
+`expected/qti21/<quiz>/...` (the package's members, unzipped so diffs are readable),
+`expected/gift/<quiz>.gift.txt`, `expected/html/<quiz>.html` and `expected/index.html`.
+Rewrite them with `pytest --update-golden` and review the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from lmsexport.build import build, gift_round_trip
+from lmsexport.model import QuestionType
+from lmsexport.source import load_paths
+from lmsexport.validate import validate_package, validate_xml_bytes
+
+CASE = Path(__file__).resolve().parent / "cases" / "types"
+FORMATS = ["qti21", "gift", "html"]
+QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return load_paths([CASE / "bank.yaml"])
+
+
+@pytest.fixture(scope="module")
+def output(bank):
+    return build(bank, FORMATS)
+
+
+def test_bank_has_every_type(bank) -> None:
+    types = {q.type for quiz in bank.quizzes for q in quiz.questions}
+    assert types == set(QuestionType)
+
+
+def test_golden_outputs(output, golden) -> None:
+    expected = CASE / "expected"
+    seen = set()
+    for path, data in output.files.items():
+        if path.endswith(".zip"):
+            quiz = Path(path).stem
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for name in zf.namelist():
+                    rel = f"qti21/{quiz}/{name}"
+                    golden(expected / rel, zf.read(name))
+                    seen.add(rel)
+        else:
+            golden(expected / path, data)
+            seen.add(path)
+    stale = {p.relative_to(expected).as_posix() for p in expected.rglob("*") if p.is_file()} - seen
+    assert not stale, f"expected files no build produces any more: {sorted(stale)}"
+
+
+def test_every_qti_file_is_schema_valid(output) -> None:
+    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
+    data = output.files[zip_path]
+    assert validate_package(data, zip_path) == []
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
+        assert len(xml_members) == 1 + 1 + 10  # manifest, test, one item per question
+        for name in xml_members:
+            assert validate_xml_bytes(zf.read(name), name) == [], name
+
+
+def test_interactions_per_type(output, bank) -> None:
+    """The interaction each type is written as, and the manifest says the same."""
+    expected = {
+        QuestionType.SINGLE: "choiceInteraction",
+        QuestionType.MULTIPLE: "choiceInteraction",
+        QuestionType.TRUE_FALSE: "choiceInteraction",
+        QuestionType.SHORT_ANSWER: "textEntryInteraction",
+        QuestionType.NUMERICAL: "textEntryInteraction",
+        QuestionType.MATCHING: "matchInteraction",
+        QuestionType.ESSAY: "extendedTextInteraction",
+    }
+    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
+    with zipfile.ZipFile(io.BytesIO(output.files[zip_path])) as zf:
+        manifest = etree.fromstring(zf.read("imsmanifest.xml"))
+        declared = {
+            r.get("identifier"): r.findtext(".//{*}interactionType")
+            for r in manifest.iter("{*}resource")
+            if r.get("type") == "imsqti_item_xmlv2p1"
+        }
+        for q in bank.quizzes[0].questions:
+            item = etree.fromstring(zf.read(f"items/{q.id}.xml"))
+            found = [el.tag.removeprefix(QTI) for el in item.iter() if str(el.tag).endswith("Interaction")]
+            assert found == [expected[q.type]], q.id
+            assert expected[q.type] in declared.values()
+            cardinality = item.find(f"{QTI}responseDeclaration")
+            if q.type is QuestionType.ESSAY:
+                assert item.find(f".//{QTI}correctResponse") is None
+            if q.type is QuestionType.MULTIPLE:
+                assert cardinality.get("cardinality") == "multiple"
+                assert item.find(f".//{QTI}mapping") is not None
+            if q.type is QuestionType.MATCHING:
+                assert cardinality.get("baseType") == "directedPair"
+            if q.type is QuestionType.NUMERICAL:
+                assert cardinality.get("baseType") == "float"
+
+
+def test_gift_reader_returns_the_same_model(bank, output) -> None:
+    assert gift_round_trip(bank, output) == []
+
+
+def test_lossy_conversions_are_warned_about(output) -> None:
+    rules = {(d.rule, d.message.split("'")[1]) for d in output.warnings}
+    assert ("gift.points-not-carried", "zero3-partitions") in rules
+    assert ("gift.case-sensitive-not-carried", "megatron-name") in rules
+    assert ("gift.distractors-not-carried", "zero-stages-match") in rules
+    assert any(r == "qti21.canvas-numerical" for r, _ in rules)
+    assert all(d.severity.value == "warning" for d in output.warnings)
