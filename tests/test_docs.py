@@ -1,0 +1,52 @@
+"""Docs are tested (sqlite-utils' test_docs.py): every command has help and a README entry,
+and every YAML example in docs/source-format.md loads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lmsexport.cli import app
+from lmsexport.source import load_text
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = sorted(c.name or c.callback.__name__ for c in app.registered_commands)
+
+
+def test_commands_are_known() -> None:
+    assert {"check", "build", "validate"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_and_docs(command: str) -> None:
+    result = CliRunner().invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout and len(result.stdout.splitlines()) > 5
+    assert f"`lmsexport {command}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.startswith("lmsexport ")
+
+
+def _yaml_blocks() -> list[str]:
+    text = (ROOT / "docs" / "source-format.md").read_text(encoding="utf-8")
+    return re.findall(r"```yaml\n(.*?)```", text, re.S)
+
+
+@pytest.mark.parametrize("index", range(len(_yaml_blocks())))
+def test_source_format_examples_load(index: int) -> None:
+    block = _yaml_blocks()[index]
+    if block.lstrip().startswith("- id:"):
+        header = 'id: example\ntitle: "Example"\nlang: ur\nquestions:\n'
+        quiz = load_text(header + block, f"docs/source-format.md#example-{index}")
+        assert len(quiz.questions) == 1
+    else:
+        # the quiz-level example: complete it with one question
+        body = block.replace("  - ...\n", '  - {id: q1, type: essay, stem: "s", explanation: "e"}\n')
+        quiz = load_text(body, "docs/source-format.md#quiz")
+        assert quiz.id == "zero-sharded-optimizers"
