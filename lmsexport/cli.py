@@ -19,6 +19,7 @@ import typer
 
 from . import __version__
 from .errors import Diagnostic, LmsExportError, Severity
+from .model import Bank, SourceLoc
 from .writers import WRITERS
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -97,10 +98,39 @@ def _formats(formats: list[str] | None) -> list[str]:
     return chosen
 
 
+GIFT_SUFFIXES = (".gift", ".gift.txt")
+"""Files `check` reads as GIFT, the way Moodle's importer would, instead of as YAML."""
+
+
+def _read_gift_files(files: list[Path]):  # -> tuple[list[Quiz], list[Diagnostic]]
+    """Each GIFT file read as one quiz; its size is checked before it is read."""
+    from .readers.gift import MAX_GIFT_BYTES, gift_too_large, read_quiz_bytes
+
+    quizzes, diags = [], []
+    for f in files:
+        path = f.as_posix()
+        try:
+            size = f.stat().st_size
+            if size > MAX_GIFT_BYTES:
+                diags.append(gift_too_large(path, size))
+                continue
+            data = f.read_bytes()
+        except OSError as e:
+            diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="gift.io"))
+            continue
+        quiz, found = read_quiz_bytes(data, path)
+        diags += found
+        if quiz is not None:
+            quizzes.append(quiz)
+    return quizzes, diags
+
+
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
-        help="Source YAML files or directories searched recursively [default: source/]", show_default=False
+        help="Source YAML files or directories searched recursively [default: source/]; "
+        "check also reads .gift/.gift.txt files as Moodle would",
+        show_default=False,
     ),
 ]
 
@@ -125,18 +155,24 @@ def check(
     from .source import PathError, discover
 
     roots = paths or [Path("source")]
+    gift_files = [p for p in roots if p.is_file() and p.name.lower().endswith(GIFT_SUFFIXES)]
+    roots = [p for p in roots if p not in gift_files]
     try:
-        files = [f.as_posix() for f in discover(roots)]
+        files = [f.as_posix() for f in discover(roots)] + [f.as_posix() for f in gift_files]
     except PathError as e:
         _usage(str(e))
     warnings: list[Diagnostic] = []
     diags: list[Diagnostic] = []
     bank = None
+    gift_quizzes, gift_diags = _read_gift_files(gift_files)
     try:
-        bank = _load(roots, warnings)
-        diags += check_bank(bank, timestamp_from_env())
+        yaml_bank = _load(roots, warnings) if roots else Bank(())
+        if not any(d.severity is Severity.ERROR for d in gift_diags):
+            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes))
+            diags += check_bank(bank, timestamp_from_env())
     except LmsExportError as e:
         diags += e.diagnostics
+    diags += gift_diags
     diags = warnings + diags
     summary = RunSummary(
         files=len(files),

@@ -30,6 +30,8 @@ from __future__ import annotations
 import html
 import json
 import re
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
@@ -72,12 +74,26 @@ _FORMATS = ("moodle", "html", "plain", "markdown")
 # -- text with positions ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+def _pack(line: int, col: int) -> int:
+    return line << 32 | col
+
+
+def _unpack(packed: int) -> tuple[int, int]:
+    return packed >> 32, packed & 0xFFFFFFFF
+
+
+def _positions(packed: Iterable[int] = ()) -> array[int]:
+    return array("q", packed)
+
+
+@dataclass(frozen=True, eq=False)
 class _Text:
     """A string that remembers the (line, col) each character came from, for diagnostics."""
 
     s: str
-    pos: tuple[tuple[int, int], ...]
+    pos: array[int]
+    """Per character, its position packed by _at() (8 bytes a character, where a tuple of
+    (line, col) tuples took ~120: a 10 MiB line would otherwise cost over a gigabyte)."""
 
     def __getitem__(self, key: slice) -> _Text:
         return _Text(self.s[key], self.pos[key])
@@ -88,7 +104,7 @@ class _Text:
     def at(self, i: int) -> tuple[int, int]:
         if not self.pos:
             return (0, 0)
-        return self.pos[min(max(i, 0), len(self.pos) - 1)]
+        return _unpack(self.pos[min(max(i, 0), len(self.pos) - 1)])
 
     def strip(self) -> _Text:
         start = len(self.s) - len(self.s.lstrip(_PHP_TRIM))
@@ -110,7 +126,7 @@ class _Text:
 def _unescape_gift(t: _Text) -> _Text:
     """Moodle's escapedchar_pre(): escapes and placeholders become inert characters."""
     chars: list[str] = []
-    pos: list[tuple[int, int]] = []
+    pos = _positions()
     i = 0
     for m in _TOKEN.finditer(t.s):
         chars.extend(t.s[i : m.start()])
@@ -122,7 +138,7 @@ def _unescape_gift(t: _Text) -> _Text:
         i = m.end()
     chars.extend(t.s[i:])
     pos.extend(t.pos[i:])
-    return _Text("".join(chars), tuple(pos))
+    return _Text("".join(chars), pos)
 
 
 def _post(s: str) -> str:
@@ -151,7 +167,7 @@ def split_lang(html_text: str) -> tuple[str | None, str]:
 
 def unescape_text(gift: str) -> str:
     """The inverse of lmsexport.writers.gift.escape_text: GIFT of an `[html]` text -> plain text."""
-    t = _unescape_gift(_Text(gift, tuple((1, i + 1) for i in range(len(gift)))))
+    t = _unescape_gift(_Text(gift, _positions(range(_pack(1, 1), _pack(1, len(gift) + 1)))))
     return html_to_plain(split_lang(_post(t.s))[1])
 
 
@@ -244,7 +260,7 @@ class _Block:
         """Comment lines out (as Moodle, they become a space), the rest joined with newlines."""
         comments: list[str] = []
         chars: list[str] = []
-        pos: list[tuple[int, int]] = []
+        pos = _positions()
         for k, (lineno, raw) in enumerate(self.lines):
             stripped = raw.strip(_PHP_TRIM)
             col = len(raw) - len(raw.lstrip(_PHP_TRIM)) + 1
@@ -253,10 +269,10 @@ class _Block:
                 stripped = " "
             if k:
                 chars.append("\n")
-                pos.append(pos[-1] if pos else (lineno, 1))
+                pos.append(pos[-1] if pos else _pack(lineno, 1))
             chars.extend(stripped)
-            pos.extend((lineno, col + j) for j in range(len(stripped)))
-        return _Text("".join(chars), tuple(pos)).strip(), comments
+            pos.extend(range(_pack(lineno, col), _pack(lineno, col + len(stripped))))
+        return _Text("".join(chars), pos).strip(), comments
 
     def text_with_format(self, t: _Text, default: str) -> GiftText:
         """parse_text_with_format(): an optional leading [format] tag, then trim."""
@@ -302,7 +318,9 @@ class _Block:
         answer = t[start + 1 : finish].strip()
         missing = not t.s.endswith("}")
         qtext = (
-            t[:start] + (_Text("_____", (t.at(start),) * 5) if missing else _Text("", ())) + t[finish + 1 :]
+            t[:start]
+            + (_Text("_____", _positions([_pack(*t.at(start))] * 5)) if missing else _Text("", _positions()))
+            + t[finish + 1 :]
         )
         gf = answer.s.rfind("####")
         general = None
@@ -375,7 +393,7 @@ class _Block:
         single = "=" in a.s
         marked = _Text(
             a.s.replace("=", "~="),
-            tuple(p for ch, p in zip(a.s, a.pos, strict=True) for _ in range(1 + (ch == "="))),
+            _positions(p for ch, p in zip(a.s, a.pos, strict=True) for _ in range(1 + (ch == "="))),
         )
         parts = self._split_answers(marked, "~")
         if len(parts) < 2:
@@ -718,3 +736,49 @@ def read_quiz(
 def read_bank_gift(text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None) -> Quiz:
     """A GIFT file as one Quiz (warnings dropped; use read_quiz to get them)."""
     return read_quiz(text, path, quiz_id=quiz_id, lang=lang)[0]
+
+
+# -- files from elsewhere ---------------------------------------------------------------
+
+MAX_GIFT_BYTES = 10 * 1024 * 1024
+"""A GIFT file larger than this is refused before it is read (the YAML source's limit too)."""
+
+
+def gift_too_large(path: str, size: int) -> Diagnostic:
+    """The diagnostic for a GIFT file over MAX_GIFT_BYTES (the CLI checks the size before reading)."""
+    return Diagnostic(
+        SourceLoc(path),
+        f"the file is {size:,} bytes; the limit for a GIFT file is {MAX_GIFT_BYTES:,} bytes",
+        rule="gift.too-large",
+        hint="split the questions into several files",
+    )
+
+
+def read_quiz_bytes(
+    data: bytes, path: str, *, quiz_id: str | None = None, lang: str | None = None
+) -> tuple[Quiz | None, list[Diagnostic]]:
+    """A GIFT file's bytes as one Quiz and every diagnostic; never raises for bad input.
+
+    The file is untrusted: it must be UTF-8 (Moodle reads it as such; a BOM is accepted) and
+    hold no character the model's XML outputs cannot carry, checked as for YAML sources.
+    """
+    from ..source import decode_source
+
+    if len(data) > MAX_GIFT_BYTES:
+        return None, [gift_too_large(path, len(data))]
+    diags: list[Diagnostic] = []
+    text = decode_source(data, path, diags)
+    if text is None:
+        # decode_source speaks of source files; its rule names say what went wrong.
+        return None, [
+            replace(
+                d,
+                rule=d.rule.replace("source.", "gift.", 1),
+                message=d.message.replace("source files must", "GIFT files must"),
+            )
+            for d in diags
+        ]
+    try:
+        return read_quiz(text, path, quiz_id=quiz_id, lang=lang)
+    except GiftSyntaxError as e:
+        return None, e.diagnostics
