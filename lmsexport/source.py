@@ -842,7 +842,8 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
     if len(ctx.diags) > errors_before or None in (qid, title, lang):
         return None
     assert qid is not None and title is not None and lang is not None
-    return Quiz(id=qid, title=title, lang=lang, questions=_canonical_langs(lang, questions), loc=root.loc, **fields)
+    questions_in_lang = _canonical_langs(lang, questions)
+    return Quiz(id=qid, title=title, lang=lang, questions=questions_in_lang, loc=root.loc, **fields)
 
 
 def _canonical_langs(quiz_lang: str, questions: list[Question]) -> tuple[Question, ...]:
@@ -955,23 +956,37 @@ def load_paths(paths: Iterable[str | os.PathLike[str]], warnings: list[Diagnosti
     quizzes: list[Quiz] = []
     ids: list[tuple[str, str, SourceLoc]] = []
     for f in files:
-        path = f.as_posix()
-        try:
-            size = f.stat().st_size
-            if size > MAX_FILE_BYTES:
-                diags.append(_too_big(path, size))
-                continue
-            data = f.read_bytes()
-        except OSError as e:
-            diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io"))
-            continue
-        quiz = load_bytes(data, path, diags, warnings, ids)
+        quiz = load_file(f, diags, warnings, ids)
         if quiz is not None:
             quizzes.append(quiz)
     check_ids(ids, diags)
     if diags:
         raise SourceError(sorted(diags, key=Diagnostic.sort_key))
     return Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+
+
+def load_file(
+    f: Path,
+    diags: list[Diagnostic],
+    warnings: list[Diagnostic] | None = None,
+    ids: list[tuple[str, str, SourceLoc]] | None = None,
+) -> Quiz | None:
+    """One source file (a path from discover()) as a Quiz; problems are appended to diags.
+
+    The unit of work of a parallel build: the ids it appends are checked across files by the
+    caller (check_ids).
+    """
+    path = f.as_posix()
+    try:
+        size = f.stat().st_size
+        if size > MAX_FILE_BYTES:
+            diags.append(_too_big(path, size))
+            return None
+        data = f.read_bytes()
+    except OSError as e:
+        diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io"))
+        return None
+    return load_bytes(data, path, diags, warnings, ids)
 
 
 def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]) -> None:

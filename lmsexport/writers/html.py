@@ -30,6 +30,7 @@ import base64
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -298,23 +299,25 @@ def render_quiz(quiz: Quiz) -> str:
     )
 
 
-def _index_lang(bank: Bank) -> str:
-    langs = {q.lang for q in bank.quizzes}
+def _index_lang(quizzes: Sequence[Quiz]) -> str:
+    langs = {q.lang for q in quizzes}
     return langs.pop() if len(langs) == 1 else FALLBACK_UI
 
 
 def render_index(bank: Bank, ctx: WriteContext) -> str:
     """The build's landing page: every quiz, with links to each built format's file."""
-    lang = _index_lang(bank)
+    return render_index_of([(quiz, len(quiz.questions)) for quiz in bank.quizzes], ctx)
+
+
+def render_index_of(quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext) -> str:
+    """The landing page from (quiz, number of questions) pairs in bank order.
+
+    Only the quizzes' own fields are read, never their questions, so a parallel build can
+    render it from small per-quiz summaries instead of holding the whole bank.
+    """
+    lang = _index_lang([quiz for quiz, _ in quizzes])
     css = _asset("style.css", "</style")
-    rows = [
-        {
-            "quiz": quiz,
-            "slug": quote(quiz.id, safe=""),
-            "questions": len(quiz.questions),
-        }
-        for quiz in bank.quizzes
-    ]
+    rows = [{"quiz": quiz, "slug": quote(quiz.id, safe=""), "questions": n} for quiz, n in quizzes]
     template = _env().get_template("index.html.j2")
     return template.render(
         ui=ui_for(lang),
@@ -324,7 +327,7 @@ def render_index(bank: Bank, ctx: WriteContext) -> str:
         csp=_csp(css, None),
         rows=rows,
         formats=ctx.formats,
-        question_total=bank.question_count,
+        question_total=sum(n for _, n in quizzes),
     )
 
 
