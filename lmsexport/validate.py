@@ -26,6 +26,7 @@ import zipfile
 import zlib
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -240,8 +241,9 @@ def parse_untrusted(data: bytes, name: str) -> tuple[etree._ElementTree | None, 
     )
     # The byte scan refuses the common case before libxml2 parses any entity declaration; the
     # docinfo check after parsing catches encodings the scan cannot read (UTF-16).
-    if _DOCTYPE.search(data[:65536]):
-        return None, [doctype]
+    if found := _DOCTYPE.search(data[:65536]):
+        line = data.count(b"\n", 0, found.start()) + 1
+        return None, [replace(doctype, loc=SourceLoc(name, line))]
     try:
         tree = etree.parse(io.BytesIO(data), _untrusted_parser())
     except etree.XMLSyntaxError as exc:
@@ -260,7 +262,11 @@ def _known_schema_urls() -> frozenset[str]:
 
 
 def _remote_schema_locations(tree: etree._ElementTree, name: str) -> list[Diagnostic]:
-    """Warn about xsi:schemaLocation URLs outside the bundled set; they are never fetched."""
+    """Refuse xsi:schemaLocation URLs outside the bundled set (they are never fetched).
+
+    Every URL a QTI 2.1 package legitimately names is in the bundle (locations.json), so an
+    unknown one claims conformance to a schema we cannot check: an error, not a guess.
+    """
     known = _known_schema_urls()
     out = []
     for el in tree.iter(etree.Element):
@@ -274,10 +280,11 @@ def _remote_schema_locations(tree: etree._ElementTree, name: str) -> list[Diagno
                     out.append(
                         Diagnostic(
                             SourceLoc(name, el.sourceline or 0),
-                            f"remote schemaLocation {url!r} was not fetched; validated against the bundled "
-                            "QTI 2.1 schemas instead",
-                            Severity.WARNING,
+                            f"remote schemaLocation {url!r} is not one of the bundled QTI 2.1 schemas; "
+                            "refused (nothing was fetched)",
+                            Severity.ERROR,
                             "xml.remote-schema",
+                            hint="name the official IMS schema URL, or remove xsi:schemaLocation",
                         )
                     )
     return out

@@ -133,7 +133,7 @@ def test_remote_schema_location_in_an_instance_is_not_fetched(local_server: str)
     )
     diags = validate.validate_xml_bytes(data, "remote.xml")
     assert [d.rule for d in diags] == ["xml.remote-schema"]
-    assert diags[0].severity is Severity.WARNING and "not fetched" in diags[0].message
+    assert diags[0].severity is Severity.ERROR and "nothing was fetched" in diags[0].message
     assert _Recorder.requests == []
 
 

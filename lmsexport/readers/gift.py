@@ -245,6 +245,8 @@ class _Block:
         self.qformat = "moodle"
 
     def loc(self, t: _Text, i: int = 0) -> SourceLoc:
+        if not t.pos:  # an empty piece (`{=}`) has no characters: name the block's first line
+            return SourceLoc(self.path, self.lines[0][0], 1)
         line, col = t.at(i)
         return SourceLoc(self.path, line, col)
 
