@@ -9,8 +9,9 @@ For example a ten-minute session with a seed corpus:
     python fuzz/fuzz.py yaml -max_total_time=600 -rss_limit_mb=2048 fuzz/corpus/yaml
 
 A "crash" is any exception other than the typed errors the tool reports as diagnostics
-(and any hang or memory blow-up libFuzzer detects). Seeds come from tests/cases and source/;
-`python fuzz/fuzz.py seed` (re)creates fuzz/corpus/ from them.
+(and any hang or memory blow-up libFuzzer detects). Seeds come from source/, dist/,
+tests/cases/ and the bad-input corpus tests/bad/; `python fuzz/fuzz.py seed [DIR]`
+(re)creates fuzz/corpus/ (or DIR) from them. docs/security.md has the limits and results.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Fuzz the checkout this file is in, whatever copy of lmsexport happens to be installed.
+sys.path.insert(0, str(ROOT))
 
 
 def _yaml(data: bytes) -> None:
@@ -31,14 +34,11 @@ def _yaml(data: bytes) -> None:
 
 
 def _gift(data: bytes) -> None:
-    from lmsexport.errors import LmsExportError
-    from lmsexport.readers.gift import read_bank_gift
+    from lmsexport.readers.gift import read_quiz_bytes
 
-    text = data.decode("utf-8", "replace")
-    try:
-        read_bank_gift(text, "fuzz.gift.txt")
-    except LmsExportError:
-        pass
+    # The bytes entry point, as `lmsexport check FILE.gift.txt` reads a file: decoding, the
+    # size limit and the reader. It reports problems as diagnostics and never raises.
+    read_quiz_bytes(data, "fuzz.gift.txt")
 
 
 def _package(data: bytes) -> None:
@@ -50,13 +50,21 @@ def _package(data: bytes) -> None:
 TARGETS = {"yaml": _yaml, "gift": _gift, "package": _package}
 
 
-def seed() -> None:
-    """Write seed corpora from the repository's own inputs."""
-    corpus = ROOT / "fuzz" / "corpus"
+def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
+    """Write seed corpora from the repository's own inputs, the bad-input corpus included
+    (tests/bad/: every refusal path is a good starting point for mutations)."""
     sources = {
-        "yaml": [*ROOT.glob("source/*.yaml"), *ROOT.glob("tests/cases/**/*.yaml")],
-        "gift": [*ROOT.glob("dist/gift/*.txt"), *ROOT.glob("tests/cases/**/*.gift.txt"), *ROOT.glob("tests/cases/gift/**/*.txt")],
-        "package": [*ROOT.glob("dist/qti21/*.zip")],
+        "yaml": [
+            *ROOT.glob("source/*.yaml"),
+            *ROOT.glob("tests/cases/**/*.yaml"),
+            *ROOT.glob("tests/bad/yaml/**/*.y*ml"),
+        ],
+        "gift": [
+            *ROOT.glob("dist/gift/*.txt"),
+            *ROOT.glob("tests/cases/**/*.gift.txt"),
+            *ROOT.glob("tests/bad/gift/*.gift*"),
+        ],
+        "package": [*ROOT.glob("dist/qti21/*.zip"), *ROOT.glob("tests/bad/package/*.zip")],
     }
     for name, files in sources.items():
         d = corpus / name
@@ -75,7 +83,7 @@ def main(argv: list[str]) -> None:
     if len(argv) < 2 or argv[1] not in (*TARGETS, "seed"):
         sys.exit(f"usage: {argv[0]} {{{'|'.join(TARGETS)}|seed}} [libFuzzer flags...]")
     if argv[1] == "seed":
-        seed()
+        seed(Path(argv[2]) if len(argv) > 2 else ROOT / "fuzz" / "corpus")
         return
     import atheris
 

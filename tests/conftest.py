@@ -152,3 +152,65 @@ def types_quiz() -> Quiz:
 @pytest.fixture
 def types_bank() -> Bank:
     return Bank((make_types_quiz(),))
+
+
+# --------------------------------------------------------------------------- no stray files
+
+# What a test run may leave in the working tree: caches, the kept browser screenshots
+# (test-artifacts/, gitignored) and fuzz corpora (fuzz/corpus/, gitignored).
+_ALLOWED_LEFTOVERS = ("test-artifacts/", "fuzz/corpus/", ".pytest_cache/", ".hypothesis/", ".ruff_cache/",
+                      ".mypy_cache/")  # fmt: skip
+_LEFTOVERS_KEY = pytest.StashKey[set[str]]()
+
+
+def _tree_state() -> set[str] | None:
+    """`git status` of the repository, ignored files included; None outside a git checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", "--ignored", "--no-renames"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {
+        line
+        for line in out.splitlines()
+        if not line[3:].startswith(_ALLOWED_LEFTOVERS)
+        and "__pycache__/" not in line
+        and not line.endswith(".pyc")
+    }
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = _tree_state()
+    if state is not None:
+        session.config.stash[_LEFTOVERS_KEY] = state
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No test may leave files outside its temporary directory.
+
+    Compares `git status` before and after the session. Other people (or editors) may change
+    the tree while the suite runs, so by default a change is reported as a warning; with CI
+    or LMSEXPORT_CHECK_CLEAN=1 in the environment it fails the run.
+    """
+    import os
+
+    before = session.config.stash.get(_LEFTOVERS_KEY, None)
+    after = _tree_state()
+    if before is None or after is None:
+        return
+    new = sorted(after - before)
+    if not new:
+        return
+    message = (
+        "the test session changed the working tree (a test wrote outside its tmp_path?):\n  "
+        + "\n  ".join(new[:50])
+    )
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(message, yellow=True)
+    if os.environ.get("CI") or os.environ.get("LMSEXPORT_CHECK_CLEAN") == "1":
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -17,16 +17,24 @@ pytest.importorskip("atheris", reason="atheris is part of the [test] extra")
 
 @pytest.mark.parametrize("target", ["yaml", "gift", "package"])
 def test_fuzz_target_runs_clean(target: str, tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    subprocess.run([sys.executable, "fuzz/fuzz.py", "seed"], cwd=ROOT, check=True)
-    seeds = ROOT / "fuzz" / "corpus" / target
-    corpus.mkdir()
-    for f in seeds.iterdir():
-        (corpus / f.name).write_bytes(f.read_bytes())
+    # Seeds go to tmp_path: the run leaves nothing in the repository.
+    subprocess.run([sys.executable, "fuzz/fuzz.py", "seed", str(tmp_path / "seeds")], cwd=ROOT, check=True)
+    corpus = tmp_path / "seeds" / target
     result = subprocess.run(
-        [sys.executable, "fuzz/fuzz.py", target, f"-max_total_time={SECONDS}", "-rss_limit_mb=2048",
-         "-timeout=20", f"-artifact_prefix={tmp_path}/", str(corpus)],
-        cwd=ROOT, capture_output=True, text=True, timeout=SECONDS + 120,
+        [
+            sys.executable,
+            "fuzz/fuzz.py",
+            target,
+            f"-max_total_time={SECONDS}",
+            "-rss_limit_mb=2048",
+            "-timeout=20",
+            f"-artifact_prefix={tmp_path}/",
+            str(corpus),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=SECONDS + 120,
     )
     tail = result.stderr[-3000:]
     assert result.returncode == 0, f"fuzz target {target} crashed:\n{tail}"
