@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Bank, SourceLoc
+from .model import Bank, Quiz, SourceLoc
 from .writers import WRITERS, Output, WriteContext, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
@@ -99,13 +101,252 @@ def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
             if other is None:
                 why = "is missing"
             elif other != q:
-                names = [f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)]
+                names = [
+                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
+                ]
                 why = "differs in " + ", ".join(names)
             else:
                 continue
-            diags.append(Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}",
-                                    rule="gift.round-trip"))
+            diags.append(
+                Diagnostic(
+                    q.loc or SourceLoc(path),
+                    f"question '{q.id}' read back from {path} {why}",
+                    rule="gift.round-trip",
+                )
+            )
         if back.questions == quiz.questions:
-            diags.append(Diagnostic(quiz.loc or SourceLoc(path), f"quiz '{quiz.id}' read back from {path} "
-                                    "differs in its quiz fields", rule="gift.round-trip"))
+            diags.append(
+                Diagnostic(
+                    quiz.loc or SourceLoc(path),
+                    f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
+                    rule="gift.round-trip",
+                )
+            )
     return diags
+
+
+# --------------------------------------------------------------------------- streaming, parallel build
+
+POOL_MIN_BYTES = 512 * 1024
+"""Source bytes (~200 questions) below which a build runs in one process: below that the work
+a second process could take is smaller than what starting and feeding it costs."""
+
+
+@dataclass
+class FileResult:
+    """What building one source file gives: its outputs, problems and what the bank needs."""
+
+    path: str
+    size: int
+    """Bytes of the source file (progress is counted in source bytes)."""
+    quiz: Quiz | None = None
+    """The quiz without its questions (what index.html needs), or None if it did not load."""
+    n_questions: int = 0
+    files: dict[str, bytes] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """Loader warnings first, then the writers' warnings."""
+    source_warnings: int = 0
+    """How many of ``warnings`` come from the loader."""
+    source_errors: list[Diagnostic] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)
+    """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
+    ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+
+
+@dataclass
+class BuildResult:
+    """The outcome of build_files: counts and diagnostics; the files went to ``emit``."""
+
+    quizzes: int = 0
+    questions: int = 0
+    files: int = 0
+    warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)
+    source_failed: bool = False
+    """The errors are the loader's (nothing was built), not the writers'."""
+
+
+def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResult:
+    """Load one source file and run every writer on it: the unit of work of a parallel build.
+
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz).
+    """
+    from .source import load_file
+
+    p = Path(path)
+    result = FileResult(path, p.stat().st_size if p.is_file() else 0)
+    diags: list[Diagnostic] = []
+    quiz = load_file(p, diags, result.warnings, result.ids)
+    result.source_warnings = len(result.warnings)
+    if diags or quiz is None:
+        result.source_errors = diags
+        return result
+    result.quiz = replace(quiz, questions=())
+    result.n_questions = len(quiz.questions)
+    bank = Bank((quiz,))
+    ctx = WriteContext(formats=formats, timestamp=timestamp)
+    for name in formats:
+        try:
+            out = get_writer(name)(bank, ctx)
+        except LmsExportError as e:
+            result.errors.extend(e.diagnostics)
+            continue
+        result.errors.extend(d for d in out.warnings if d.severity is Severity.ERROR)
+        result.warnings.extend(d for d in out.warnings if d.severity is not Severity.ERROR)
+        result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
+    return result
+
+
+def default_jobs() -> int:
+    """Worker processes for a large build: LMSEXPORT_JOBS if set, else the usable CPUs."""
+    raw = os.environ.get("LMSEXPORT_JOBS", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def build_files(
+    paths: Sequence[Path],
+    formats: Iterable[str],
+    timestamp: int,
+    emit: Callable[[str, bytes], None],
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildResult:
+    """Build the bank made of these source files, handing each output file to ``emit`` as soon
+    as it is ready, so that no more than a few quizzes' outputs are ever held in memory.
+
+    Files are emitted before the whole build is known to succeed: the caller must treat them
+    as provisional (the CLI stages them) until the result has no errors. The bytes, warnings
+    and errors are those of ``build(load_paths(paths), formats, timestamp)``, whatever
+    ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
+    processes forked after the schemas are compiled. ``progress(done, total)`` is called in
+    source bytes.
+    """
+    names = tuple(f for f in WRITERS if f in set(formats))
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    result = BuildResult()
+    source_errors: list[Diagnostic] = []
+    source_warnings: list[Diagnostic] = []
+    writer_warnings: list[Diagnostic] = []
+    ids: list[tuple[str, str, SourceLoc]] = []
+    headers: list[tuple[Quiz, int]] = []
+    done = 0
+
+    def take(fr: FileResult) -> None:
+        nonlocal done
+        source_errors.extend(fr.source_errors)
+        source_warnings.extend(fr.warnings[: fr.source_warnings])
+        writer_warnings.extend(fr.warnings[fr.source_warnings :])
+        ids.extend(fr.ids)
+        done += fr.size
+        if fr.quiz is not None:
+            headers.append((fr.quiz, fr.n_questions))
+        if not fr.source_errors and not source_errors:
+            result.errors.extend(fr.errors)
+            if not result.errors:
+                for rel, data in sorted(fr.files.items()):
+                    emit(rel, data)
+                    result.files += 1
+        if progress is not None:
+            progress(done, total)
+
+    if jobs > 1 and len(paths) > 1:
+        _run_pool(paths, names, timestamp, min(jobs, len(paths)), take)
+    else:
+        for p in paths:
+            take(build_file(p.as_posix(), names, timestamp))
+
+    from .source import check_ids
+
+    check_ids(ids, source_errors)
+    if source_errors:
+        result.errors = sorted(source_errors, key=Diagnostic.sort_key)
+        result.warnings = source_warnings
+        result.source_failed = True
+        return result
+    result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
+    if result.errors:
+        return result
+    headers.sort(key=lambda h: h[0].id)
+    result.quizzes = len(headers)
+    result.questions = sum(n for _, n in headers)
+    if "html" in names:
+        from .writers.html import render_index_of
+
+        ctx = WriteContext(formats=names, timestamp=timestamp)
+        emit("index.html", render_index_of(headers, ctx).encode("utf-8"))
+        result.files += 1
+    return result
+
+
+def _run_pool(
+    paths: Sequence[Path],
+    names: tuple[str, ...],
+    timestamp: int,
+    jobs: int,
+    take: Callable[[FileResult], None],
+) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    if "qti21" in names and context.get_start_method() == "fork":
+        # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
+        # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
+        # this process instead would mean parsing every document back (~0.1 ms an item, more
+        # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
+        from .package import warm_schemas
+
+        warm_schemas()
+    # Largest files first, so that no worker is left with a big file while the other idles.
+    order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending: set[Future[FileResult]] = {
+            pool.submit(build_file, p.as_posix(), names, timestamp) for p in order
+        }
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                take(future.result())
+            del finished  # drop the results: only the pending ones stay in memory
+
+
+def tool_fingerprint() -> str:
+    """A digest of everything besides the source that decides a build's bytes or verdict: this
+    package's code, templates and schema list, and the versions of the libraries and zlib.
+
+    The rebuild cache is keyed on it, so editing a writer (even without a version bump) or
+    upgrading lxml or zlib always means a full build.
+    """
+    import hashlib
+    import platform
+    import zlib
+
+    import jinja2
+    import yaml
+    from lxml import etree
+
+    from . import __version__
+    from .validate import schema_dir
+
+    digest = hashlib.sha256()
+    versions = (
+        __version__, platform.python_version(), etree.LXML_VERSION, etree.LIBXML_VERSION,
+        zlib.ZLIB_RUNTIME_VERSION, jinja2.__version__, yaml.__version__,
+    )  # fmt: skip
+    digest.update(repr(versions).encode())
+    package = Path(__file__).resolve().parent
+    for f in sorted(package.rglob("*")):
+        parts = f.relative_to(package).parts
+        # schemas/ (inside a wheel) is covered by its SHA256SUMS; bytecode follows the sources.
+        if f.is_file() and parts[0] != "schemas" and "__pycache__" not in parts:
+            digest.update(f.relative_to(package).as_posix().encode() + b"\0" + f.read_bytes())
+    sums = schema_dir() / "SHA256SUMS"
+    if sums.is_file():
+        digest.update(sums.read_bytes())
+    return digest.hexdigest()

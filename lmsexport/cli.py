@@ -13,7 +13,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -140,7 +140,9 @@ def check(
     paths: PathsArg = None,
     report: Annotated[
         ReportFormat,
-        typer.Option("--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."),
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
     ] = ReportFormat.text,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
 ) -> None:
@@ -222,38 +224,75 @@ def build(
 
     Every XML file is validated against the bundled XSDs before anything is written.
     Files are written to a temporary directory beside OUT and moved into place only
-    when the whole build succeeded; unchanged files are left untouched.
+    when the whole build succeeded; unchanged files are left untouched. A rebuild with
+    nothing changed (same sources, outputs, formats and lmsexport) is answered from a
+    small cache file beside OUT without building.
     """
-    from .build import build as run_build
-    from .build import timestamp_from_env
+    from .build import build_files, default_jobs, timestamp_from_env
+    from .source import PathError, discover
 
     formats = _formats(fmt)
-    warnings: list[Diagnostic] = []
+    roots = paths or [Path("source")]
     try:
-        bank = _load(paths, warnings)
-        output = run_build(bank, formats, timestamp_from_env())
+        sources = discover(roots)
+    except PathError as e:
+        _usage(str(e))
+    if not sources:
+        _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+    try:
+        timestamp = timestamp_from_env()
     except LmsExportError as e:
-        _print_diagnostics(e.diagnostics + warnings)
-        _err(_summary(e.diagnostics + warnings) + "; nothing written")
+        _print_diagnostics(e.diagnostics)
         raise typer.Exit(EXIT_PROBLEMS) from None
-    warnings += output.warnings
-    _print_diagnostics(warnings)
     managed = _managed_paths(out, formats)
-    if check_only:
-        problems = _compare_tree(out, output.files, managed)
+    cache = None if check_only else _RebuildCache(out, sources, formats, timestamp)
+    if cache is not None and cache.fresh(managed):
+        _print_diagnostics(cache.warnings)
+        typer.echo(
+            f"built {cache.quizzes} quizzes, {cache.questions} questions into {out}: "
+            f"{len(cache.outputs)} files, 0 written, {len(cache.outputs)} unchanged (cached)"
+        )
+        return
+    total = sum(f.stat().st_size for f in sources)
+    jobs = default_jobs() if total >= _pool_min_bytes() else 1
+    sink: _Checker | _Stager = _Checker(out) if check_only else _Stager(out)
+    with _progress_bar(total) as progress:
+        try:
+            result = build_files(sources, formats, timestamp, sink.add, jobs=jobs, progress=progress)
+        except BaseException:
+            sink.discard()
+            raise
+    if result.errors:
+        sink.discard()
+        _print_diagnostics(result.errors + result.warnings)
+        _err(_summary(result.errors + result.warnings) + "; nothing written")
+        raise typer.Exit(EXIT_PROBLEMS)
+    _print_diagnostics(result.warnings)
+    if isinstance(sink, _Checker):
+        problems = sink.problems + [
+            f"{out / rel}: error: extra (the build would remove it)" for rel in sorted(managed - sink.seen)
+        ]
         for p in problems:
             _err(p)
         if problems:
             _err(f"{out}: {len(problems)} file(s) out of date; run 'lmsexport build' and commit the result")
             raise typer.Exit(EXIT_PROBLEMS)
-        typer.echo(f"ok: {out} is up to date ({len(output.files)} files)")
+        typer.echo(f"ok: {out} is up to date ({result.files} files)")
         return
-    changed, removed = _write_tree(out, output.files, managed)
+    changed, removed = sink.commit(managed)
+    if cache is not None:
+        cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
     typer.echo(
-        f"built {len(bank.quizzes)} quizzes, {bank.question_count} questions into {out}: "
-        f"{len(output.files)} files, {changed} written, {len(output.files) - changed} unchanged"
+        f"built {result.quizzes} quizzes, {result.questions} questions into {out}: "
+        f"{result.files} files, {changed} written, {result.files - changed} unchanged"
         + (f", {removed} removed" if removed else "")
     )
+
+
+def _pool_min_bytes() -> int:
+    from .build import POOL_MIN_BYTES
+
+    return POOL_MIN_BYTES
 
 
 def _managed_paths(out: Path, formats: list[str]) -> set[str]:
@@ -268,55 +307,227 @@ def _managed_paths(out: Path, formats: list[str]) -> set[str]:
     return owned
 
 
-def _compare_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> list[str]:
-    problems = []
-    for rel, data in files.items():
-        target = out / rel
+class _Checker:
+    """build --check: compares each file as it is built with OUT, writing nothing."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.seen: set[str] = set()
+        self.problems: list[str] = []
+
+    def add(self, rel: str, data: bytes) -> None:
+        self.seen.add(rel)
+        target = self.out / rel
         if not target.is_file():
-            problems.append(f"{target}: error: missing (the build would create it)")
-        elif target.read_bytes() != data:
-            problems.append(f"{target}: error: stale (the build would change it)")
-    for rel in sorted(managed - files.keys()):
-        problems.append(f"{out / rel}: error: extra (the build would remove it)")
-    return problems
+            self.problems.append(f"{target}: error: missing (the build would create it)")
+        elif not _same_content(target, data):
+            self.problems.append(f"{target}: error: stale (the build would change it)")
+
+    def discard(self) -> None:
+        pass
 
 
-def _write_tree(out: Path, files: dict[str, bytes], managed: set[str]) -> tuple[int, int]:
-    """Write files under out; return (files written, files removed).
+class _Stager:
+    """Writes each changed file, as soon as it is built, into a staging directory beside OUT.
 
-    Every changed file is first written and fsync'ed in a temporary directory beside
-    out (same file system, but not inside it), and only then renamed into place, so a
-    build that fails or is killed before that point leaves out exactly as it was; the
-    renames themselves take milliseconds. Unchanged files are not rewritten: their
-    mtime stays, rebuilds are quick and diffs clean. Staging directories left by a
-    killed build are removed by the next one.
+    Nothing under OUT changes until commit(), which runs only when the whole build succeeded:
+    every staged file is written and fsync'ed first and only then renamed into place, so a
+    build that fails or is killed before that point leaves OUT exactly as it was (the
+    renames take milliseconds). Streaming keeps memory flat however large the bank: only
+    the quizzes in flight are held. Unchanged files are not rewritten (their mtime stays,
+    rebuilds are quick and diffs clean). Staging directories left by a killed build are
+    removed by the next one.
     """
-    out.mkdir(parents=True, exist_ok=True)
-    prefix = f".{out.resolve().name}.lmsexport-tmp-"
-    for leftover in out.resolve().parent.glob(prefix + "*"):
-        shutil.rmtree(leftover, ignore_errors=True)
-    changed = [rel for rel, data in files.items() if not _same_content(out / rel, data)]
-    stale = sorted(managed - files.keys())
-    if changed:
-        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=out.resolve().parent))
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.seen: set[str] = set()
+        self.staged: list[tuple[Path, Path]] = []
+        self.tmp: Path | None = None
+        self.prefix = f".{out.resolve().name}.lmsexport-tmp-"
+        for leftover in out.resolve().parent.glob(self.prefix + "*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def add(self, rel: str, data: bytes) -> None:
+        self.seen.add(rel)
+        if _same_content(self.out / rel, data):
+            return
+        if self.tmp is None:
+            self.out.resolve().parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.out.resolve().parent))
+        path = self.tmp / str(len(self.staged))
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        path.chmod(0o644)
+        self.staged.append((path, self.out / rel))
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    def commit(self, managed: set[str]) -> tuple[int, int]:
+        """Move the staged files into place, remove managed files no longer built; return
+        (files written, files removed)."""
+        self.out.mkdir(parents=True, exist_ok=True)
         try:
-            staged = []
-            for i, rel in enumerate(changed):
-                path = tmp / str(i)
-                with open(path, "wb") as fh:
-                    fh.write(files[rel])
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                path.chmod(0o644)
-                staged.append((path, out / rel))
-            for src, dst in staged:
+            for src, dst in self.staged:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dst)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for rel in stale:
-        (out / rel).unlink()
-    return len(changed), len(stale)
+            self.discard()
+        stale = sorted(managed - self.seen)
+        for rel in stale:
+            (self.out / rel).unlink()
+        return len(self.staged), len(stale)
+
+
+class _RebuildCache:
+    """Answers "is OUT already what this build would write?" without building.
+
+    The key is everything a build's bytes and verdict depend on: the content (sha256) and
+    path of every source file, the formats, SOURCE_DATE_EPOCH, OUT, and
+    build.tool_fingerprint() (lmsexport's own code, templates and schemas, and the versions
+    of lxml, libxml2, zlib, jinja2, PyYAML and Python). The record holds the size and mtime of
+    every output file as the build left them, the warnings to print again and the counts.
+    The cache is fresh only if the key is equal and OUT holds exactly those files, unchanged
+    by size and mtime; anything else is a full build. It lives beside OUT (like the staging
+    directories), so OUT holds nothing but outputs. build --check never reads it.
+    """
+
+    VERSION = 1
+
+    def __init__(self, out: Path, sources: list[Path], formats: list[str], timestamp: int) -> None:
+        from .build import tool_fingerprint
+
+        self.out = out
+        self.sources = sources
+        self.path = out.resolve().parent / f".{out.resolve().name}.lmsexport-cache.json"
+        self.key = {
+            "version": self.VERSION,
+            "tool": tool_fingerprint(),
+            "formats": sorted(set(formats)),
+            "timestamp": timestamp,
+            "out": str(out.resolve()),
+            "sources": self._digests(),
+        }
+        self.outputs: dict[str, list[int]] = {}
+        self.warnings: list[Diagnostic] = []
+        self.quizzes = self.questions = 0
+
+    def _digests(self) -> list[list[str]] | None:
+        import hashlib
+
+        try:
+            digests = []
+            for f in self.sources:
+                with open(f, "rb") as fh:
+                    digests.append([f.as_posix(), hashlib.file_digest(fh, "sha256").hexdigest()])
+            return digests
+        except OSError:
+            return None  # unreadable now: the build reports it; never a cache hit
+
+    def fresh(self, managed: set[str]) -> bool:
+        import json
+
+        if self.key["sources"] is None:
+            return False
+        try:
+            record = json.loads(self.path.read_text(encoding="utf-8"))
+            if record.get("key") != self.key or set(record["outputs"]) != managed:
+                return False
+            for rel, (size, mtime) in record["outputs"].items():
+                st = (self.out / rel).stat()
+                if st.st_size != size or st.st_mtime_ns != mtime:
+                    return False
+            self.outputs = record["outputs"]
+            self.warnings = [_diagnostic_from(d) for d in record["warnings"]]
+            self.quizzes, self.questions = record["quizzes"], record["questions"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return True
+
+    def save(self, outputs: set[str], warnings: list[Diagnostic], quizzes: int, questions: int) -> None:
+        """Record the build just committed, unless a source changed while it ran."""
+        import json
+
+        if self._digests() != self.key["sources"]:
+            self.path.unlink(missing_ok=True)
+            return
+        stats = {}
+        for rel in sorted(outputs):
+            st = (self.out / rel).stat()
+            stats[rel] = [st.st_size, st.st_mtime_ns]
+        record = {
+            "key": self.key,
+            "outputs": stats,
+            "warnings": [_diagnostic_to(d) for d in warnings],
+            "quizzes": quizzes,
+            "questions": questions,
+        }
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def _diagnostic_to(d: Diagnostic) -> list[object]:
+    return [d.loc.path, d.loc.line, d.loc.col, d.message, d.severity.value, d.rule, d.hint]
+
+
+def _diagnostic_from(raw: list) -> Diagnostic:  # type: ignore[type-arg]
+    from .model import SourceLoc
+
+    path, line, col, message, severity, rule, hint = raw
+    return Diagnostic(SourceLoc(path, line, col), message, Severity(severity), rule, hint)
+
+
+class _progress_bar:  # noqa: N801 - used as a context manager, like open()
+    """A rich progress bar on standard error for a build that runs longer than about a second.
+
+    Only when standard error is a terminal and the CI variable is not set: never in logs,
+    pipes or captured test output. Progress is counted in source bytes built.
+    """
+
+    DELAY = 1.0
+
+    def __init__(self, total: int) -> None:
+        import time
+
+        self.total = total
+        self.start = time.monotonic()
+        self.enabled = sys.stderr.isatty() and not os.environ.get("CI")
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self.update if self.enabled else None
+
+    def update(self, done: int, total: int) -> None:
+        import time
+
+        if self.bar is None:
+            if time.monotonic() - self.start < self.DELAY or done >= total:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(
+                TextColumn("building"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("build", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _same_content(path: Path, data: bytes) -> bool:

@@ -226,21 +226,17 @@ def _validate_documents(docs: Iterable[tuple[str, str, etree._Element]], zip_nam
     return problems
 
 
-def build_qti21(bank: Bank, ctx: WriteContext, *, validate: bool = True) -> Output:
+def build_qti21(bank: Bank, ctx: WriteContext) -> Output:
     """The qti21 writer: one validated package per quiz at qti21/<quiz-id>.zip.
 
     Every XML member of every quiz is validated before anything is zipped; all invalid members
     of the whole bank are reported together in one SchemaValidationError (a bug of ours).
-    ``validate=False`` is for a parallel build's workers only: the process that compiled the
-    schema validates every member of the zips they return (validate_built_package), so that
-    the 0.7-0.9 s schema compile happens once per build instead of once per worker.
     """
     output = Output()
     problems: list[Diagnostic] = []
     for quiz in bank.quizzes:
         docs, files = _documents(quiz)
-        if validate:
-            problems += _validate_documents(docs, package_path(quiz))
+        problems += _validate_documents(docs, package_path(quiz))
         output.warnings += qti21.lossy_warnings(quiz)
         # Once anything failed, keep validating (to report everything) but stop zipping.
         if not problems:
@@ -251,30 +247,7 @@ def build_qti21(bank: Bank, ctx: WriteContext, *, validate: bool = True) -> Outp
     return output
 
 
-MEMBER_KINDS = {MANIFEST_PATH: "manifest", qti21.TEST_DIR: "test", qti21.ITEM_DIR: "item"}
-"""A member's document kind, by its path (the manifest) or its top folder (tests/, items/)."""
-
-
 def warm_schemas() -> None:
     """Compile every schema a package is validated against (the first call costs ~0.8 s)."""
     for kind in ("item", "test", "manifest"):
         schema_for(kind)
-
-
-def validate_built_package(data: bytes, zip_name: str) -> list[Diagnostic]:
-    """Validate every XML member of a package this module zipped (not untrusted input).
-
-    Used where the trees are in another process: each member is parsed back from the zip and
-    validated against its schema, so the check covers the exact bytes that are shipped, with
-    line numbers. Parsing back costs ~20 us per item, far less than compiling the schema again.
-    """
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    problems: list[Diagnostic] = []
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        for name in zf.namelist():
-            kind = MEMBER_KINDS.get(name) or MEMBER_KINDS.get(name.split("/", 1)[0])
-            if kind is None:
-                continue
-            root = etree.fromstring(zf.read(name), parser)
-            problems += validate_tree(root, kind, f"{zip_name}!{name}")
-    return problems

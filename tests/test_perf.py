@@ -7,12 +7,27 @@ No timings are asserted here (the machine is shared and noisy); benchmarks/bench
 from __future__ import annotations
 
 import html
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from lmsexport import build as build_mod
+from lmsexport.cli import app
+from lmsexport.errors import SourceError
 from lmsexport.model import direction
+from lmsexport.source import discover, load_paths
 from lmsexport.writers import gift
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synth  # noqa: E402
 
 
 def reference_escape_text(text: str, lang: str | None = None) -> str:
@@ -53,3 +68,110 @@ def test_escape_text_matches_its_definition(text: str, lang: str | None) -> None
 def test_escape_plain_matches_its_definition(text: str) -> None:
     specials = {"\\": "\\\\", "~": "\\~", "=": "\\=", "#": "\\#", "{": "\\{", "}": "\\}", ":": "\\:"}
     assert gift.escape_plain(text) == "".join(specials.get(c, "\\n" if c == "\n" else c) for c in text)
+
+
+# ---------------------------------------------------------------------------- parallel build
+
+FORMATS = ("qti21", "gift", "html")
+
+
+@pytest.fixture(scope="module")
+def synth_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("synth")
+    synth.write_bank(src, 700)  # several files of 50-500 questions
+    shutil.copy(ROOT / "source" / "zero-sharded-optimizers.yaml", src)  # every question type
+    return src
+
+
+def _collect(paths: list[Path], jobs: int) -> tuple[dict[str, bytes], build_mod.BuildResult]:
+    files: dict[str, bytes] = {}
+
+    def emit(rel: str, data: bytes) -> None:
+        assert rel not in files
+        files[rel] = data
+
+    result = build_mod.build_files(paths, FORMATS, 315532800, emit, jobs=jobs)
+    return files, result
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_streamed_build_gives_the_bytes_of_build(synth_bank: Path, jobs: int) -> None:
+    bank = load_paths([synth_bank])
+    expected = build_mod.build(bank, FORMATS, 315532800)
+    files, result = _collect(discover([synth_bank]), jobs)
+    assert not result.errors
+    assert files == expected.files
+    assert sorted(result.warnings, key=lambda d: d.sort_key()) == sorted(
+        expected.warnings, key=lambda d: d.sort_key()
+    )
+    assert (result.quizzes, result.questions) == (len(bank.quizzes), bank.question_count)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_streamed_build_reports_every_source_error(synth_bank: Path, tmp_path: Path, jobs: int) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(synth_bank, src)
+    first = sorted(src.glob("synth-*.yaml"))[0]
+    (src / "broken.yaml").write_text("id: broken\ntitle: x\nlang: ur\nquestions: 3\n", encoding="utf-8")
+    shutil.copy(first, src / "copy.yaml")  # every id again: duplicates across files
+    with pytest.raises(SourceError) as caught:
+        load_paths([src])
+    files, result = _collect(discover([src]), jobs)
+    assert result.source_failed and "index.html" not in files
+    assert result.errors == caught.value.diagnostics
+
+
+# ---------------------------------------------------------------------------- rebuild cache
+
+
+def _build(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, ["build", *args], env=env, catch_exceptions=False)
+
+
+def test_rebuild_cache_never_hides_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src, out = tmp_path / "src", tmp_path / "dist"
+    shutil.copytree(ROOT / "source", src)
+    quiz = sorted(src.glob("*.yaml"))[0]
+    text = quiz.read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^    explanation: .*\n", "", text, count=1)  # a warning to remember
+    quiz.write_text(text, encoding="utf-8")
+    first = _build(str(src), "--out", str(out))
+    assert "10 written" in first.stdout
+    again = _build(str(src), "--out", str(out))
+    assert again.exit_code == 0 and "(cached)" in again.stdout
+    assert "warning" in first.stderr and again.stderr == first.stderr  # printed again from the cache
+
+    # A changed source file is rebuilt.
+    quiz.write_text(text.replace("title: ", "title: X", 1), encoding="utf-8")
+    result = _build(str(src), "--out", str(out))
+    assert "(cached)" not in result.stdout and " 0 written" not in result.stdout
+    assert "(cached)" in _build(str(src), "--out", str(out)).stdout
+
+    # Other formats, another SOURCE_DATE_EPOCH, a new lmsexport: never answered from the cache.
+    assert "(cached)" not in _build(str(src), "--out", str(out), "--format", "gift").stdout
+    assert "(cached)" not in _build(str(src), "--out", str(out)).stdout  # the gift-only key replaced it
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+    assert "(cached)" not in _build(str(src), "--out", str(out), env=env).stdout
+    _build(str(src), "--out", str(out))
+    monkeypatch.setattr(build_mod, "tool_fingerprint", lambda: "another lmsexport")
+    assert "(cached)" not in _build(str(src), "--out", str(out)).stdout
+    monkeypatch.undo()
+
+    # Outputs edited, deleted or added by hand are put right by a real build.
+    _build(str(src), "--out", str(out))
+    gift_file = sorted((out / "gift").iterdir())[0]
+    good = gift_file.read_bytes()
+    gift_file.write_bytes(b"edited")
+    assert "1 written" in _build(str(src), "--out", str(out)).stdout
+    assert gift_file.read_bytes() == good
+    gift_file.unlink()
+    assert "1 written" in _build(str(src), "--out", str(out)).stdout
+    (out / "qti21" / "extra.zip").write_bytes(b"PK")
+    assert "1 removed" in _build(str(src), "--out", str(out)).stdout
+    assert _build("--check", str(src), "--out", str(out)).exit_code == 0
+
+
+def test_no_progress_bar_when_not_a_terminal(synth_bank: Path, tmp_path: Path) -> None:
+    result = _build(str(synth_bank), "--out", str(tmp_path / "dist"))
+    assert result.exit_code == 0
+    assert "building" not in result.stderr and "\x1b[" not in result.stderr
