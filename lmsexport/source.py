@@ -47,6 +47,10 @@ MAX_ID_CHARS = 64
 MAX_TAG_CHARS = 100
 MAX_ITEMS = 10_000
 """Most questions in one quiz, choices in one question, etc."""
+MAX_NODES = 500_000
+"""Most YAML nodes (scalars, lists, mappings) in one file, counted while composing. A real
+question takes ~32 nodes in ~1,100 bytes, so a full 10 MiB bank stays under it; a 10 MiB
+file of `[a,a,a,...]` would otherwise become 5 million nodes: 1.5 GB and 40 s."""
 
 ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 SOURCE_SUFFIXES = (".yaml", ".yml")
@@ -106,6 +110,7 @@ class _Composer:
         self.diags = diags
         self.loader = yaml.CSafeLoader(text)
         self.resolver = yaml.resolver.Resolver()
+        self.nodes = 0
 
     def loc(self, mark: Any) -> SourceLoc:
         return SourceLoc(self.path, mark.line + 1, mark.column + 1)
@@ -153,6 +158,14 @@ class _Composer:
     def node(self, depth: int) -> Node:
         y = self.yaml
         event = self.loader.get_event()
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.fail(
+                event.start_mark,
+                f"the file has more than {MAX_NODES:,} YAML values; that is the limit for one file",
+                "source.too-many-nodes",
+                hint="split the quiz into several files",
+            )
         if isinstance(event, y.AliasEvent):
             raise self.fail(
                 event.start_mark,
