@@ -154,3 +154,25 @@ def test_malformed_gift(case: str) -> None:
     with pytest.raises(GiftSyntaxError) as info:
         _read(source.read_text(encoding="utf-8"), source.name)
     assert str(info.value) == expected
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '{"points": "2"}', '{"points": -1}', '{"points": true}', '{"points": 1e999}', '{"tags": "a"}',
+        '{"tags": [1]}', '{"case_sensitive": "yes"}', '{"answer": "x"}', '{"distractors": {"a": 1}}',
+        '[1, 2]', '{"points": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}',
+    ],
+)
+def test_hostile_question_metadata_is_ignored(meta: str) -> None:
+    """Our `// lmsexport:` comments are untrusted input too (found by fuzzing: a crash on them)."""
+    (q,) = _read(f"// [id:q]\n// lmsexport: {meta}\n::q::Q {{=a ~b}}\n")[0].questions
+    assert (q.points, q.tags, q.choices[0].text) == (1.0, (), "a")
+
+
+@pytest.mark.parametrize(
+    "meta", ['{"difficulty": "madium"}', '{"id": "1 bad"}', '{"lang": 5}', '{"shuffle": "no"}', '{"title": ""}']
+)
+def test_hostile_quiz_metadata_is_ignored(meta: str) -> None:
+    quiz, _ = _read(f"// lmsexport-quiz: {meta}\n$CATEGORY: c\n\n::q::Q {{T}}\n")
+    assert quiz.difficulty is None and quiz.shuffle is True and quiz.title

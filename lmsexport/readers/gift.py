@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
@@ -548,15 +549,52 @@ def read_gift(text: str, path: str) -> GiftFile:
 
 
 def _meta(comments: tuple[str, ...], prefix: str) -> dict[str, object]:
+    """The JSON of lmsexport's `// prefix {...}` comment, with every value checked.
+
+    These lines are ours, but a GIFT file is untrusted input: a value of the wrong type or
+    outside its domain is dropped (the field keeps what Moodle itself would give it).
+    """
     for line in comments:
         body = line[2:].strip()
         if body.startswith(prefix):
             try:
                 data = json.loads(body[len(prefix) :])
-            except ValueError:
+            except (ValueError, RecursionError):
                 return {}
-            return data if isinstance(data, dict) else {}
+            if not isinstance(data, dict):
+                return {}
+            return {k: v for k, v in data.items() if k in _META_CHECKS and _META_CHECKS[k](v)}
     return {}
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _is_text(v: object) -> bool:
+    return isinstance(v, str) and v.strip() == v and bool(v)
+
+
+def _is_texts(v: object) -> bool:
+    return isinstance(v, list) and all(_is_text(x) for x in v)
+
+
+_META_CHECKS: dict[str, Callable[[object], bool]] = {
+    # question metadata
+    "points": lambda v: _is_number(v) and v > 0,  # type: ignore[operator]
+    "tags": _is_texts,
+    "case_sensitive": lambda v: isinstance(v, bool),
+    "answer": _is_number,
+    "distractors": _is_texts,
+    # quiz metadata
+    "id": lambda v: isinstance(v, str) and bool(_ID_RE.match(v)),
+    "title": _is_text,
+    "lang": lambda v: isinstance(v, str) and bool(re.fullmatch(r"[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*", v)),
+    "description": _is_text,
+    "difficulty": lambda v: v in {d.value for d in Difficulty},
+    "category": _is_text,
+    "shuffle": lambda v: isinstance(v, bool),
+}
 
 
 class _Mapper:
