@@ -32,7 +32,7 @@ import json
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
@@ -507,38 +507,64 @@ def _tags(comments: list[str]) -> tuple[str, ...]:
     return tuple(m.group(1).strip().replace("\\]", "]") for m in _TAG_COMMENT.finditer("\n".join(comments)))
 
 
-def _split_lines(text: str) -> list[str]:
-    """readdata(): BOM off; a file with CR but no LF is split on CR, any other on LF."""
+def _split_lines(text: str) -> Iterator[str]:
+    """readdata(): BOM off; a file with CR but no LF is split on CR, any other on LF.
+
+    One line at a time: a 10 MiB file of empty lines would be millions of strings at once."""
     text = text.removeprefix("\ufeff")
-    if "\n" not in text and "\r" in text:
-        return text.split("\r")
-    return text.split("\n")
+    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    start = 0
+    while (end := text.find(sep, start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
-def _blocks(lines: list[str]) -> list[list[tuple[int, str]]]:
+def _blocks(lines: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
     """readquestions(): blocks between lines that PHP's empty() takes for blank ('' or '0')."""
-    blocks: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     for lineno, line in enumerate(lines, 1):
         if line.strip(_PHP_TRIM) in ("", "0"):
             if current:
-                blocks.append(current)
+                yield current
             current = []
         else:
             current.append((lineno, line))
     if current:
-        blocks.append(current)
-    return blocks
+        yield current
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=Diagnostic.sort_key)
 
 
+MAX_GIFT_BLOCKS = 20_000
+"""Most blank-line-separated blocks (questions, comments, categories) in one file: twice the
+YAML source's 10,000 questions a quiz, so that every question may carry a comment block."""
+MAX_GIFT_ERRORS = 100
+"""Reading stops after this many errors: a file with more is not a GIFT file worth reading on."""
+
+
 def read_gift(text: str, path: str) -> GiftFile:
     """Every block of a GIFT file as Moodle reads it; raises GiftSyntaxError with every error."""
     diags: list[Diagnostic] = []
-    items = [_Block(path, block, diags).read() for block in _blocks(_split_lines(text))]
+    items = []
+    n_errors = 0
+    for n, block in enumerate(_blocks(_split_lines(text))):
+        if n == MAX_GIFT_BLOCKS:
+            message = f"more than {MAX_GIFT_BLOCKS:,} questions and comments; that is the limit for one file"
+            hint = "split the questions into several files"
+            diags.append(
+                Diagnostic(SourceLoc(path, block[0][0], 1), message, rule="gift.too-many", hint=hint)
+            )
+            break
+        before = len(diags)
+        items.append(_Block(path, block, diags).read())
+        n_errors += sum(d.severity is Severity.ERROR for d in diags[before:])
+        if n_errors >= MAX_GIFT_ERRORS:
+            diags.append(Diagnostic(SourceLoc(path, block[-1][0]), f"stopping after {n_errors} errors",
+                                    rule="gift.too-many-errors"))  # fmt: skip
+            break
     errors = [d for d in diags if d.severity is Severity.ERROR]
     if errors:
         raise GiftSyntaxError(_sorted(diags))
