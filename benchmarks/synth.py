@@ -11,14 +11,19 @@ import json
 import random
 from pathlib import Path
 
-UR_WORDS = (
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+UR_WORDS = _words(
     "ماڈل پیرامیٹرز گریڈیئنٹس آپٹیمائزر میموری ٹینسر پائپ لائن متوازی تربیت مرحلہ شارڈنگ "
     "مواصلات ایکٹیویشن بیچ پرت نوڈ کمپیوٹ بچت تقسیم نقل حالت"
-).split()
-EN_WORDS = (
+)
+EN_WORDS = _words(
     "model parameters gradients optimizer memory tensor pipeline parallel training stage sharding "
     "communication activation batch layer node compute savings partition replica state"
-).split()
+)
 
 
 def _sentence(rng: random.Random, words: list[str] | tuple[str, ...], n: int, end: str) -> str:

@@ -1,0 +1,281 @@
+"""Benchmark a full lmsexport build from 200 to 100,000 questions (a script, not a test).
+
+    python benchmarks/bench.py [SIZES...] [--text2qti-max N] [--keep]
+
+For each size it generates a deterministic synthetic bank (benchmarks/synth.py), then measures,
+each in a fresh process of this checkout's lmsexport (PYTHONPATH is set to it, whatever is
+installed), with CI=1 so that no progress bar is drawn:
+
+- cold: ``lmsexport build`` of every format, every XML file validated, into an empty OUT;
+- rebuild: the same command again with nothing changed;
+- floor: zipping (same level, same order) and writing, with fsync, the very bytes the build
+  wrote, in one process, without generating or validating anything;
+- text2qti (when installed and size <= --text2qti-max): ``text2qti`` on one text file holding
+  the same questions, choices, per-choice feedback and explanations (as general feedback).
+
+Wall and CPU seconds (CPU = user + system of the process and its workers), peak RSS (the
+largest sum of PSS over the process tree, sampled every 10 ms), questions per second and
+bytes written are printed as a Markdown table, with the machine. The banks and outputs live
+under benchmarks/out/ (git-ignored) and are removed afterwards unless --keep is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "benchmarks" / "out"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import synth  # noqa: E402
+
+DEFAULT_SIZES = (200, 2000, 20000, 100000)
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    peak_rss: int
+    """Bytes: the largest sum of proportional resident memory over the process and its descendants."""
+    returncode: int
+    stdout: str
+
+
+def _tree_rss(pid: int) -> int:
+    """Memory of pid and every descendant, from /proc (Linux): the sum of their PSS, so that
+    pages a forked worker still shares with its parent are counted once, not once a process."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/smaps_rollup", encoding="ascii", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
+                    stack += [int(c) for c in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def measure(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> Run:
+    """Run argv to completion; wall, CPU of it and its waited-for children, peak tree RSS."""
+    peak = 0
+    done = threading.Event()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(proc.pid))
+            done.wait(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    # communicate() reaped the child; its rusage (with its workers') is in RUSAGE_CHILDREN.
+    usage = _children_cpu()
+    cpu = usage - measure.cpu_before  # type: ignore[attr-defined]
+    measure.cpu_before = usage  # type: ignore[attr-defined]
+    if proc.returncode != 0:
+        sys.stderr.write(err)
+    return Run(wall, cpu, peak, proc.returncode, out)
+
+
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+measure.cpu_before = _children_cpu()  # type: ignore[attr-defined]
+
+
+def lmsexport_env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "1"}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    return env
+
+
+def lmsexport(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from lmsexport.cli import main; main()", *args]
+
+
+def tree_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def floor(out: Path, dest: Path) -> float:
+    """Seconds to zip and write (fsync'ed) the bytes of ``out`` without making or checking them."""
+    from lmsexport.package import zip_members
+
+    packages: dict[str, dict[str, bytes]] = {}
+    plain: dict[str, bytes] = {}
+    for p in sorted(out.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(out).as_posix()
+        if p.suffix == ".zip":
+            with zipfile.ZipFile(io.BytesIO(p.read_bytes())) as zf:
+                packages[rel] = {n: zf.read(n) for n in zf.namelist()}
+        else:
+            plain[rel] = p.read_bytes()
+    start = time.perf_counter()
+    files = {rel: zip_members(members, 315532800) for rel, members in packages.items()}
+    files.update(plain)
+    for rel, data in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return time.perf_counter() - start
+
+
+def text2qti_source(bank_dir: Path, dest: Path) -> Path:
+    """The bank as one text2qti quiz: same stems, choices, per-choice feedback, explanations."""
+    from lmsexport.source import load_paths
+
+    bank = load_paths([bank_dir])
+    lines = ["Quiz title: synthetic bank", ""]
+    n = 0
+    for quiz in bank.quizzes:
+        for q in quiz.questions:
+            n += 1
+            lines.append(f"{n}.  {q.stem}")
+            if q.explanation:
+                lines.append(f"... {q.explanation}")
+            for i, c in enumerate(q.choices):
+                mark = "*" if c.correct else ""
+                lines.append(f"{mark}{'abcdefghij'[i]}) {c.text}")
+                if c.feedback:
+                    lines.append(f"... {c.feedback}")
+            lines.append("")
+    dest.write_text("\n".join(lines), encoding="utf-8")
+    return dest
+
+
+def machine() -> list[str]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        mem = next(x for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal"))
+        memory = f"{int(mem.split()[1]) / 1024 / 1024:.1f} GiB"
+    except (OSError, StopIteration):
+        memory = "unknown"
+    import zlib
+
+    from lxml import etree
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    return [
+        f"- CPU: {cpus} usable ({model}); memory {memory}; load average at start {load}",
+        f"- Python {platform.python_version()} on {platform.system()} {platform.release()}",
+        f"- lxml {'.'.join(map(str, etree.LXML_VERSION))}, "
+        f"libxml2 {'.'.join(map(str, etree.LIBXML_VERSION))}, zlib {zlib.ZLIB_RUNTIME_VERSION}",
+    ]
+
+
+def mb(n: int) -> str:
+    return f"{n / 1024 / 1024:.0f} MB"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=list(DEFAULT_SIZES))
+    parser.add_argument(
+        "--text2qti-max", type=int, default=20000, help="largest size text2qti is run on (default 20000)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the banks and outputs (benchmarks/out/)")
+    args = parser.parse_args()
+    have_text2qti = shutil.which("text2qti") is not None
+    WORK.mkdir(parents=True, exist_ok=True)
+    header = (
+        "| questions | quizzes | cold wall s | cold CPU s | peak RSS | questions/s | bytes written "
+        "| rebuild s | floor s | cold/floor | text2qti s | lmsexport/text2qti |"
+    )
+    rows = [header, "|" + "---|" * (header.count("|") - 1)]
+    print("\n".join(machine()), flush=True)
+    for n in args.sizes:
+        bank = WORK / f"bank-{n}"
+        if not bank.is_dir():
+            synth.write_bank(bank, n)
+        out = WORK / f"dist-{n}"
+        shutil.rmtree(out, ignore_errors=True)
+        cache = out.parent / f".{out.name}.lmsexport-cache.json"
+        cache.unlink(missing_ok=True)
+        env = lmsexport_env()
+        cold = measure(lmsexport("build", str(bank), "--out", str(out)), env)
+        if cold.returncode != 0:
+            print(f"build of {n} questions failed", file=sys.stderr)
+            return 1
+        quizzes = len(list(bank.glob("*.yaml")))
+        written = tree_bytes(out)
+        rebuild = measure(lmsexport("build", str(bank), "--out", str(out)), env)
+        floor_dir = WORK / f"floor-{n}"
+        shutil.rmtree(floor_dir, ignore_errors=True)
+        floor_s = floor(out, floor_dir)
+        t2q = "n/a"
+        ratio = "n/a"
+        if have_text2qti and n <= args.text2qti_max:
+            t2q_dir = WORK / f"text2qti-{n}"
+            shutil.rmtree(t2q_dir, ignore_errors=True)
+            t2q_dir.mkdir()
+            src = text2qti_source(bank, t2q_dir / "bank.txt")
+            t = measure(["text2qti", src.name], cwd=t2q_dir)
+            if t.returncode == 0:
+                t2q, ratio = f"{t.wall:.2f}", f"1/{t.wall / cold.wall:.1f}"
+        cells = [
+            f"{n:,}", str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}", mb(cold.peak_rss),
+            f"{n / cold.wall:,.0f}", mb(written), f"{rebuild.wall:.2f}", f"{floor_s:.2f}",
+            f"{cold.wall / floor_s:.1f}x", t2q, ratio,
+        ]  # fmt: skip
+        rows.append("| " + " | ".join(cells) + " |")
+        print(rows[-1], flush=True)
+        if not args.keep:
+            for d in (bank, out, floor_dir, WORK / f"text2qti-{n}"):
+                shutil.rmtree(d, ignore_errors=True)
+            cache.unlink(missing_ok=True)
+    help_run = measure(lmsexport("--help"), lmsexport_env())
+    seed_out = WORK / "dist-seed"
+    shutil.rmtree(seed_out, ignore_errors=True)
+    (seed_out.parent / f".{seed_out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    seed = measure(lmsexport("build", "source", "--out", str(seed_out)), lmsexport_env())
+    shutil.rmtree(seed_out, ignore_errors=True)
+    (seed_out.parent / f".{seed_out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    print()
+    print("\n".join(rows))
+    print()
+    print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
+    print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
