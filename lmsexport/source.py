@@ -45,6 +45,9 @@ MAX_TEXT_CHARS = 20_000
 MAX_ID_CHARS = 64
 """Longest quiz or question id (ids become file names inside packages)."""
 MAX_TAG_CHARS = 100
+MAX_ERRORS_PER_FILE = 200
+"""After this many errors in one file, reading it stops (a file of 100,000 unknown keys would
+otherwise print 100,000 lines)."""
 MAX_ITEMS = 10_000
 """Most questions in one quiz, choices in one question, etc."""
 MAX_NODES = 500_000
@@ -320,13 +323,21 @@ class _Ctx:
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
     """(kind, id, location of the id's value) of every quiz and question, for check_ids."""
 
+    errors: int = 0
+
     def error(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
         loc = node.loc if isinstance(node, Node) else node
         self.diags.append(Diagnostic(loc, message, rule=rule, hint=hint))
+        self.errors += 1
+        if self.errors >= MAX_ERRORS_PER_FILE:
+            self.diags.append(Diagnostic(SourceLoc(self.path), f"too many errors ({self.errors}); "
+                                         "stopped reading this file", rule="source.too-many-errors"))
+            raise _Abort()
 
     def warn(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
         loc = node.loc if isinstance(node, Node) else node
-        self.warnings.append(Diagnostic(loc, message, Severity.WARNING, rule, hint))
+        if len(self.warnings) < MAX_ERRORS_PER_FILE:
+            self.warnings.append(Diagnostic(loc, message, Severity.WARNING, rule, hint))
 
 
 def _did_you_mean(word: str, options: Iterable[str]) -> str | None:
@@ -895,7 +906,10 @@ def _load_text(
     if root is None:
         return None
     ctx = _Ctx(path, diags)
-    quiz = _quiz(ctx, root)
+    try:
+        quiz = _quiz(ctx, root)
+    except _Abort:
+        quiz = None
     if warnings is not None:
         warnings.extend(ctx.warnings)
     if ids is not None:

@@ -140,3 +140,15 @@ def test_missing_path_is_usage_error() -> None:
     result = run("check", "no/such/dir")
     assert result.exit_code == 2
     assert "no such file or directory" in result.stderr
+
+
+def test_too_many_errors_stop_reading_the_file(tmp_path: Path) -> None:
+    from lmsexport.source import MAX_ERRORS_PER_FILE
+
+    path = tmp_path / "keys.yaml"
+    path.write_text("id: q\ntitle: t\nlang: en\n" + "".join(f"k{i}: a\n" for i in range(5000)))
+    with pytest.raises(SourceError) as e:
+        load_paths([path])
+    diags = e.value.diagnostics
+    assert len(diags) == MAX_ERRORS_PER_FILE + 1
+    assert diags[-1].rule == "source.too-many-errors" or any(d.rule == "source.too-many-errors" for d in diags)
