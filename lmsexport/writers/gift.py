@@ -212,7 +212,7 @@ class _QuestionWriter:
         self._common_warnings()
         if self.meta:
             lines.append(_meta_comment("lmsexport:", self.meta))
-        head = f"::{self.plain(self.q.id, 'the id')}::[html]{self.rich(self.q.stem, 'the stem')}"
+        head = f"::{self.plain(question_name(self.q), 'the name')}::[html]{self.rich(self.q.stem, 'the stem')}"
         lines.append(head + body)
         return "\n".join(lines)
 
@@ -365,6 +365,24 @@ class _QuestionWriter:
             left = self.rich(pair.left, f"the left item of pair {n}")
             lines.append(f"\t={left} -> {self.plain(pair.right, f'the right item of pair {n}')}")
         return lines
+
+
+NAME_CHARS = 80
+"""Longest question name, as Moodle names a question without one (it allows 255)."""
+
+
+def question_name(question: Question) -> str:
+    """The `::name::` Moodle lists in its question bank: the stem's start, on one line.
+
+    The id travels separately as the question's ID number (`// [id:...]`), so the name is
+    free to be what an instructor recognises: the question itself.
+    """
+    # A label only: Moodle's escape placeholders (&&058; ...) cannot be written in it, so break them.
+    text = " ".join(question.stem.split()).replace("&&", "& &")
+    if len(text) <= NAME_CHARS:
+        return text
+    cut = text[: NAME_CHARS - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
 
 
 def category_path(quiz: Quiz) -> tuple[str, bool]:
