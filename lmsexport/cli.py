@@ -575,3 +575,7 @@ def main() -> None:
     except KeyboardInterrupt:
         _err("lmsexport: interrupted")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
