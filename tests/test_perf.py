@@ -11,23 +11,27 @@ import os
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lmsexport import build as build_mod
+from lmsexport import package
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
-from lmsexport.model import direction
+from lmsexport.model import Question, Quiz, direction
+from lmsexport.package import serialize
 from lmsexport.source import discover, load_paths
-from lmsexport.writers import gift
+from lmsexport.writers import gift, qti21
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import synth  # noqa: E402
+from strategies import quizzes  # noqa: E402
 
 
 def reference_escape_text(text: str, lang: str | None = None) -> str:
@@ -73,6 +77,57 @@ def test_escape_plain_matches_its_definition(text: str) -> None:
 # ---------------------------------------------------------------------------- parallel build
 
 FORMATS = ("qti21", "gift", "html")
+
+
+def _other_texts(question: Question) -> Question:
+    """The same shape (line counts, presence, languages, tag count) with every text, tag and the id
+    changed."""
+
+    def other(text: str) -> str:
+        return "\n".join(f"<&{line[::-1]}\u200f]]>" for line in text.split("\n"))
+
+    return replace(
+        question,
+        id=question.id + "-b",
+        tags=tuple(t + "b" for t in question.tags),
+        stem=other(question.stem),
+        explanation=other(question.explanation) if question.explanation else question.explanation,
+        choices=tuple(
+            replace(c, text=other(c.text), feedback=other(c.feedback) if c.feedback else c.feedback)
+            for c in question.choices
+        ),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(quizzes())
+def test_items_from_skeletons_are_the_built_items(quiz: Quiz) -> None:
+    """item_tree's skeleton fast path gives build_item_tree's bytes, for a skeleton made from the
+    question itself and for one made from another question of the same shape."""
+    for q in quiz.questions:
+        for source, target in ((q, q), (_other_texts(q), q), (q, _other_texts(q))):
+            qti21._SKELETONS.clear()
+            qti21.item_tree(quiz, source)  # caches the shape's skeleton, made from `source`
+            fast = qti21.item_tree(quiz, target)
+            slow = qti21.build_item_tree(quiz, target)
+            assert serialize(fast) == serialize(slow)
+            assert fast.sourceline is None  # built, never parsed, as validation messages expect
+    qti21._SKELETONS.clear()
+
+
+@settings(max_examples=100, deadline=None)
+@given(quizzes())
+def test_manifests_from_resource_skeletons_are_the_built_ones(quiz: Quiz) -> None:
+    """The manifest's per-item resources copied from cached ones give the built bytes, whichever
+    question of the shape the cached resource was made from."""
+    package._RESOURCE_SKELETONS.clear()
+    package.manifest_tree(replace(quiz, questions=tuple(map(_other_texts, quiz.questions))))
+    fast = serialize(package.manifest_tree(quiz))  # from the resources cached for the other texts
+    package._RESOURCE_SKELETONS.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(package, "_item_resource", package.build_item_resource)
+        slow = serialize(package.manifest_tree(quiz))
+    assert fast == slow
 
 
 @pytest.fixture(scope="module")
