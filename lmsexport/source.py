@@ -79,18 +79,40 @@ _TYPE_NAMES = {
 # --------------------------------------------------------------------------- YAML -> nodes
 
 
-@dataclass
 class Node:
-    """A YAML node with its position; values are raw (scalars keep their source text)."""
+    """A YAML node with its position; values are raw (scalars keep their source text).
 
-    kind: str
-    """"map", "seq" or "scalar"."""
-    loc: SourceLoc
-    value: Any = None
-    """scalar: the text as written; seq: list[Node]; map: list[tuple[Node, Node]]."""
-    tag: str = _STR
-    """Resolved YAML 1.1 tag of a scalar (implicit resolution, as PyYAML's safe loader)."""
-    quoted: bool = False
+    A plain class with slots, and the position kept as two ints: a bank has ~32 nodes a question
+    and only a few of them ever need a SourceLoc (the model's, and the ones with an error).
+    """
+
+    __slots__ = ("kind", "path", "line", "col", "value", "tag", "quoted")
+
+    def __init__(
+        self,
+        kind: str,
+        path: str,
+        line: int,
+        col: int,
+        value: Any = None,
+        tag: str = _STR,
+        quoted: bool = False,
+    ) -> None:
+        self.kind = kind
+        """"map", "seq" or "scalar"."""
+        self.path = path
+        self.line = line
+        """1-based, as SourceLoc."""
+        self.col = col
+        self.value = value
+        """scalar: the text as written; seq: list[Node]; map: list[tuple[Node, Node]]."""
+        self.tag = tag
+        """Resolved YAML 1.1 tag of a scalar (implicit resolution, as PyYAML's safe loader)."""
+        self.quoted = quoted
+
+    @property
+    def loc(self) -> SourceLoc:
+        return SourceLoc(self.path, self.line, self.col)
 
     def describe(self) -> str:
         if self.kind == "map":
@@ -114,6 +136,7 @@ class _Composer:
         self.loader = yaml.CSafeLoader(text)
         self.resolver = yaml.resolver.Resolver()
         self.nodes = 0
+        self.node_events = frozenset({yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent})
 
     def loc(self, mark: Any) -> SourceLoc:
         return SourceLoc(self.path, mark.line + 1, mark.column + 1)
@@ -130,7 +153,7 @@ class _Composer:
                 event = self.loader.get_event()
                 if isinstance(event, y.StreamEndEvent):
                     raise self.fail(event.start_mark, "the file is empty", "source.empty-file")
-                root = self.node(0)
+                root = self.node(self.loader.get_event(), 0)
                 self.loader.get_event()  # DocumentEnd
                 event = self.loader.get_event()
                 if not isinstance(event, y.StreamEndEvent):
@@ -158,9 +181,13 @@ class _Composer:
         finally:
             self.loader.dispose()
 
-    def node(self, depth: int) -> Node:
-        y = self.yaml
-        event = self.loader.get_event()
+    def node(self, event: Any, depth: int) -> Node:
+        """The node that starts with ``event`` (already taken from the parser), and its children.
+
+        The hot loop of loading (one call per YAML value): event classes are compared by
+        identity, the refusals (aliases, anchors, tags) are checked in _refuse only when the
+        event carries an anchor or a tag, and plain scalars' resolved tags are memoised.
+        """
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise self.fail(
@@ -169,6 +196,62 @@ class _Composer:
                 "source.too-many-nodes",
                 hint="split the quiz into several files",
             )
+        y = self.yaml
+        cls = event.__class__
+        if cls not in self.node_events or event.anchor is not None or event.tag is not None:
+            self._refuse(event)
+        mark = event.start_mark
+        line = mark.line + 1
+        col = mark.column + 1
+        if cls is y.ScalarEvent:
+            value = event.value
+            if event.style in _QUOTED_STYLES:
+                return Node("scalar", self.path, line, col, value, _STR, True)
+            key = (value, event.implicit)
+            resolved = _RESOLVED.get(key)
+            if resolved is None:
+                resolved = self.resolver.resolve(y.ScalarNode, value, event.implicit)
+                if len(value) <= _RESOLVED_MAX_CHARS and len(_RESOLVED) < _RESOLVED_MAX:
+                    _RESOLVED[key] = resolved
+            return Node("scalar", self.path, line, col, value, resolved, False)
+        if depth >= MAX_DEPTH:
+            raise self.fail(
+                event.start_mark,
+                f"nesting deeper than {MAX_DEPTH} levels",
+                "source.too-deep",
+            )
+        get = self.loader.get_event
+        if cls is y.SequenceStartEvent:
+            items: list[Node] = []
+            event = get()
+            end = y.SequenceEndEvent
+            while event.__class__ is not end:
+                items.append(self.node(event, depth + 1))
+                event = get()
+            return Node("seq", self.path, line, col, items)
+        if cls is y.MappingStartEvent:
+            pairs: list[tuple[Node, Node]] = []
+            event = get()
+            end = y.MappingEndEvent
+            while event.__class__ is not end:
+                key_node = self.node(event, depth + 1)
+                if key_node.kind == "scalar" and key_node.tag == "tag:yaml.org,2002:merge":
+                    raise self.fail(
+                        _mark_of(key_node),
+                        "YAML merge keys (<<) are not allowed",
+                        "source.yaml-merge",
+                        hint="write the keys out in full",
+                    )
+                pairs.append((key_node, self.node(get(), depth + 1)))
+                event = get()
+            return Node("map", self.path, line, col, pairs)
+        raise self.fail(
+            event.start_mark, f"unexpected YAML event {type(event).__name__}", "source.yaml-syntax"
+        )
+
+    def _refuse(self, event: Any) -> None:
+        """Raise for an alias, an anchor or an explicit tag (a lone "!" is allowed)."""
+        y = self.yaml
         if isinstance(event, y.AliasEvent):
             raise self.fail(
                 event.start_mark,
@@ -194,42 +277,14 @@ class _Composer:
                 "source.yaml-tag",
                 hint="remove the tag; quote the value if it must be text",
             )
-        loc = self.loc(event.start_mark)
-        if isinstance(event, y.ScalarEvent):
-            if event.style in ("'", '"', "|", ">"):
-                resolved = _STR
-            else:
-                resolved = self.resolver.resolve(y.ScalarNode, event.value, event.implicit)
-            return Node("scalar", loc, event.value, resolved, quoted=event.style in ("'", '"', "|", ">"))
-        if depth >= MAX_DEPTH:
-            raise self.fail(
-                event.start_mark,
-                f"nesting deeper than {MAX_DEPTH} levels",
-                "source.too-deep",
-            )
-        if isinstance(event, y.SequenceStartEvent):
-            items: list[Node] = []
-            while not self.loader.check_event(y.SequenceEndEvent):
-                items.append(self.node(depth + 1))
-            self.loader.get_event()
-            return Node("seq", loc, items)
-        if isinstance(event, y.MappingStartEvent):
-            pairs: list[tuple[Node, Node]] = []
-            while not self.loader.check_event(y.MappingEndEvent):
-                key = self.node(depth + 1)
-                if key.kind == "scalar" and key.tag == "tag:yaml.org,2002:merge":
-                    raise self.fail(
-                        _mark_of(key),
-                        "YAML merge keys (<<) are not allowed",
-                        "source.yaml-merge",
-                        hint="write the keys out in full",
-                    )
-                pairs.append((key, self.node(depth + 1)))
-            self.loader.get_event()
-            return Node("map", loc, pairs)
-        raise self.fail(
-            event.start_mark, f"unexpected YAML event {type(event).__name__}", "source.yaml-syntax"
-        )
+
+
+_QUOTED_STYLES = frozenset({"'", '"', "|", ">"})
+_RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}
+"""(plain scalar, implicit) -> its resolved tag: a pure function of both, and a file repeats
+its keys and booleans thousands of times."""
+_RESOLVED_MAX = 4096
+_RESOLVED_MAX_CHARS = 64
 
 
 @dataclass
@@ -239,7 +294,7 @@ class _Mark:
 
 
 def _mark_of(node: Node) -> _Mark:
-    return _Mark(node.loc.line - 1, node.loc.col - 1)
+    return _Mark(node.line - 1, node.col - 1)
 
 
 # --------------------------------------------------------------------------- bytes -> text
@@ -522,6 +577,10 @@ def _foreign_keys(qtype: QuestionType) -> dict[str, str]:
     return out
 
 
+_FOREIGN_KEYS = {t: _foreign_keys(t) for t in QuestionType}
+"""Per type, computed once: _question needs it for every question."""
+
+
 def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     what = f"question {index + 1}"
     if node.kind != "map":
@@ -546,7 +605,7 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
                 )
                 return None
     allowed = COMMON_QUESTION_KEYS + TYPE_KEYS[qtype]
-    keys = _mapping(ctx, node, what, allowed, _foreign_keys(qtype))
+    keys = _mapping(ctx, node, what, allowed, _FOREIGN_KEYS[qtype])
     if keys is None:
         return None
     errors_before = len(ctx.diags)
