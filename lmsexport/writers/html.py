@@ -173,7 +173,15 @@ def _env() -> jinja2.Environment:
     )
     env.filters["num"] = format_number
     env.globals["direction"] = direction
+    env.globals["lang_attrs"] = lang_attrs
     return env
+
+
+def lang_attrs(lang: str, parent: str) -> Markup:
+    """` lang="…" dir="…"` for an element whose language differs from its parent's, else nothing."""
+    if lang == parent:
+        return Markup("")
+    return Markup(' lang="{}" dir="{}"').format(lang, direction(lang))
 
 
 def _asset(name: str, closing_tag: str) -> str:
