@@ -166,6 +166,59 @@ def schema_for(kind: str) -> etree.XMLSchema:
         raise ValueError(f"unknown document kind {kind!r}; expected one of {sorted(SCHEMA_FILES)}") from None
 
 
+# The QTI 2.1 schema imports MathML 2 (and MathML imports XLink): 0.86 s of the QTI schema's
+# 0.94 s compile, paid by every build and every `validate`, while no document lmsexport writes
+# holds MathML. MathML declarations only take part in validating a document through elements
+# or attributes in the MathML or XLink namespaces (QTI refers to MathML only by
+# <xs:element ref="m:math"/>; its wildcards are ##other). So a document with none of those is
+# valid against the QTI schema compiled with a stand-in MathML schema that declares just
+# m:math exactly when it is valid against the full one, with the same messages (the expected-
+# element lists name m:math either way). validate_tree uses the stand-in for such documents
+# and the full schema, compiled on first need, for any other: no document is checked less.
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+_MATHML_SCHEMA = "w3c/mathml2/mathml2.xsd"
+_MATHML_STAND_IN = f"""<?xml version="1.0" encoding="UTF-8"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="{MATHML_NS}"
+    elementFormDefault="qualified">
+  <xs:element name="math">
+    <xs:complexType>
+      <xs:sequence><xs:any processContents="lax" minOccurs="0" maxOccurs="unbounded"/></xs:sequence>
+      <xs:anyAttribute processContents="lax"/>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>
+""".encode()
+_USES_MATHML = etree.XPath(
+    "boolean(//m:* | //@m:* | //xl:* | //@xl:*)", namespaces={"m": MATHML_NS, "xl": XLINK_NS}
+)
+
+
+class _StandInMathResolver(_BundledResolver):
+    """The bundled resolver, but MathML 2 is the stand-in above (everything else as bundled)."""
+
+    def resolve(self, url: str, pubid: str | None, context: Any) -> Any:
+        if self.local_path(url) == self.root / _MATHML_SCHEMA:
+            return self.resolve_string(_MATHML_STAND_IN, context)
+        return super().resolve(url, pubid, context)
+
+
+@functools.cache
+def compiled_schema_without_mathml(relpath: str) -> etree.XMLSchema:
+    """The schema at ``relpath`` compiled with the stand-in MathML schema (~0.08 s for QTI 2.1)."""
+    root = schema_dir()
+    parser = etree.XMLParser(no_network=True, resolve_entities=False, load_dtd=False)
+    parser.resolvers.add(_StandInMathResolver(root))
+    return etree.XMLSchema(etree.parse(str(root / relpath), parser))
+
+
+def schema_for_tree(kind: str, tree: etree._ElementTree | etree._Element) -> etree.XMLSchema:
+    """The schema that gives ``tree`` schema_for(kind)'s verdict at the lowest compile cost."""
+    if kind in ("item", "test") and not _USES_MATHML(tree):
+        return compiled_schema_without_mathml(SCHEMA_FILES[kind])
+    return schema_for(kind)
+
+
 # --------------------------------------------------------------------------- trees
 
 
@@ -199,7 +252,7 @@ def validate_tree(
     ``kind`` is "item", "test" or "manifest"; ``name`` becomes the Diagnostic path. Lines come
     from libxml2 (0 for a tree built in memory, whose messages then name the element's path).
     """
-    schema = schema_for(kind)
+    schema = schema_for_tree(kind, tree_or_element)
     if schema.validate(tree_or_element):
         return []
     diagnostics = []

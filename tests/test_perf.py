@@ -6,6 +6,7 @@ No timings are asserted here (the machine is shared and noisy); benchmarks/bench
 
 from __future__ import annotations
 
+import copy
 import html
 import os
 import re
@@ -17,10 +18,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import etree
 from typer.testing import CliRunner
 
 from lmsexport import build as build_mod
-from lmsexport import package
+from lmsexport import package, validate
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
 from lmsexport.model import Question, Quiz, direction
@@ -230,3 +232,71 @@ def test_no_progress_bar_when_not_a_terminal(synth_bank: Path, tmp_path: Path) -
     result = _build(str(synth_bank), "--out", str(tmp_path / "dist"))
     assert result.exit_code == 0
     assert "building" not in result.stderr and "\x1b[" not in result.stderr
+
+
+# --------------------------------------------------------------------------- MathML stand-in
+
+MATHML = "http://www.w3.org/1998/Math/MathML"
+
+
+def _messages(schema: etree.XMLSchema, tree: etree._Element) -> tuple[bool, list[str]]:
+    ok = schema.validate(tree)
+    return ok, [e.message for e in schema.error_log]
+
+
+def _mutations(item: etree._Element) -> list[etree._Element]:
+    """The item and broken copies of it: the kinds of mistake a writer bug would make."""
+    q = f"{{{qti21.QTI_NS}}}"
+    out = [item]
+    for mutate in (
+        lambda t: t.find(f".//{q}p").set("dir", "rtl"),
+        lambda t: t.attrib.pop("identifier"),
+        lambda t: t.set("adaptive", "maybe"),
+        lambda t: t.find(f"{q}itemBody").insert(0, etree.Element(f"{q}bogus")),
+        lambda t: t.find(f"{q}itemBody").append(etree.Element("{urn:other}thing")),
+        lambda t: t.find(f".//{q}p").set("{urn:other}attr", "x"),
+        lambda t: t.append(etree.Element(f"{q}responseDeclaration", identifier="LATE")),
+        lambda t: t.insert(0, t.find(f"{q}itemBody")),  # out of the schema's order
+    ):
+        broken = copy.deepcopy(item)
+        mutate(broken)
+        out.append(broken)
+    return out
+
+
+def test_the_mathml_stand_in_gives_the_full_schemas_verdicts(types_quiz: Quiz) -> None:
+    """Documents without MathML or XLink: the same verdict and messages from the QTI schema
+    compiled with the stand-in MathML as from the full one (validate.py explains why)."""
+    full = validate.schema_for("item")
+    fast = validate.compiled_schema_without_mathml(validate.SCHEMA_FILES["item"])
+    assert fast is not full
+    trees = [t for q in types_quiz.questions for t in _mutations(qti21.item_tree(types_quiz, q))]
+    trees.append(qti21.test_tree(types_quiz))
+    verdicts = [_messages(full, t) for t in trees]
+    assert [_messages(fast, t) for t in trees] == verdicts
+    assert sum(ok for ok, _ in verdicts) == len(types_quiz.questions) + 1  # only the unbroken ones
+    for t in trees:
+        assert validate.schema_for_tree("item", t) is fast
+
+
+@pytest.mark.parametrize(
+    ("math", "valid"),
+    [
+        (f'<m:math xmlns:m="{MATHML}"><m:mi>x</m:mi></m:math>', True),
+        (f'<m:math xmlns:m="{MATHML}"><m:bogus/></m:math>', False),  # the stand-in would accept it
+        (f'<m:math xmlns:m="{MATHML}" nonsense="1"><m:mi>x</m:mi></m:math>', False),
+    ],
+)
+def test_a_document_with_mathml_is_validated_with_the_full_schema(
+    types_quiz: Quiz, math: str, valid: bool
+) -> None:
+    item = qti21.item_tree(types_quiz, types_quiz.questions[0])
+    item.find(f".//{{{qti21.QTI_NS}}}p").append(etree.fromstring(math))
+    assert validate.schema_for_tree("item", item) is validate.schema_for("item")
+    assert (validate.validate_tree(item, "item", "x.xml") == []) is valid
+
+
+def test_an_xlink_attribute_is_validated_with_the_full_schema(types_quiz: Quiz) -> None:
+    item = qti21.item_tree(types_quiz, types_quiz.questions[0])
+    item.find(f".//{{{qti21.QTI_NS}}}p").set("{http://www.w3.org/1999/xlink}href", "x")
+    assert validate.schema_for_tree("item", item) is validate.schema_for("item")
