@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -305,7 +306,9 @@ def _run_pool(
         warm_schemas()
     # Largest files first, so that no worker is left with a big file while the other idles.
     order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         pending: set[Future[FileResult]] = {
             pool.submit(build_file, p.as_posix(), names, timestamp) for p in order
         }
@@ -314,6 +317,26 @@ def _run_pool(
             for future in finished:
                 take(future.result())
             del finished  # drop the results: only the pending ones stay in memory
+
+
+def _die_with_parent(parent: int) -> None:
+    """Pool worker initializer: end the worker when the build process dies.
+
+    A build killed with SIGKILL (a CI timeout) cannot stop its pool, and each worker would
+    then wait forever for work on a queue its sibling keeps open: measured, every killed
+    parallel build left two sleeping processes of ~70 MB behind. Linux's PR_SET_PDEATHSIG has
+    the kernel kill the worker when the thread that forked it (the build's main thread, which
+    submits the work) exits; elsewhere nothing is done.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before prctl: nobody will signal us
+        os._exit(1)
 
 
 def tool_fingerprint() -> str:

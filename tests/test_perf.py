@@ -6,12 +6,16 @@ No timings are asserted here (the machine is shared and noisy); benchmarks/bench
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import html
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -300,3 +304,50 @@ def test_an_xlink_attribute_is_validated_with_the_full_schema(types_quiz: Quiz) 
     item = qti21.item_tree(types_quiz, types_quiz.questions[0])
     item.find(f".//{{{qti21.QTI_NS}}}p").set("{http://www.w3.org/1999/xlink}href", "x")
     assert validate.schema_for_tree("item", item) is validate.schema_for("item")
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:  # the field after the state is the parent's pid
+            out.add(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_pool_workers_die_with_a_killed_build(tmp_path: Path) -> None:
+    """SIGKILL a parallel build: its forked workers must not live on, waiting for work."""
+    src = tmp_path / "src"
+    synth.write_bank(src, 3000)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from lmsexport.cli import main; main()", "build", str(src), "--out",
+         str(tmp_path / "out")],
+        cwd=ROOT, env={**os.environ, "LMSEXPORT_JOBS": "2", "CI": "1"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 20
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            workers = _children(proc.pid)
+            time.sleep(0.02)
+        assert len(workers) >= 2, "the build finished or never forked its pool"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+            time.sleep(0.05)
+        alive = [w for w in workers if Path(f"/proc/{w}/stat").exists()
+                 and Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        assert not alive, f"workers {alive} outlived the killed build"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for w in workers:  # ours: do not leave them behind when the assertion fails
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
