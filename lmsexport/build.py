@@ -235,6 +235,7 @@ def build_files(
     writer_warnings: list[Diagnostic] = []
     ids: list[tuple[str, str, SourceLoc]] = []
     headers: list[tuple[Quiz, int]] = []
+    emitted: set[str] = set()
     done = 0
 
     def take(fr: FileResult) -> None:
@@ -250,6 +251,12 @@ def build_files(
             result.errors.extend(fr.errors)
             if not result.errors:
                 for rel, data in sorted(fr.files.items()):
+                    # A path seen before means a second quiz with the same id, which check_ids
+                    # below turns into a failed build: never hand ``emit`` one path twice
+                    # (with a pool, whether it happens depended on which file finished first).
+                    if rel in emitted:
+                        continue
+                    emitted.add(rel)
                     emit(rel, data)
                     result.files += 1
         if progress is not None:

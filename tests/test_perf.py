@@ -182,6 +182,20 @@ def test_streamed_build_reports_every_source_error(synth_bank: Path, tmp_path: P
     assert result.errors == caught.value.diagnostics
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_duplicate_quiz_never_emits_a_path_twice(synth_bank: Path, tmp_path: Path, jobs: int) -> None:
+    """Two files holding one quiz id (and nothing else wrong): each output path reaches emit
+    once (_collect asserts it) and the build fails with the duplicate ids, as load_paths does."""
+    src = tmp_path / "src"
+    shutil.copytree(synth_bank, src)
+    shutil.copy(sorted(src.glob("synth-*.yaml"))[0], src / "copy.yaml")
+    with pytest.raises(SourceError) as caught:
+        load_paths([src])
+    files, result = _collect(discover([src]), jobs)
+    assert result.source_failed and "index.html" not in files
+    assert result.errors == caught.value.diagnostics
+
+
 # ---------------------------------------------------------------------------- rebuild cache
 
 
