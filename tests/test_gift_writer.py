@@ -273,3 +273,11 @@ def test_languages_travel_as_html_spans() -> None:
     assert not [d for d in diags if "lang" in d.rule]
     assert '::[html]<span lang\\="en" dir\\="ltr">' in text
     assert '=<span lang\\="ur" dir\\="rtl">a</span>' in text
+
+
+@pytest.mark.parametrize("stem", ["&&&058;", "a  b\nc", "x" * 200, "ZeRO کس بے کار " * 10])
+def test_question_name_is_one_safe_line(stem: str) -> None:
+    from lmsexport.writers.gift import NAME_CHARS, question_name
+
+    name = question_name(_single(stem=stem))
+    assert "&&" not in name and "\n" not in name and len(name) <= NAME_CHARS

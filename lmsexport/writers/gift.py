@@ -378,7 +378,9 @@ def question_name(question: Question) -> str:
     free to be what an instructor recognises: the question itself.
     """
     # A label only: Moodle's escape placeholders (&&058; ...) cannot be written in it, so break them.
-    text = " ".join(question.stem.split()).replace("&&", "& &")
+    text = " ".join(question.stem.split())
+    while "&&" in text:
+        text = text.replace("&&", "& &")
     if len(text) <= NAME_CHARS:
         return text
     cut = text[: NAME_CHARS - 1]
