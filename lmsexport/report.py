@@ -105,8 +105,13 @@ def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Se
     failing = [n for n in names if failed(by_file.get(n, []), summary.strict)]
     suites = etree.Element("testsuites", name="lmsexport check")
     suite = etree.SubElement(
-        suites, "testsuite", name="lmsexport check", tests=str(len(names)), failures=str(len(failing)),
-        errors="0", skipped="0",
+        suites,
+        "testsuite",
+        name="lmsexport check",
+        tests=str(len(names)),
+        failures=str(len(failing)),
+        errors="0",
+        skipped="0",
     )
     for name in names:
         case = etree.SubElement(suite, "testcase", classname="lmsexport.check", name=name)
@@ -114,7 +119,10 @@ def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Se
         hard = [d for d in problems if d.severity is Severity.ERROR or summary.strict]
         if hard:
             failure = etree.SubElement(
-                case, "failure", type=hard[0].rule, message=f"{len(hard)} problem(s); first: {hard[0].message}"
+                case,
+                "failure",
+                type=hard[0].rule,
+                message=f"{len(hard)} problem(s); first: {hard[0].message}",
             )
             failure.text = to_text(hard)
         soft = [d for d in problems if d not in hard]

@@ -385,8 +385,13 @@ class _Ctx:
         self.diags.append(Diagnostic(loc, message, rule=rule, hint=hint))
         self.errors += 1
         if self.errors >= MAX_ERRORS_PER_FILE:
-            self.diags.append(Diagnostic(SourceLoc(self.path), f"too many errors ({self.errors}); "
-                                         "stopped reading this file", rule="source.too-many-errors"))
+            self.diags.append(
+                Diagnostic(
+                    SourceLoc(self.path),
+                    f"too many errors ({self.errors}); stopped reading this file",
+                    rule="source.too-many-errors",
+                )
+            )
             raise _Abort()
 
     def warn(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:

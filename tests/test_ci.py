@@ -35,7 +35,11 @@ def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def lmsexport(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", "from lmsexport.cli import main; main()", *args],
-        cwd=cwd, env=env or os.environ.copy(), capture_output=True, text=True, timeout=600,
+        cwd=cwd,
+        env=env or os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -53,7 +57,9 @@ def test_json_report_matches_golden(golden) -> None:
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["ok"] is False and report["counts"]["errors"] >= 3
-    assert all({"file", "line", "column", "severity", "rule", "message"} <= p.keys() for p in report["problems"])
+    assert all(
+        {"file", "line", "column", "severity", "rule", "message"} <= p.keys() for p in report["problems"]
+    )
     golden(CASES / "ci" / "broken.report.json", result.stdout)
 
 
@@ -188,8 +194,18 @@ def test_killed_build_leaves_dist_unchanged(tmp_path: Path) -> None:
     killed = 0
     for delay in (0.3, 0.8, 1.5):
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from lmsexport.cli import main; main()", "build", str(src), "--out", str(out)],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-c",
+                "from lmsexport.cli import main; main()",
+                "build",
+                str(src),
+                "--out",
+                str(out),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         time.sleep(delay)
         if proc.poll() is None:

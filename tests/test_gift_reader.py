@@ -159,9 +159,17 @@ def test_malformed_gift(case: str) -> None:
 @pytest.mark.parametrize(
     "meta",
     [
-        '{"points": "2"}', '{"points": -1}', '{"points": true}', '{"points": 1e999}', '{"tags": "a"}',
-        '{"tags": [1]}', '{"case_sensitive": "yes"}', '{"answer": "x"}', '{"distractors": {"a": 1}}',
-        '[1, 2]', '{"points": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}',
+        '{"points": "2"}',
+        '{"points": -1}',
+        '{"points": true}',
+        '{"points": 1e999}',
+        '{"tags": "a"}',
+        '{"tags": [1]}',
+        '{"case_sensitive": "yes"}',
+        '{"answer": "x"}',
+        '{"distractors": {"a": 1}}',
+        "[1, 2]",
+        '{"points": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}',
     ],
 )
 def test_hostile_question_metadata_is_ignored(meta: str) -> None:
@@ -171,7 +179,8 @@ def test_hostile_question_metadata_is_ignored(meta: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "meta", ['{"difficulty": "madium"}', '{"id": "1 bad"}', '{"lang": 5}', '{"shuffle": "no"}', '{"title": ""}']
+    "meta",
+    ['{"difficulty": "madium"}', '{"id": "1 bad"}', '{"lang": 5}', '{"shuffle": "no"}', '{"title": ""}'],
 )
 def test_hostile_quiz_metadata_is_ignored(meta: str) -> None:
     quiz, _ = _read(f"// lmsexport-quiz: {meta}\n$CATEGORY: c\n\n::q::Q {{T}}\n")

@@ -7,9 +7,8 @@ Texts are assumed non-empty and without leading/trailing white space, as the YAM
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -124,22 +123,26 @@ def _canonical_langs(quiz: Quiz) -> Quiz:
     for q in quiz.questions:
         q = replace(q, lang=q.lang if q.lang != quiz.lang else None)
         lang = quiz.lang_of(q)
-        qs.append(replace(q, choices=tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.choices)))
+        qs.append(
+            replace(q, choices=tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.choices))
+        )
     return replace(quiz, questions=tuple(qs))
 
 
 @st.composite
 def quizzes(draw: st.DrawFn) -> Quiz:
     ids = draw(st.lists(IDS, min_size=1, max_size=2, unique=True))
-    return _canonical_langs(Quiz(
-        id="quiz-1",
-        title=draw(TEXT),
-        lang=draw(st.sampled_from(["ur", "en"])),
-        questions=tuple(draw(questions(i)) for i in ids),
-        description=draw(st.none() | TEXT),
-        category=draw(st.none() | st.just("a/b:c")),
-        shuffle=draw(st.booleans()),
-    ))
+    return _canonical_langs(
+        Quiz(
+            id="quiz-1",
+            title=draw(TEXT),
+            lang=draw(st.sampled_from(["ur", "en"])),
+            questions=tuple(draw(questions(i)) for i in ids),
+            description=draw(st.none() | TEXT),
+            category=draw(st.none() | st.just("a/b:c")),
+            shuffle=draw(st.booleans()),
+        )
+    )
 
 
 def _round_trip(quiz: Quiz) -> Quiz:

@@ -266,9 +266,12 @@ def test_numbers() -> None:
 
 def test_languages_travel_as_html_spans() -> None:
     """Urdu is marked right to left; English inside an Urdu quiz left to right; no warning."""
-    quiz = Quiz(id="q", title="T", lang="ur", questions=(
-        _single(lang="en", choices=(Choice("a", True, lang="ur"), Choice("b"))),
-    ))
+    quiz = Quiz(
+        id="q",
+        title="T",
+        lang="ur",
+        questions=(_single(lang="en", choices=(Choice("a", True, lang="ur"), Choice("b"))),),
+    )
     text, diags = write_quiz(quiz)
     assert not [d for d in diags if "lang" in d.rule]
     assert '::[html]<span lang\\="en" dir\\="ltr">' in text

@@ -355,8 +355,12 @@ def test_pool_workers_die_with_a_killed_build(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
             time.sleep(0.05)
-        alive = [w for w in workers if Path(f"/proc/{w}/stat").exists()
-                 and Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        alive = [
+            w
+            for w in workers
+            if Path(f"/proc/{w}/stat").exists()
+            and Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        ]
         assert not alive, f"workers {alive} outlived the killed build"
     finally:
         if proc.poll() is None:

@@ -63,10 +63,12 @@ def test_quiz_set_and_question_count() -> None:
     quizzes = [_load(p) for p in SOURCE_FILES]
     ids = sorted(q.get("id") for q in quizzes)
     assert ids == sorted(EXPECTED_QUIZZES), f"quiz ids {ids} != expected {sorted(EXPECTED_QUIZZES)}"
-    for path, quiz in zip(SOURCE_FILES, quizzes):
+    for path, quiz in zip(SOURCE_FILES, quizzes, strict=True):
         assert path.stem == quiz["id"], f"{path.name}: file name does not match quiz id {quiz['id']!r}"
     total = sum(len(q.get("questions") or []) for q in quizzes)
-    assert total == len(EXPECTED_QUIZZES) * QUESTIONS_PER_QUIZ, f"expected 24 questions in total, found {total}"
+    assert total == len(EXPECTED_QUIZZES) * QUESTIONS_PER_QUIZ, (
+        f"expected 24 questions in total, found {total}"
+    )
 
 
 def test_question_ids_unique_across_files() -> None:
@@ -89,7 +91,9 @@ def test_text_is_verbatim_from_seed(path: Path) -> None:
     seed_name, seed_text = _seed_of(quiz, seeds)
 
     assert quiz.get("title"), f"{path.name}: empty title"
-    assert quiz["title"] in seed_text, f"{path.name}: title {quiz['title']!r} not found verbatim in {seed_name}"
+    assert quiz["title"] in seed_text, (
+        f"{path.name}: title {quiz['title']!r} not found verbatim in {seed_name}"
+    )
     if quiz.get("description"):
         assert quiz["description"] in seed_text, (
             f"{path.name}: description {quiz['description']!r} not found verbatim in {seed_name}"

@@ -151,4 +151,6 @@ def test_too_many_errors_stop_reading_the_file(tmp_path: Path) -> None:
         load_paths([path])
     diags = e.value.diagnostics
     assert len(diags) == MAX_ERRORS_PER_FILE + 1
-    assert diags[-1].rule == "source.too-many-errors" or any(d.rule == "source.too-many-errors" for d in diags)
+    assert diags[-1].rule == "source.too-many-errors" or any(
+        d.rule == "source.too-many-errors" for d in diags
+    )

@@ -19,10 +19,14 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     src = tmp_path_factory.mktemp("src") / "lmsexport"
     # Build from a copy, so the build leaves nothing in the repository.
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", "dist", "test-artifacts", "fuzz", "*.pyc"))
+    shutil.copytree(
+        ROOT, src, ignore=shutil.ignore_patterns(".git", "dist", "test-artifacts", "fuzz", "*.pyc")
+    )
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     if result.returncode != 0:
         pytest.fail(f"pip wheel failed:\n{result.stderr[-3000:]}")
@@ -56,6 +60,9 @@ def test_installed_package_validates_offline_outside_the_repo(wheel: Path, tmp_p
     )
     result = subprocess.run(
         [sys.executable, "-I", "-c", code, str(site), str(package)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr + result.stdout

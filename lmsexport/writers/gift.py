@@ -212,7 +212,9 @@ class _QuestionWriter:
         self._common_warnings()
         if self.meta:
             lines.append(_meta_comment("lmsexport:", self.meta))
-        head = f"::{self.plain(question_name(self.q), 'the name')}::[html]{self.rich(self.q.stem, 'the stem')}"
+        head = (
+            f"::{self.plain(question_name(self.q), 'the name')}::[html]{self.rich(self.q.stem, 'the stem')}"
+        )
         lines.append(head + body)
         return "\n".join(lines)
 
