@@ -57,9 +57,5 @@ class SchemaValidationError(LmsExportError):
     """An XML document is not valid against its XSD."""
 
 
-class PackageError(LmsExportError):
-    """A content package is malformed, hostile or incomplete."""
-
-
 class GiftExportError(LmsExportError):
     """Bank content that GIFT cannot carry without breaking Moodle's import."""
