@@ -33,13 +33,12 @@ def timestamp_from_env(environ: dict[str, str] | None = None) -> int:
     return int(raw)
 
 
-def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP) -> Output:
-    """Every file of every requested format, plus the warnings of all writers.
+def run_writers(bank: Bank, names: tuple[str, ...], ctx: WriteContext) -> tuple[Output, list[Diagnostic]]:
+    """Run the named writers over a bank: (their files and warnings, their errors).
 
-    Raises LmsExportError (e.g. SchemaValidationError) carrying the errors of every writer.
+    The one loop both build paths share: a writer's exception and any error-severity
+    diagnostic it returns count as errors; everything else it returns is a warning.
     """
-    names = tuple(f for f in WRITERS if f in set(formats))
-    ctx = WriteContext(formats=names, timestamp=timestamp)
     result = Output()
     errors: list[Diagnostic] = []
     for name in names:
@@ -54,6 +53,16 @@ def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP
             if path in result.files:
                 raise AssertionError(f"two writers produced {path}")
             result.files[path] = data
+    return result, errors
+
+
+def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP) -> Output:
+    """Every file of every requested format, plus the warnings of all writers.
+
+    Raises LmsExportError (e.g. SchemaValidationError) carrying the errors of every writer.
+    """
+    names = tuple(f for f in WRITERS if f in set(formats))
+    result, errors = run_writers(bank, names, WriteContext(formats=names, timestamp=timestamp))
     if errors:
         raise LmsExportError(errors)
     result.files = dict(sorted(result.files.items()))
@@ -184,17 +193,10 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
         return result
     result.quiz = replace(quiz, questions=())
     result.n_questions = len(quiz.questions)
-    bank = Bank((quiz,))
-    ctx = WriteContext(formats=formats, timestamp=timestamp)
-    for name in formats:
-        try:
-            out = get_writer(name)(bank, ctx)
-        except LmsExportError as e:
-            result.errors.extend(e.diagnostics)
-            continue
-        result.errors.extend(d for d in out.warnings if d.severity is Severity.ERROR)
-        result.warnings.extend(d for d in out.warnings if d.severity is not Severity.ERROR)
-        result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
+    out, errors = run_writers(Bank((quiz,)), formats, WriteContext(formats=formats, timestamp=timestamp))
+    result.errors.extend(errors)
+    result.warnings.extend(out.warnings)
+    result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
     return result
 
 
