@@ -18,6 +18,7 @@ scores and in the test's ``<weight>`` (the only place Canvas reads them).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -630,8 +631,9 @@ class Member:
     """The question an item was built from."""
 
 
+@functools.cache
 def stylesheet() -> bytes:
-    """The CSS every item links to (a packaged data file, not user input)."""
+    """The CSS every item links to (a packaged data file, read once per process)."""
     return resources.files("lmsexport").joinpath("templates/qti/lmsexport.css").read_bytes()
 
 
