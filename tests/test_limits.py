@@ -26,7 +26,7 @@ from lmsexport.readers import gift
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIZ = (ROOT / "source" / "zero-sharded-optimizers.yaml").read_bytes()
-GIFT = (ROOT / "tests" / "cases" / "gift" / "zero-sharded-optimizers.gift.txt").read_bytes()
+GIFT = (ROOT / "dist" / "gift" / "zero-sharded-optimizers.gift.txt").read_bytes()
 
 
 def _yaml_rules(data: bytes) -> list[str]:
