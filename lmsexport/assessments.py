@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import replace
+from typing import Any
 
 from .errors import Diagnostic
 from .model import Assessment, Bank, Candidate, Draw, Pool, Section, SourceLoc
@@ -147,19 +148,42 @@ def _unknown(what: str, value: str, known: set[str]) -> str:
     return text + (f"; did you mean '{close[0]}'?" if close else "")
 
 
-def describe(assessment: Assessment) -> list[str]:
-    """What `check` says of an assessment: its size and each draw's pool, one line each."""
-    n_sections = len(assessment.sections)
-    points = assessment.total_points
+def summarize(assessment: Assessment) -> dict[str, object]:
+    """What `check` reports of an assessment (JSON report): its size and every draw's pool."""
+    return {
+        "id": assessment.id,
+        "file": assessment.loc.path if assessment.loc else None,
+        "sections": len(assessment.sections),
+        "questions_per_attempt": assessment.question_count,
+        "points": assessment.total_points,
+        "draws": [
+            {
+                "name": d.name,
+                "kind": "pool" if d.is_random else "list",
+                "questions": len(d.candidates),
+                "pick": d.count,
+                "points": d.points,
+            }
+            for d in assessment.draws
+        ],
+    }
+
+
+def describe(summary: dict[str, Any]) -> list[str]:
+    """The text form of summarize(): a line for the assessment, one per draw."""
+    n_sections = summary["sections"]
+    points = summary["points"]
     lines = [
-        f"assessment '{assessment.id}': {n_sections} section{'s' if n_sections != 1 else ''}, "
-        f"{assessment.question_count} questions per attempt"
+        f"assessment '{summary['id']}': {n_sections} section{'s' if n_sections != 1 else ''}, "
+        f"{summary['questions_per_attempt']} questions per attempt"
         + (f", {points:g} points" if points is not None else ", points vary with the draw")
     ]
-    for draw in assessment.draws:
-        n = len(draw.candidates)
-        if draw.is_random:
-            lines.append(f"  pool '{draw.name}': {n} question{'s' if n != 1 else ''}, picks {draw.pick}")
+    for draw in summary["draws"]:
+        n = draw["questions"]
+        if draw["kind"] == "pool":
+            lines.append(
+                f"  pool '{draw['name']}': {n} question{'s' if n != 1 else ''}, picks {draw['pick']}"
+            )
         else:
-            lines.append(f"  draw '{draw.name}': {n} listed question{'s' if n != 1 else ''}")
+            lines.append(f"  draw '{draw['name']}': {n} listed question{'s' if n != 1 else ''}")
     return lines

@@ -170,17 +170,20 @@ def check(
     try:
         yaml_bank = _load(roots, warnings) if roots else Bank(())
         if not any(d.severity is Severity.ERROR for d in gift_diags):
-            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes))
+            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes), yaml_bank.assessments)
             diags += check_bank(bank, timestamp_from_env())
     except LmsExportError as e:
         diags += e.diagnostics
     diags += gift_diags
     diags = warnings + diags
+    from .assessments import describe, summarize
+
     summary = RunSummary(
         files=len(files),
         quizzes=len(bank.quizzes) if bank else 0,
         questions=bank.question_count if bank else 0,
         strict=strict,
+        assessments=tuple(summarize(a) for a in bank.assessments) if bank else (),
     )
     bad = failed(diags, strict)
     if report is ReportFormat.json:
@@ -194,8 +197,12 @@ def check(
         if bad:
             _err(_summary(diags))
         else:
+            for assessment in summary.assessments:
+                typer.echo("\n".join(describe(assessment)))
             tail = f" ({_summary(diags)})" if diags else ""
-            typer.echo(f"ok: {summary.quizzes} quizzes, {summary.questions} questions{tail}")
+            n = len(summary.assessments)
+            assessed = f", {n} assessment{'s' if n != 1 else ''}" if n else ""
+            typer.echo(f"ok: {summary.quizzes} quizzes{assessed}, {summary.questions} questions{tail}")
     if bad:
         raise typer.Exit(EXIT_PROBLEMS)
 
@@ -282,8 +289,9 @@ def build(
     changed, removed = sink.commit(managed)
     if cache is not None:
         cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
+    assessed = f", {result.assessments} assessments" if result.assessments else ""
     typer.echo(
-        f"built {result.quizzes} quizzes, {result.questions} questions into {out}: "
+        f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"
         + (f", {removed} removed" if removed else "")
     )

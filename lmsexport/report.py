@@ -10,6 +10,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import Diagnostic, Severity
 
@@ -24,6 +25,8 @@ class RunSummary:
     quizzes: int = 0
     questions: int = 0
     strict: bool = False
+    assessments: tuple[dict[str, Any], ...] = ()
+    """Per assessment, what `check` says of it (assessments.summarize): its size and its pools."""
 
 
 def failed(diags: Sequence[Diagnostic], strict: bool) -> bool:
@@ -52,8 +55,10 @@ def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
             "warnings": warnings,
             "files": summary.files,
             "quizzes": summary.quizzes,
+            "assessments": len(summary.assessments),
             "questions": summary.questions,
         },
+        "assessments": list(summary.assessments),
         "problems": [
             {
                 "file": d.loc.path,
