@@ -20,6 +20,21 @@ MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 TEX_ENCODING = "application/x-tex"
 
 
+_ARITY = {
+    "mfrac": 2,
+    "msub": 2,
+    "msup": 2,
+    "msubsup": 3,
+    "mroot": 2,
+    "munder": 2,
+    "mover": 2,
+    "munderover": 3,
+}
+"""MathML elements with a fixed number of children: a converter that lets `\frac{1}` through
+writes an <mfrac> with one, which no schema or browser accepts."""
+_COMMANDS = {"mfrac": "\\frac", "mroot": "\\sqrt[n]", "msub": "a subscript (_)", "msup": "a superscript (^)"}
+
+
 class TexError(ValueError):
     """TeX the converter cannot turn into MathML; the message says what."""
 
@@ -54,6 +69,9 @@ def _convert(tex: str, display: bool) -> bytes:
         text = (el.text or "").strip()
         if text.startswith("\\") and len(text) > 1:
             raise TexError(f"unknown TeX command {text}")
+        local = etree.QName(el).localname
+        if local in _ARITY and len(el) != _ARITY[local]:
+            raise TexError(f"{_COMMANDS.get(local, local)} needs {_ARITY[local]} arguments, not {len(el)}")
     math = etree.Element(f"{{{MATHML_NS}}}math", nsmap={None: MATHML_NS})
     math.set("display", "block" if display else "inline")
     semantics = etree.SubElement(math, f"{{{MATHML_NS}}}semantics")

@@ -397,6 +397,10 @@ class _Ctx:
     base: Path | None = None
     """The folder of the file, which images are read from (None: the text has no file)."""
     _line_starts: list[int] | None = None
+    _cursor: dict[int, int] = field(default_factory=dict)
+    """Per scalar node (by id), where the last problem inside it was found: problems are
+    reported in reading order, so the next search starts after it (two equal needles, two
+    positions)."""
 
     errors: int = 0
 
@@ -431,9 +435,12 @@ class _Ctx:
             return node.loc
         start = starts[node.line - 1] + node.col - 1
         window = 4 * len(node.value if isinstance(node.value, str) else "") + 400
-        at = self.text.find(needle, start, start + window)
+        at = self.text.find(needle, self._cursor.get(id(node), start), start + window)
+        if at < 0:
+            at = self.text.find(needle, start, start + window)
         if at < 0:
             return node.loc
+        self._cursor[id(node)] = at + 1
         line = bisect.bisect_right(starts, at)
         return SourceLoc(self.path, line, at - starts[line - 1] + 1)
 
@@ -532,7 +539,9 @@ def _mapping(
                     key,
                     f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
                     "source.foreign-key",
-                    hint=f"remove '{name}', or change the question's type",
+                    hint=f"remove '{name}', or change the question's type"
+                    if what.startswith("question")
+                    else f"remove '{name}'",
                 )
             else:
                 ctx.error(
@@ -1445,7 +1454,8 @@ def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]
             msg = f"duplicate {kind} id '{ident}' (first defined at {first_loc})"
             hint = f"give each {kind} an id of its own"
         elif first == ident:
-            msg = f"{kind} id '{ident}' is also the id of a {first_kind} (defined at {first_loc})"
+            article = "an" if first_kind[0] in "aeiou" else "a"
+            msg = f"{kind} id '{ident}' is also the id of {article} {first_kind} (defined at {first_loc})"
             hint = "quizzes and assessments share one set of ids: each names its files in dist/"
         else:
             msg = f"{kind} id '{ident}' differs only by letter case from '{first}' (defined at {first_loc})"
