@@ -25,7 +25,7 @@ lang: ur
 difficulty: hard
 category: "course/zero"
 questions:
-  - {id: a1, stem: "s", explanation: "e", tags: [zero, memory], choices: [{text: x, correct: true}, {text: y}]}
+  - {id: a1, stem: s, explanation: e, tags: [zero, memory], choices: [{text: x, correct: true}, {text: y}]}
   - {id: a2, type: true_false, stem: "s", explanation: "e", tags: [zero], answer: true, difficulty: easy}
   - {id: a3, type: essay, stem: "s", explanation: "e", tags: [memory], points: 4}
   - {id: a4, type: essay, lang: en, stem: "s", explanation: "e", tags: [pipeline]}
