@@ -12,7 +12,32 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from lmsexport.model import Bank, Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Bank,
+    BulletList,
+    Choice,
+    Code,
+    CodeBlock,
+    Difficulty,
+    Emph,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    Math,
+    Media,
+    NumericKey,
+    OrderedList,
+    Pair,
+    Para,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Str,
+    Strong,
+    Table,
+)
 from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE
 
 _CHARS = st.sampled_from(
@@ -153,3 +178,134 @@ def banks(draw: st.DrawFn) -> Bank:
     )
     groups = [qids[a:b] for a, b in zip([0, *cuts], [*cuts, len(qids)], strict=True)]
     return Bank(tuple(draw(quizzes(f"quiz-{i}", g)) for i, g in enumerate(groups)))
+
+
+# --------------------------------------------------------------------------- rich text
+
+_WORD = st.text(st.sampled_from(list("aZé سوال~=#{}:\\<>&%[]*_`$|")), min_size=1, max_size=6)
+"""Words with the specials of every format (GIFT, HTML, Markdown, TeX delimiters' neighbours)."""
+_TEX = st.sampled_from(
+    [
+        "x",
+        "\\frac{(2+2+K)\\Psi}{N_d}",
+        "\\frac{p-1}{m+p-1}",
+        "\\sum_{i=1}^{N} x_i",
+        "2\\Psi + 2\\Psi",
+        "a < b",
+    ]
+)
+
+
+def _tiny_png(w: int, h: int) -> bytes:
+    import struct
+    import zlib
+
+    def chunk(t: bytes, d: bytes) -> bytes:
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+
+    raw = b"".join(b"\x00" + b"\x10\x80\xc0" * w for _ in range(h))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+MEDIA = st.sampled_from(
+    [
+        Media("a.png", _tiny_png(3, 2), "image/png", 3, 2),
+        Media("b.png", _tiny_png(2, 5), "image/png", 2, 5),
+        Media(
+            "c.svg",
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="4">'
+            b'<rect width="8" height="4"/></svg>',
+            "image/svg+xml",
+            8,
+            4,
+        ),
+    ]
+)
+
+
+def _inline_leaf() -> st.SearchStrategy[Inline]:
+    return st.one_of(
+        _WORD.map(Str),
+        _WORD.map(Code),
+        _TEX.map(lambda t: Math(t)),
+        st.just(LineBreak()),
+        st.builds(Image, MEDIA, _WORD.map(str.strip).filter(bool)),
+    )
+
+
+def _normal(xs: list[Inline]) -> tuple[Inline, ...]:
+    """Adjacent Str merged, as every reader gives them back."""
+    out: list[Inline] = []
+    for x in xs:
+        if isinstance(x, Str) and out and isinstance(out[-1], Str):
+            out[-1] = Str(out[-1].text + x.text)
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+_STYLED = st.recursive(
+    _inline_leaf(),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: Emph(_normal(xs))),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: Strong(_normal(xs))),
+    ),
+    max_leaves=4,
+)
+INLINES = st.one_of(
+    _STYLED,
+    st.builds(
+        Link,
+        st.sampled_from(["https://example.org/a?b=1&c=2", "mailto:a@example.org", "http://x.y/<z>"]),
+        st.lists(_STYLED, min_size=1, max_size=2).map(_normal),
+    ),
+)
+"""Inlines as Markdown makes them: styled text, and links (which never nest)."""
+
+
+PARA_INLINES = st.lists(INLINES, min_size=1, max_size=4).map(_normal)
+BLOCKS = st.one_of(
+    PARA_INLINES.map(Para),
+    st.tuples(PARA_INLINES.map(lambda xs: (Para(xs),))).map(lambda t: BulletList(t)),
+    st.builds(
+        lambda items, start: OrderedList(tuple((Para(x),) for x in items), start),
+        st.lists(PARA_INLINES, min_size=1, max_size=3),
+        st.integers(1, 4),
+    ),
+    st.builds(
+        CodeBlock,
+        st.text(st.sampled_from(list("ab{}~=#:\\<>&\n ")), min_size=1, max_size=20).map(
+            lambda s: s.strip("\n") or "x"
+        ),
+        st.sampled_from([None, "python", "json"]),
+    ),
+    st.builds(
+        lambda head, body, aligns: Table(
+            tuple(head), tuple(tuple(r) for r in body), tuple(aligns[: len(head)])
+        ),
+        st.lists(PARA_INLINES, min_size=2, max_size=2),
+        st.lists(st.lists(PARA_INLINES, min_size=2, max_size=2), max_size=2),
+        st.lists(st.sampled_from([None, "left", "center", "right"]), min_size=2, max_size=2),
+    ),
+)
+
+
+def _no_tex_delimiters(rich: Rich) -> bool:
+    """Text that does not spell a MathJax delimiter: formats that carry math as TeX in text
+    (GIFT, Moodle XML) cannot tell it from a formula, and their writers warn about it."""
+    from lmsexport.model import inlines_of
+
+    return not any(
+        isinstance(x, Str) and any(d in x.text for d in ("\\(", "\\)", "\\[", "\\]", "$$"))
+        for x in inlines_of(rich)
+    )
+
+
+RICH = st.lists(BLOCKS, min_size=1, max_size=3).map(lambda bs: Rich(tuple(bs))).filter(_no_tex_delimiters)
+"""Any Rich text the loader could produce (images from a few fixed tiny files), without text that
+spells a TeX delimiter."""
