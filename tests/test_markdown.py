@@ -39,7 +39,10 @@ from lmsexport.writers.richtext import Flavour, to_html
 ROOT = Path(__file__).resolve().parents[1]
 RICH_CASE = ROOT / "tests" / "cases" / "rich" / "bank.yaml"
 
-HEADER = "id: md\ntitle: T\nlang: en\nmarkup: markdown\nquestions:\n  - id: q1\n    type: essay\n    explanation: e\n"
+HEADER = (
+    "id: md\ntitle: T\nlang: en\nmarkup: markdown\nquestions:\n"
+    "  - id: q1\n    type: essay\n    explanation: e\n"
+)
 
 
 def _stem(stem_yaml: str, path: str = "q.yaml"):
@@ -99,6 +102,7 @@ def test_every_construct_becomes_its_node() -> None:
 def test_plain_files_keep_plain_text() -> None:
     quiz = load_text(
         "id: p\ntitle: T\nlang: en\nquestions:\n"
+        "  - {id: q, type: essay, stem: '*not* $x$ <b>', explanation: e}\n",
         "  - {id: q, type: essay, stem: '*not* $x$ <b>', explanation: e}\n",
         "p.yaml",
     )
