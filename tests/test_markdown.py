@@ -103,7 +103,6 @@ def test_plain_files_keep_plain_text() -> None:
     quiz = load_text(
         "id: p\ntitle: T\nlang: en\nquestions:\n"
         "  - {id: q, type: essay, stem: '*not* $x$ <b>', explanation: e}\n",
-        "  - {id: q, type: essay, stem: '*not* $x$ <b>', explanation: e}\n",
         "p.yaml",
     )
     assert quiz.questions[0].stem == "*not* $x$ <b>"  # type: ignore[union-attr]
