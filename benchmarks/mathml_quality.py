@@ -184,6 +184,19 @@ def _version(dist: str) -> str:
     return version(dist)
 
 
+_NAMED = {"ApplyFunction": "&#x2061;", "InvisibleTimes": "&#x2062;"}
+_NAMED_RE = re.compile(r"&(ApplyFunction|InvisibleTimes);")
+
+
+def mathml2_fix(mathml: str) -> str:
+    """math-core's output made MathML 2: its two HTML named entities become numeric references
+    (XML knows neither), and ``scriptlevel``, which MathML 2 does not allow on ``mtable``, goes."""
+    math = etree.fromstring(_NAMED_RE.sub(lambda m: _NAMED[m.group(1)], mathml).encode())
+    for table in math.iter(f"{{{MATHML_NS}}}mtable"):
+        table.attrib.pop("scriptlevel", None)
+    return etree.tostring(math, encoding="unicode")
+
+
 def python_converters() -> tuple[list[Converter], list[str]]:
     found: list[Converter] = []
     missing: list[str] = []
@@ -208,6 +221,14 @@ def python_converters() -> tuple[list[Converter], list[str]]:
                 "math-core",
                 _version("math-core"),
                 lambda tex, display: core.convert_with_local_state(tex, displaystyle=display),
+            )
+        )
+        found.append(
+            Converter(
+                "math-core+fix",
+                _version("math-core"),
+                lambda tex, display: mathml2_fix(core.convert_with_local_state(tex, displaystyle=display)),
+                "math-core plus the two-rule MathML 2 post-pass (mathml2_fix)",
             )
         )
     except ImportError:
