@@ -66,7 +66,9 @@ def parser() -> MarkdownIt:
 
     md = MarkdownIt("commonmark", {"html": True})
     md.enable("table")
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    # allow_space/allow_digits off: "costs $5 and $6" is money, not a formula (pandoc's rule: no
+    # space inside the dollars, no digit right after the closing one).
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, double_inline=True)
     # Keep every link as a link token so its scheme is checked (and refused) here, with a
     # position; markdown-it would otherwise quietly turn a javascript: link into text.
     md.validateLink = lambda url: True  # type: ignore[method-assign]
@@ -297,7 +299,12 @@ class _Reader:
 
         problem = tex_error(tex)
         if problem is not None:
-            self.error(tex[:40] or None, f"formula ${_short(tex)}$: {problem}", "markup.bad-tex")
+            self.ok = False
+            loc = self.loc(tex[:40] or None)
+            before = tex[: problem.offset]
+            if loc != self.node.loc and "\n" not in before:
+                loc = replace(loc, col=loc.col + len(before))
+            self.ctx.error(loc, f"{self.what}: formula ${_short(tex)}$: {problem}", "markup.bad-tex")
         return Math(tex, display)
 
 
