@@ -577,6 +577,21 @@ def validate(
     typer.echo(f"ok: {len(files)} file(s) valid")
 
 
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the source format, for editors.
+
+    Generated from the definitions the loader checks files against, so it cannot drift from
+    them. With VS Code's YAML extension, save it (lmsexport schema > lmsexport.schema.json)
+    and put this first line in a bank file to get completion, hover docs and checks:
+
+    # yaml-language-server: $schema=lmsexport.schema.json
+    """
+    from .editor_schema import schema_text
+
+    sys.stdout.write(schema_text())
+
+
 def main() -> None:
     try:
         app()

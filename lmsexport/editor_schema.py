@@ -26,7 +26,8 @@ SCHEMA_ID = "https://lmsexport.invalid/schema/source.schema.json"
 def _value(v: spec.Value) -> dict[str, Any]:
     kind = v.kind
     if kind in ("text", "rich"):
-        out: dict[str, Any] = {"type": ["string", "number", "boolean"]}
+        # a text has a character that is not white space (a string; other scalars always do)
+        out: dict[str, Any] = {"type": ["string", "number", "boolean"], "pattern": "\\S"}
         if v.max_len:
             out["maxLength"] = v.max_len
         if kind == "rich":
@@ -85,6 +86,10 @@ def _mapping(m: spec.Mapping) -> dict[str, Any]:
     }
     if m.required:
         out["required"] = list(m.required)
+    if m.any_of:
+        out["anyOf"] = [{"required": list(keys)} for keys in m.any_of]
+    if m.exclusive:
+        out["not"] = {"anyOf": [{"required": list(pair)} for pair in m.exclusive]}
     return out
 
 

@@ -63,6 +63,10 @@ class Mapping:
     keys: tuple[Key, ...]
     foreign: dict[str, str] = field(default_factory=dict)
     """Keys of another kind of mapping -> who they belong to (for messages)."""
+    any_of: tuple[tuple[str, ...], ...] = ()
+    """At least one of these sets of keys is present in full (numerical: answer, or range)."""
+    exclusive: tuple[tuple[str, str], ...] = ()
+    """Pairs of keys that cannot be given together (tolerance and range)."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -174,7 +178,21 @@ def question(qtype: QuestionType) -> Mapping:
         for k in keys:
             if k.name not in own:
                 foreign.setdefault(k.name, f"{other.value} questions")
-    return Mapping(f"question ({qtype.value})", "A question.", COMMON_QUESTION + TYPE_KEYS[qtype], foreign)
+    any_of, exclusive = QUESTION_RULES.get(qtype, ((), ()))
+    return Mapping(
+        f"question ({qtype.value})",
+        "A question.",
+        COMMON_QUESTION + TYPE_KEYS[qtype],
+        foreign,
+        any_of,
+        exclusive,
+    )
+
+
+QUESTION_RULES: dict[QuestionType, tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, str], ...]]] = {
+    QuestionType.NUMERICAL: ((("answer",), ("range",)), (("tolerance", "range"),)),
+}
+"""Per type: (any_of, exclusive) beyond which keys exist."""
 
 
 QUESTIONS = {t: question(t) for t in QuestionType}
