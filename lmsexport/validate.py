@@ -481,7 +481,9 @@ def _unsupported(name: str, line: int, what: str) -> Diagnostic:
         SourceLoc(name, line),
         f"{what}: lmsexport validates QTI 2.1 (items, tests, sections, their content packages); not checked",
         rule="qti.unsupported-version",
-        hint="export it as QTI 2.1 (authoring tools such as TAO and Onyx offer a QTI 2.1 export)",
+        hint=None
+        if "results" in what
+        else "export it as QTI 2.1 (authoring tools such as TAO and Onyx offer a QTI 2.1 export)",
     )
 
 
@@ -916,7 +918,7 @@ def _check_manifest_refs(
                         f"href {href!r} names a file that is not in the package",
                         rule="package.missing-file",
                         hint='Canvas turns such a question into an "Error" question'
-                        if expected == "assessmentItem"
+                        if el is res and expected == "assessmentItem"
                         else None,
                     )
                 )
