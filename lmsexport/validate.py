@@ -813,7 +813,7 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
         is_named = named is None or member in named
         if member == "imsmanifest.xml":
             continue
-        if is_macos_debris(member) and not is_named:
+        if is_macos_debris(member) and (named is None or member not in named):
             debris += 1
             continue
         if not member.lower().endswith(".xml"):

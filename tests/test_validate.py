@@ -443,6 +443,14 @@ def test_debris_the_manifest_names_is_read() -> None:
     diags = validate.validate_package(data, "p.zip")
     assert "xml.syntax" in {d.rule for d in diags if d.severity is Severity.ERROR}
     assert "package.macos-debris" not in {d.rule for d in diags}
+    # Without a manifest nothing names it: still skipped, only the missing manifest is an error.
+    bare = validate.validate_package(
+        mc._zip([("items/q1.xml", mc.ITEM.encode()), ("._x.xml", mc.APPLEDOUBLE)])
+    )
+    assert {(d.rule, d.severity) for d in bare} == {
+        ("package.no-manifest", Severity.ERROR),
+        ("package.macos-debris", Severity.NOTE),
+    }
 
 
 # --------------------------------------------------------------------------- validate's reports
