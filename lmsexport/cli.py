@@ -71,14 +71,9 @@ def _print_diagnostics(diags: list[Diagnostic]) -> None:
 
 
 def _summary(diags: list[Diagnostic]) -> str:
-    n_err = sum(d.severity is Severity.ERROR for d in diags)
-    n_warn = len(diags) - n_err
-    parts = []
-    if n_err:
-        parts.append(f"{n_err} error{'s' if n_err != 1 else ''}")
-    if n_warn:
-        parts.append(f"{n_warn} warning{'s' if n_warn != 1 else ''}")
-    return ", ".join(parts)
+    from .report import summary_line
+
+    return summary_line(diags)
 
 
 def _load(paths: list[Path] | None, warnings: list[Diagnostic]):  # -> Bank
@@ -550,14 +545,23 @@ def _same_content(path: Path, data: bytes) -> bool:
 @app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+    report: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (never on notes).")] = False,
 ) -> None:
     """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
 
     Checks the manifest, that every referenced file is present and every item is
     referenced, and every XML file against its schema. Packages are untrusted input:
     unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
-    refused. Problems print as member:line; exit 1 if any.
+    refused. Problems print as member:line; exit 1 on errors (or warnings with
+    --strict); notes (harmless facts) never fail.
     """
+    from .report import RunSummary, failed, to_github, to_json, to_junit
     from .validate import validate_package, validate_xml_file
 
     diags: list[Diagnostic] = []
@@ -569,12 +573,23 @@ def validate(
             diags += validate_package(f, f.as_posix())
         else:
             diags += validate_xml_file(f)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
-    _print_diagnostics(diags)
-    if errors:
-        _err(_summary(diags))
+    summary = RunSummary(files=len(files), strict=strict, command="validate")
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags))
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(f"ok: {len(files)} file(s) valid{tail}")
+    if bad:
         raise typer.Exit(EXIT_PROBLEMS)
-    typer.echo(f"ok: {len(files)} file(s) valid")
 
 
 @app.command()
