@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from lmsexport.model import (
     Bank,
+    Block,
     BulletList,
     Choice,
     Code,
@@ -119,7 +120,7 @@ def questions(draw: st.DrawFn, qid: str, qtype: QuestionType | None = None) -> Q
         rights = {p.right for p in pairs}
         extra["pairs"] = pairs
         extra["distractors"] = tuple(
-            draw(st.lists(PLAIN_RIGHT.filter(lambda d: d not in rights), max_size=2))
+            draw(st.lists(PLAIN_RIGHT.filter(lambda d: d not in rights), max_size=2, unique=True))
         )
     return Question(
         id=qid,
@@ -309,3 +310,77 @@ def _no_tex_delimiters(rich: Rich) -> bool:
 RICH = st.lists(BLOCKS, min_size=1, max_size=3).map(lambda bs: Rich(tuple(bs))).filter(_no_tex_delimiters)
 """Any Rich text the loader could produce (images from a few fixed tiny files), without text that
 spells a TeX delimiter."""
+
+
+# Rich texts Markdown can express exactly (what `markup: markdown` files hold): the source
+# writer's round trip is exact on these. Edges of paragraphs, cells and emphasis are words
+# (Markdown trims white space there and its emphasis rules depend on neighbouring punctuation),
+# line breaks stand between words, and two lists of one kind never follow each other directly
+# except as the writer separates them.
+_MD_WORD = st.text(st.sampled_from(list("aZé0سوال")), min_size=1, max_size=5)
+_MD_INNER = st.text(st.sampled_from(list("aZ سوال~=#{}:\\<>&%[]*_`$|!.-+")), min_size=1, max_size=6)
+"""Specials only inside a Str, between words."""
+_MD_STR = st.tuples(_MD_WORD, _MD_INNER, _MD_WORD).map(lambda t: Str("".join(t)))
+_MD_STYLED = st.recursive(
+    st.one_of(_MD_WORD.map(Str), _MD_STR),
+    lambda inner: st.one_of(
+        inner.map(lambda x: Emph((x,))),
+        inner.map(lambda x: Strong((x,))),
+    ),
+    max_leaves=3,
+)
+
+
+def _md_inlines(draw: st.DrawFn) -> tuple[Inline, ...]:
+    parts: list[Inline] = []
+    for i in range(draw(st.integers(1, 3))):
+        if i:
+            sep = draw(st.sampled_from(["space", "break", "math", "code", "image", "link"]))
+            if sep == "break":
+                parts.append(LineBreak())
+            elif sep == "math":
+                parts += [Str(" "), Math(draw(_TEX)), Str(" ")]
+            elif sep == "code":
+                parts += [Str(" "), Code(draw(_WORD.map(str.strip).filter(bool))), Str(" ")]
+            elif sep == "image":
+                parts += [Str(" "), Image(draw(MEDIA), draw(_MD_WORD)), Str(" ")]
+            elif sep == "link":
+                url = draw(st.sampled_from(["https://example.org/a?b=1&c=2", "mailto:a@example.org"]))
+                parts += [Str(" "), Link(url, (draw(_MD_STYLED),)), Str(" ")]
+            else:
+                parts.append(Str(" "))
+        parts.append(draw(_MD_STYLED))
+    return _normal(parts)
+
+
+@st.composite
+def markdown_rich(draw: st.DrawFn) -> Rich:
+    blocks: list[Block] = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["para", "para", "math", "code", "bullets", "numbers", "table"]))
+        if kind == "para":
+            blocks.append(Para(_md_inlines(draw)))
+        elif kind == "math":
+            blocks.append(Para((Math(draw(_TEX), display=True),)))
+        elif kind == "code":
+            text = draw(st.text(st.sampled_from(list("ab{}~=#:\\<>&`$ \n")), min_size=1, max_size=20))
+            blocks.append(CodeBlock(text.strip("\n") or "x", draw(st.sampled_from([None, "python", "json"]))))
+        elif kind in ("bullets", "numbers"):
+            items = tuple((Para(_md_inlines(draw)),) for _ in range(draw(st.integers(1, 3))))
+            blocks.append(
+                BulletList(items) if kind == "bullets" else OrderedList(items, draw(st.integers(1, 12)))
+            )
+        else:
+            width = draw(st.integers(1, 3))
+
+            def cell() -> tuple[Inline, ...]:
+                return tuple(x for x in _md_inlines(draw) if not isinstance(x, LineBreak))
+
+            header = tuple(cell() for _ in range(width))
+            rows = tuple(tuple(cell() for _ in range(width)) for _ in range(draw(st.integers(0, 2))))
+            aligns = tuple(draw(st.sampled_from([None, "left", "center", "right"])) for _ in range(width))
+            blocks.append(Table(header, rows, aligns))
+    return Rich(tuple(blocks))
+
+
+MD_RICH = markdown_rich()

@@ -75,6 +75,7 @@ class _Writer:
                 lines.append(marker + " " + indented[len(pad) :])
             return ("\n\n" if loose else "\n").join(lines)
         if isinstance(block, Table):
+
             def row(cells: tuple[tuple[Inline, ...], ...]) -> str:
                 return "| " + " | ".join(self.cell(c) for c in cells) + " |"
 
@@ -111,9 +112,19 @@ class _Writer:
                 lead, trail = inner[: len(inner) - len(inner.lstrip())], inner[len(inner.rstrip()) :]
                 mark = "*" if isinstance(x, Emph) else "**"
                 return f"{lead}{mark}{stripped}{mark}{trail}"
-            # `_` for emphasis inside emphasis: `**` and `*` next to each other would read as one run
+            # Delimiters next to each other merge into one run (`***x***` reads as emphasis around
+            # strong): emphasis at the edge of other emphasis is written with `_` instead.
             if isinstance(x, Emph):
-                return f"_{inner}_" if inner.startswith(("*", "_")) or inner.endswith(("*", "_")) else f"*{inner}*"
+                nested = inner.startswith(("*", "_")) or inner.endswith(("*", "_"))
+                return f"_{inner}_" if nested else f"*{inner}*"
+            first, last = x.children[0], x.children[-1]
+            if isinstance(first, Emph) or isinstance(last, Emph):
+                inner = "".join(
+                    f"_{self.inlines(c.children)}_"
+                    if isinstance(c, Emph) and c in (first, last)
+                    else self.inlines((c,))
+                    for c in x.children
+                )
             return f"**{inner}**"
         if isinstance(x, Code):
             longest = max((len(m) for m in re.findall(r"`+", x.text)), default=0)
@@ -137,11 +148,16 @@ class _Writer:
 def _escape(text: str, at_start: bool) -> str:
     text = _ALWAYS.sub(r"\\\1", text)
     if at_start:
-        text = _LINE_START.sub(lambda m: m.group(1) + "".join("\\" + c if not c.isdigit() else c for c in m.group(2)), text)
+        text = _LINE_START.sub(lambda m: m.group(1) + _escape_marker(m.group(2)), text)
     # A run of spaces at the start of a paragraph is indentation to Markdown (a code block).
     if at_start and text.startswith(" "):
         text = "&#32;" + text[1:]
     return text
+
+
+def _escape_marker(marker: str) -> str:
+    """`#` -> `\\#`, `1.` -> `1\\.`: a backslash before the punctuation of a block marker."""
+    return "".join(c if c.isdigit() else "\\" + c for c in marker)
 
 
 def _destination(url: str) -> str:

@@ -26,17 +26,55 @@ class _Dumper(yaml.SafeDumper):
     """Block style, texts quoted or as | blocks, keys in the order given."""
 
 
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""Line breaks to YAML 1.1 besides \n: inside a | block they would be read back as \n."""
+
+
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if "\n" in value and not any(line != line.rstrip() for line in value.split("\n")):
+    if (
+        "\n" in value
+        and not any(b in value for b in _OTHER_BREAKS)
+        and not any(line != line.rstrip() for line in value.split("\n"))
+    ):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
 
 
+class _Key(str):
+    """A mapping key: always a plain identifier of the source format, written unquoted."""
+
+
+def _key(dumper: yaml.SafeDumper, value: _Key) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style="")
+
+
+class _Flow(list):  # type: ignore[type-arg]
+    """A short list written on one line (tags, answers, a range)."""
+
+
+def _flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", list(value), flow_style=True)
+
+
 _Dumper.add_representer(str, _str)
+_Dumper.add_representer(_Key, _key)
+_Dumper.add_representer(_Flow, _flow)
+
+
+def _keyed(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {_Key(k): _keyed(v) for k, v in data.items()}
+    if isinstance(data, _Flow):
+        return _Flow(_keyed(v) for v in data)
+    if isinstance(data, list):
+        return [_keyed(v) for v in data]
+    return data
 
 
 def _dump(data: Any, indent: int = 0) -> str:
-    text = yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100_000, indent=2)
+    text = yaml.dump(
+        _keyed(data), Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100_000, indent=2
+    )
     if indent:
         text = "".join(" " * indent + line if line.strip() else line for line in text.splitlines(True))
     return text
@@ -73,7 +111,7 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
     if q.points != 1:
         out["points"] = _num(q.points)
     if q.tags:
-        out["tags"] = list(q.tags)
+        out["tags"] = _Flow(q.tags)
     out["stem"] = text(q.stem)
     if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
         choices = []
@@ -99,7 +137,7 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
         if key.answer is not None:
             out["answer"] = _num(key.answer)
         if key.low is not None and key.high is not None:
-            out["range"] = [_num(key.low), _num(key.high)]
+            out["range"] = _Flow([_num(key.low), _num(key.high)])
         elif key.tolerance:
             out["tolerance"] = _num(key.tolerance)
     elif q.type is QuestionType.MATCHING:
