@@ -374,7 +374,7 @@ def markdown_rich(draw: st.DrawFn) -> Rich:
             width = draw(st.integers(1, 3))
 
             def cell() -> tuple[Inline, ...]:
-                return tuple(x for x in _md_inlines(draw) if not isinstance(x, LineBreak))
+                return _normal([Str(" ") if isinstance(x, LineBreak) else x for x in _md_inlines(draw)])
 
             header = tuple(cell() for _ in range(width))
             rows = tuple(tuple(cell() for _ in range(width)) for _ in range(draw(st.integers(0, 2))))
