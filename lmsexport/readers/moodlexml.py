@@ -66,6 +66,8 @@ MAX_MOODLEXML_ERRORS = 100
 _PHP_TRIM = " \t\n\r\0\x0b"
 _PHP_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 """What qtype_numerical_answer_processor::apply_units() takes for a number (without units)."""
+_PHP_LEADING_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""The start of a string PHP's arithmetic reads as a number (with a warning) instead of failing."""
 _ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 _CONTEXT = re.compile(r"\$([a-z]+)\$\Z")
 """create_category_path(): the only context prefix Moodle's importer recognises."""
@@ -276,8 +278,8 @@ class _Reader:
             if path + name in seen:
                 self.error(
                     f,
-                    f"{what}: two files named {path + name!r}; Moodle keeps one (some versions "
-                    "fail the import)",
+                    f"{what}: a second file {name!r} in path {path!r}; Moodle keeps one (some versions fail "
+                    "the import)",
                     "moodlexml.duplicate-file",
                 )
             seen.add(path + name)
@@ -322,11 +324,13 @@ class _Reader:
         """`fraction` / 100, checked against Moodle's grade list when importprocess() checks it."""
         raw = _trim(answer.get("fraction", "0"))
         if not _PHP_NUMBER.match(raw):
-            self.error(
-                answer,
-                f"fraction {raw!r} is not a number; Moodle's import fails on it",
-                "moodlexml.bad-fraction",
+            lead = _PHP_LEADING_NUMBER.match(raw)
+            why = (
+                f"Moodle reads only its leading {lead.group(0)!r}"
+                if lead
+                else "Moodle's import crashes on it"
             )
+            self.error(answer, f"fraction {raw!r} is not a number: {why}", "moodlexml.bad-fraction")
             return None
         percent = Fraction(raw) if "e" not in raw.lower() else Fraction(float(raw))
         value = percent / 100
