@@ -198,17 +198,17 @@ def category_path(names: list[str]) -> str:
 class _QuestionWriter:
     """Writes one question, collecting diagnostics instead of stopping at the first."""
 
-    def __init__(self, quiz: Quiz, question: Question) -> None:
+    def __init__(self, quiz: Quiz, question: Question, label: str | None = None) -> None:
         self.quiz = quiz
         self.q = question
         self.loc = question.loc or quiz.loc or SourceLoc(quiz.id)
         self.lang = quiz.lang_of(question)
+        self.label = label or f"question '{question.id}'"
+        """How messages name what they are about."""
         self.diagnostics: list[Diagnostic] = []
 
     def _report(self, severity: Severity, rule: str, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(
-            Diagnostic(self.loc, f"question '{self.q.id}': {message}", severity, rule, hint)
-        )
+        self.diagnostics.append(Diagnostic(self.loc, f"{self.label}: {message}", severity, rule, hint))
 
     def error(self, rule: str, message: str, hint: str | None = None) -> None:
         self._report(Severity.ERROR, rule, message, hint)
@@ -218,21 +218,22 @@ class _QuestionWriter:
 
     # -- texts: every text of a question passes through rich() or plain() ------------------
 
-    def _check_chars(self, text: str, what: str) -> None:
+    def _check_chars(self, text: str, what: str) -> bool:
+        """Whether XML can hold the text; an error (and an empty text written) when it cannot."""
         bad = _FORBIDDEN_CONTROL.search(text)
         if bad:
             self.error(
                 "moodlexml.control-character", f"{what} contains control character U+{ord(bad.group(0)):04X}"
             )
+        return bad is None
 
     def rich(self, container: etree._Element, text: str | None, what: str, lang: str | None = None) -> None:
         """The `<text>` of a formatted text in `lang` (default: the question's), as HTML, into its
         container (the element whose `format` says html, and which will also hold its files);
         an absent text (no feedback) is an empty `<text>`, as Moodle exports it."""
         body = _sub(container, "text")
-        if text is None:
+        if text is None or not self._check_chars(text, what):
             return
-        self._check_chars(text, what)
         html_text = text_to_html(text)
         lang = lang or self.lang
         if is_rtl(lang) or lang != self.quiz.lang:
@@ -249,12 +250,12 @@ class _QuestionWriter:
 
     def plain(self, parent: etree._Element, text: str, what: str) -> etree._Element:
         """`<text>` holding a text Moodle stores unformatted, exactly as written."""
-        self._check_chars(text, what)
-        problem = plain_text_problem(text)
-        if problem:
-            self.error("moodlexml.unwritable", f"{what} {problem}")
         body = _sub(parent, "text")
-        _set_text(body, text)
+        if self._check_chars(text, what):
+            problem = plain_text_problem(text)
+            if problem:
+                self.error("moodlexml.unwritable", f"{what} {problem}")
+            _set_text(body, text)
         return body
 
     # -- the question ------------------------------------------------------------------
@@ -482,7 +483,8 @@ def _quiz_header(quiz: Quiz, root: etree._Element, diagnostics: list[Diagnostic]
     _set_text(_sub(_sub(category, "category"), "text"), path)
     # The quiz's description becomes the category's description (create_category_path()).
     if quiz.description is not None:
-        header = _QuestionWriter(quiz, Question(id=quiz.id, type=QuestionType.ESSAY, stem=""))
+        about = Question(id=quiz.id, type=QuestionType.ESSAY, stem="", loc=quiz.loc)
+        header = _QuestionWriter(quiz, about, f"quiz {quiz.id!r}")
         header.field(category, "info", quiz.description, "the description", quiz.lang)
         diagnostics.extend(header.diagnostics)
 
