@@ -286,11 +286,24 @@ def _untrusted_parser() -> etree.XMLParser:
 
 def parse_untrusted(data: bytes, name: str) -> tuple[etree._ElementTree | None, list[Diagnostic]]:
     """Parse a document we did not write: refuse any DOCTYPE; never load anything it names."""
+    tree, diagnostics = parse_without_dtd(
+        data, name, "QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it"
+    )
+    if tree is None:
+        return None, diagnostics
+    return tree, _remote_schema_locations(tree, name)
+
+
+def parse_without_dtd(
+    data: bytes, name: str, doctype_hint: str
+) -> tuple[etree._ElementTree | None, list[Diagnostic]]:
+    """parse_untrusted() without its schema-location check: any XML document from elsewhere
+    (a Moodle XML file too). A DOCTYPE is refused with `doctype_hint`."""
     doctype = Diagnostic(
         SourceLoc(name),
         "document has a DOCTYPE; DTDs and entities (XXE, entity expansion) are refused",
         rule="xml.doctype",
-        hint="QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it",
+        hint=doctype_hint,
     )
     # The byte scan refuses the common case before libxml2 parses any entity declaration; the
     # docinfo check after parsing catches encodings the scan cannot read (UTF-16).
@@ -306,7 +319,7 @@ def parse_untrusted(data: bytes, name: str) -> tuple[etree._ElementTree | None, 
         ]
     if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
         return None, [doctype]
-    return tree, _remote_schema_locations(tree, name)
+    return tree, []
 
 
 @functools.cache
