@@ -149,7 +149,6 @@ _COMBINED_FEEDBACK = _template(
     '<incorrectfeedback format="html"><text/></incorrectfeedback><shownumcorrect/>'
 )
 """The model has no right/partly right/wrong feedback: empty, as Moodle exports unset ones."""
-_NO_FEEDBACK = _template('<feedback format="html"><text/></feedback>')
 _NO_UNITS = _template(
     "<unitgradingtype>0</unitgradingtype><unitpenalty>0.1000000</unitpenalty><showunits>3</showunits>"
     "<unitsleft>0</unitsleft>"
@@ -165,6 +164,28 @@ _ESSAY_OPTIONS = _template(
 attachments; no grader information and no response template."""
 
 
+_QUESTION = _template(
+    '<question type=""><name><text/></name><questiontext format="html"><text/></questiontext>'
+    '<generalfeedback format="html"><text/></generalfeedback><defaultgrade/><penalty/><hidden>0</hidden>'
+    "<idnumber/></question>"
+)[0]
+"""What every question starts with, in the order Moodle's exporter writes it."""
+_HTML_ANSWER = _template(
+    '<answer fraction="" format="html"><text/><feedback format="html"><text/></feedback></answer>'
+)[0]
+_PLAIN_ANSWER = _template(
+    '<answer fraction="" format="moodle_auto_format"><text/>'
+    '<feedback format="html"><text/></feedback></answer>'
+)[0]
+_SUBQUESTION = _template('<subquestion format="html"><text/><answer><text/></answer></subquestion>')[0]
+
+
+def _copy(parent: etree._Element, template: etree._Element) -> etree._Element:
+    el = copy.deepcopy(template)
+    parent.append(el)
+    return el
+
+
 def _append(parent: etree._Element, template: tuple[etree._Element, ...]) -> None:
     parent.extend(copy.deepcopy(el) for el in template)
 
@@ -176,6 +197,16 @@ def _marked(lang: str, quiz_lang: str) -> bool:
 
 
 _fraction = functools.cache(format_percent)
+
+_TYPE_WRITERS = {
+    QuestionType.SINGLE: "_multichoice",
+    QuestionType.MULTIPLE: "_multichoice",
+    QuestionType.TRUE_FALSE: "_truefalse",
+    QuestionType.SHORT_ANSWER: "_shortanswer",
+    QuestionType.NUMERICAL: "_numerical",
+    QuestionType.MATCHING: "_matching",
+    QuestionType.ESSAY: "_essay",
+}
 
 
 def _comment(prefix: str, data: dict[str, object]) -> etree._Comment:
@@ -270,11 +301,10 @@ class _QuestionWriter:
             )
         return bad is None
 
-    def rich(self, container: etree._Element, text: str | None, what: str, lang: str | None = None) -> None:
-        """The `<text>` of a formatted text in `lang` (default: the question's), as HTML, into its
-        container (the element whose `format` says html, and which will also hold its files);
-        an absent text (no feedback) is an empty `<text>`, as Moodle exports it."""
-        body = _sub(container, "text")
+    def rich(self, body: etree._Element, text: str | None, what: str, lang: str | None = None) -> None:
+        """A formatted text in `lang` (default: the question's) as HTML in `body`, the `<text>` of
+        its field (the field's element, whose `format` says html, will also hold the text's
+        files); an absent text (no feedback) stays an empty `<text>`, as Moodle exports it."""
         if text is None or not self._check_chars(text, what):
             return
         html_text = text_to_html(text)
@@ -288,42 +318,31 @@ class _QuestionWriter:
     ) -> etree._Element:
         """`<tag format="html"><text>HTML</text></tag>`: a formatted text in its own element."""
         container = _sub(parent, tag, format="html")
-        self.rich(container, text, what, lang)
+        self.rich(_sub(container, "text"), text, what, lang)
         return container
 
-    def plain(self, parent: etree._Element, text: str, what: str) -> etree._Element:
-        """`<text>` holding a text Moodle stores unformatted, exactly as written."""
-        body = _sub(parent, "text")
+    def plain(self, body: etree._Element, text: str, what: str) -> None:
+        """A text Moodle stores unformatted, exactly as written, in `body` (a `<text>`)."""
         if self._check_chars(text, what):
             problem = plain_text_problem(text)
             if problem:
                 self.error("moodlexml.unwritable", f"{what} {problem}")
             _set_text(body, text)
-        return body
 
     # -- the question ------------------------------------------------------------------
 
     def write(self, parent: etree._Element) -> None:
         q = self.q
         qtype = QTYPES[q.type]
-        el = _sub(parent, "question", type=qtype)
-        name = _sub(el, "name")
-        self.plain(name, question_name(q), "the name")
-        self.field(el, "questiontext", q.stem, "the stem")
-        self.field(el, "generalfeedback", q.explanation, "the explanation")
-        _sub(el, "defaultgrade", self._mark())
-        _sub(el, "penalty", PENALTY[qtype])
-        _sub(el, "hidden", "0")
-        _sub(el, "idnumber", q.id)
-        {
-            QuestionType.SINGLE: self._multichoice,
-            QuestionType.MULTIPLE: self._multichoice,
-            QuestionType.TRUE_FALSE: self._truefalse,
-            QuestionType.SHORT_ANSWER: self._shortanswer,
-            QuestionType.NUMERICAL: self._numerical,
-            QuestionType.MATCHING: self._matching,
-            QuestionType.ESSAY: self._essay,
-        }[q.type](el)
+        el = _copy(parent, _QUESTION)
+        el.set("type", qtype)
+        self.plain(el[0][0], question_name(q), "the name")
+        self.rich(el[1][0], q.stem, "the stem")
+        self.rich(el[2][0], q.explanation, "the explanation")
+        el[3].text = self._mark()
+        el[4].text = PENALTY[qtype]
+        el[6].text = q.id
+        getattr(self, _TYPE_WRITERS[q.type])(el)
         self._tags(el)
 
     def _mark(self) -> str:
@@ -348,13 +367,13 @@ class _QuestionWriter:
             stored = moodle_tag(tag)
             if stored != tag:
                 self.warn("moodlexml.tag-changed", f"Moodle stores tag {tag!r} as {stored!r}")
-            self.plain(_sub(tags, "tag"), tag, f"tag {tag!r}")
+            self.plain(_sub(_sub(tags, "tag"), "text"), tag, f"tag {tag!r}")
 
-    def _answer(self, parent: etree._Element, fraction: Fraction, fmt: str) -> etree._Element:
-        return _sub(parent, "answer", fraction=_fraction(fraction), format=fmt)
-
-    def _no_feedback(self, answer: etree._Element) -> None:
-        _append(answer, _NO_FEEDBACK)
+    def _answer(self, parent: etree._Element, fraction: Fraction, template: etree._Element) -> etree._Element:
+        """`<answer fraction format><text/><feedback format="html"><text/></feedback></answer>`."""
+        answer = _copy(parent, template)
+        answer.set("fraction", _fraction(fraction))
+        return answer
 
     def _combined_feedback(self, el: etree._Element) -> None:
         _append(el, _COMBINED_FEEDBACK)
@@ -396,19 +415,15 @@ class _QuestionWriter:
             self._choice(el, choice, right if choice.correct else wrong, n)
 
     def _choice(self, el: etree._Element, choice: Choice, fraction: Fraction, n: int) -> None:
-        answer = self._answer(el, fraction, "html")
-        self.rich(answer, choice.text, f"choice {n}", choice.lang)
-        if choice.feedback is None:
-            self._no_feedback(answer)
-        else:
-            self.field(answer, "feedback", choice.feedback, f"the feedback of choice {n}")
+        answer = self._answer(el, fraction, _HTML_ANSWER)
+        self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
+        self.rich(answer[1][0], choice.feedback, f"the feedback of choice {n}")
 
     def _truefalse(self, el: etree._Element) -> None:
         # import_truefalse() recognises the answers by their texts `true` and `false`.
         for value in (True, False):
-            answer = self._answer(el, Fraction(int(value == self.q.truth)), "moodle_auto_format")
-            _sub(answer, "text", "true" if value else "false")
-            self._no_feedback(answer)
+            answer = self._answer(el, Fraction(int(value == self.q.truth)), _PLAIN_ANSWER)
+            answer[0].text = "true" if value else "false"
 
     def _shortanswer(self, el: etree._Element) -> None:
         q = self.q
@@ -416,10 +431,9 @@ class _QuestionWriter:
             self.error("moodlexml.no-answer", "has no accepted answer")
         _sub(el, "usecase", "1" if q.case_sensitive else "0")
         for n, text in enumerate(q.answers, 1):
-            answer = self._answer(el, Fraction(1), "moodle_auto_format")
+            answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
             # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
-            self.plain(answer, text.replace("*", "\\*"), f"accepted answer {n} {text!r}")
-            self._no_feedback(answer)
+            self.plain(answer[0], text.replace("*", "\\*"), f"accepted answer {n} {text!r}")
 
     def _numerical(self, el: etree._Element) -> None:
         key = self.q.numeric
@@ -441,9 +455,8 @@ class _QuestionWriter:
         else:
             assert key.answer is not None
             value, tolerance = key.answer, key.tolerance
-        answer = self._answer(el, Fraction(1), "moodle_auto_format")
-        _sub(answer, "text", format_number(value))
-        self._no_feedback(answer)
+        answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
+        answer[0].text = format_number(value)
         _sub(answer, "tolerance", format_number(tolerance))
         _append(el, _NO_UNITS)
 
@@ -471,12 +484,13 @@ class _QuestionWriter:
         _sub(el, "shuffleanswers", self._shuffle())
         self._combined_feedback(el)
         for n, pair in enumerate(q.pairs, 1):
-            sub = self.field(el, "subquestion", pair.left, f"the left item of pair {n}")
-            self.plain(_sub(sub, "answer"), pair.right, f"the right item of pair {n}")
+            sub = _copy(el, _SUBQUESTION)
+            self.rich(sub[0], pair.left, f"the left item of pair {n}")
+            self.plain(sub[1][0], pair.right, f"the right item of pair {n}")
         for n, text in enumerate(q.distractors, 1):
             # Moodle's way to store a distractor: a subquestion with an empty text.
-            sub = self.field(el, "subquestion", None, "")
-            self.plain(_sub(sub, "answer"), text, f"distractor {n}")
+            sub = _copy(el, _SUBQUESTION)
+            self.plain(sub[1][0], text, f"distractor {n}")
 
     def _essay(self, el: etree._Element) -> None:
         _append(el, _ESSAY_OPTIONS)
