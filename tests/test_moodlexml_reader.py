@@ -378,3 +378,11 @@ def test_a_damaged_export_gets_diagnostics_never_an_exception(at: int, junk: byt
     data = MOODLE_EXPORT[:at] + junk + MOODLE_EXPORT[at + len(junk) :]
     quiz, diags = read_quiz_bytes(data, "damaged.xml")
     assert quiz is not None or any(d.severity.value == "error" for d in diags)
+
+
+@pytest.mark.parametrize("number", ["1e999", "9" * 5000, "-1e999"])
+def test_numbers_beyond_a_float_are_not_numbers(number: str) -> None:
+    body = f"<defaultgrade>{number}</defaultgrade><answer fraction='{number}'><text>{number}</text></answer>"
+    quiz, diags = read_quiz_bytes(_one(body, "numerical"), "n.xml")
+    assert quiz is None
+    assert {d.rule for d in diags} == {"moodlexml.not-a-number", "moodlexml.bad-fraction"}

@@ -171,6 +171,19 @@ def _trim(s: str) -> str:
     return s.strip(_PHP_TRIM)
 
 
+MAX_NUMBER_CHARS = 100
+"""Longest number text read: a float needs ~25 characters; 5,000 digits would hit Python's
+integer-conversion limit (and PHP reads them as INF)."""
+
+
+def php_number(raw: str) -> float | None:
+    """A finite number as Moodle reads it from a trimmed text, or None (not a number, or not finite)."""
+    if len(raw) > MAX_NUMBER_CHARS or not _PHP_NUMBER.match(raw):
+        return None
+    value = float(raw)
+    return value if math.isfinite(value) else None
+
+
 def _comment_meta(el: etree._Element, prefix: str) -> dict[str, object]:
     for comment in el.iterchildren(etree.Comment):
         body = (comment.text or "").strip()
@@ -314,22 +327,22 @@ class _Reader:
         if el is None:
             return default
         raw = _trim("".join(el.itertext()))
-        if not _PHP_NUMBER.match(raw):
-            self.error(el, f"{what} {raw!r} is not a number Moodle can read", "moodlexml.not-a-number")
-            return None
-        return float(raw)
+        value = php_number(raw)
+        if value is None:
+            self.error(el, f"{what} {raw[:40]!r} is not a number Moodle can read", "moodlexml.not-a-number")
+        return value
 
     def fraction(self, answer: etree._Element, graded: bool) -> Fraction | None:
         """`fraction` / 100, checked against Moodle's grade list when importprocess() checks it."""
         raw = _trim(answer.get("fraction", "0"))
-        if not _PHP_NUMBER.match(raw):
-            lead = _PHP_LEADING_NUMBER.match(raw)
+        if php_number(raw) is None:
+            lead = _PHP_LEADING_NUMBER.match(raw[:MAX_NUMBER_CHARS])
             why = (
                 f"Moodle reads only its leading {lead.group(0)!r}"
                 if lead
                 else "Moodle's import crashes on it"
             )
-            self.error(answer, f"fraction {raw!r} is not a number: {why}", "moodlexml.bad-fraction")
+            self.error(answer, f"fraction {raw[:40]!r} is not a number: {why}", "moodlexml.bad-fraction")
             return None
         percent = Fraction(raw) if "e" not in raw.lower() else Fraction(float(raw))
         value = percent / 100
@@ -550,14 +563,17 @@ class _Reader:
     def _numerical(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
         answers = self.answers(el, True, q.text.format if q.text else "html", False)
         for a in answers:
-            if a.text.text != "*" and not _PHP_NUMBER.match(a.text.text):
+            if a.text.text != "*" and php_number(a.text.text) is None:
                 self.error(
                     a.text.loc,
-                    f"numerical answer {a.text.text!r} is not a number: Moodle stores no usable key for it",
+                    f"numerical answer {a.text.text[:40]!r} is not a number: Moodle stores no usable key "
+                    "for it",
                     "moodlexml.not-a-number",
                 )
-            if a.tolerance is not None and a.tolerance != "" and not _PHP_NUMBER.match(a.tolerance):
-                self.error(a.text.loc, f"tolerance {a.tolerance!r} is not a number", "moodlexml.not-a-number")
+            if a.tolerance is not None and a.tolerance != "" and php_number(a.tolerance) is None:
+                self.error(
+                    a.text.loc, f"tolerance {a.tolerance[:40]!r} is not a number", "moodlexml.not-a-number"
+                )
         if el.find("units/unit") is not None:
             self.dropped.append("units")
         if not self.bad_fraction and not any(a.fraction == 1 and a.text.text != "*" for a in answers):
