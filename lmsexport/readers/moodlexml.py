@@ -230,21 +230,28 @@ class _Reader:
             )
         return _trim("".join(el.itertext()))
 
-    def text_child(self, container: etree._Element | None, what: str) -> str | None:
-        """The `<text>` of a container (`<name>`, `<answer>`...), or None when it has none."""
+    def text_child(self, container: etree._Element | None, what: str, crashes: bool = False) -> str | None:
+        """The `<text>` of a container (`<name>`, `<answer>`...), or None when it has none.
+
+        Text directly in the container is not read: getpath() finds no `<text>` and Moodle sees
+        nothing, except where format.php indexes the string itself (`crashes`: the category and
+        its description), which is a PHP TypeError that stops the import."""
         if container is None:
             return None
         text = _first(container, "text")
         if text is None:
             bare = _trim(container.text or "")
             if bare:
+                effect = "Moodle's import crashes on it (PHP TypeError)" if crashes else "Moodle sees nothing"
                 self.error(
                     container,
                     f"{what}: the text is directly in <{container.tag}>; Moodle reads it only from a "
-                    "<text> child and sees nothing",
+                    f"<text> child: {effect}",
                     "moodlexml.bare-text",
                     f"write <{container.tag}><text>...</text></{container.tag}>",
                 )
+                if crashes:
+                    return bare
             return None
         return self.string(text, what)
 
@@ -290,8 +297,8 @@ class _Reader:
             if path + name in seen:
                 self.error(
                     f,
-                    f"{what}: a second file {name!r} in path {path!r}; Moodle keeps one (some versions fail "
-                    "the import)",
+                    f"{what}: a second file {name!r} in path {path!r}: Moodle's import fails on it (versions "
+                    "that skip duplicates keep the first)",
                     "moodlexml.duplicate-file",
                 )
             seen.add(path + name)
@@ -614,7 +621,7 @@ class _Reader:
     def category(self, el: etree._Element) -> MoodleQuestion:
         """import_category(): `<category><text>`; create_category_path()'s context prefix."""
         container = _first(el, "category")
-        path = self.text_child(container, "the category")
+        path = self.text_child(container, "the category", crashes=True)
         if path is None:
             self.warn(
                 el,
@@ -632,7 +639,12 @@ class _Reader:
                 "moodlexml.category-context",
                 "write $course$/top/... (or $system$/..., $module$/...)",
             )
-        info = self.field(_first(el, "info"), "the category description")
+        info_el = _first(el, "info")
+        info = None
+        if info_el is not None and _first(info_el, "text") is None:
+            self.text_child(info_el, "the category description", crashes=True)
+        else:
+            info = self.field(info_el, "the category description")
         return MoodleQuestion("category", self.loc(el), category=path, info=info)
 
 
