@@ -16,8 +16,9 @@ Moodle is tabled in docs/moodle-xml.md.
   Moodle stores unformatted (short answers, matching right items, names, tags, the category)
   go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped: a text
   holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it, because
-  Moodle's parser drops white space standing alone between two entity references (see the
-  project's lms-notes); any other text is written as it is.
+  Moodle's importer has been seen to drop white space standing alone between two entity
+  references (the project's lms-notes; PHP 8.2 with libxml2 2.9.14 keeps it, and
+  tests/test_moodlexml_php.py parses every file with PHP); any other text is written as it is.
 * Marks as `<defaultgrade>` (Moodle stores 7 decimals), the explanation as the general
   feedback, `<shuffleanswers>` from the quiz's `shuffle`, the question id as `<idnumber>`
   (Moodle does not trim it: it is written bare), `<penalty>`/`<hidden>` as Moodle's exporter
@@ -26,9 +27,10 @@ Moodle is tabled in docs/moodle-xml.md.
   GIFT writer (lmsexport.moodle.multi_answer_weights): a multi-answer question's right choices
   share +100 % and its wrong ones -100 %.
 * What Moodle XML has no element for (a numerical range's exact bounds and preferred answer,
-  the quiz's title, language and difficulty) goes into `<!-- lmsexport... -->` comments, which
-  Moodle's parser never sees and lmsexport.readers.moodlexml reads back, so `lmsexport check`
-  proves the round trip lossless.
+  the quiz's id, title, language, difficulty and category as the source has them, and
+  `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which Moodle's parser never
+  reports and lmsexport.readers.moodlexml reads back, so `lmsexport check` proves the round
+  trip lossless.
 
 Coming: rich text (images embedded as `<file name path="/" encoding="base64">` inside the
 text's element, referenced as `@@PLUGINFILE@@/name`; TeX as `\\( \\)` for MathJax) will be
@@ -219,7 +221,8 @@ def _comment(prefix: str, data: dict[str, object]) -> etree._Comment:
 
 def _name_clean(text: str) -> str:
     # Moodle cleans a name with clean_param(PARAM_TEXT), whose strip_tags() would eat `<b ...`
-    # up to the next `>` (or the end): a space after `<` keeps the name readable.
+    # up to the next `>` (or the end): a space after `<` keeps the name readable. A label may
+    # also lose `]]>`, which would otherwise need entity references instead of one CDATA section.
     text = _STRIPPED_TAG_START.sub("< ", text)
     return text.replace("]]>", "]] >")
 
