@@ -1,8 +1,9 @@
-"""Coverage-guided fuzz targets (atheris / libFuzzer) for the three attack surfaces.
+"""Coverage-guided fuzz targets (atheris / libFuzzer) for the four attack surfaces.
 
-    python fuzz/fuzz.py yaml    [libFuzzer flags...]   # the YAML source loader
-    python fuzz/fuzz.py gift    [libFuzzer flags...]   # the GIFT reader
-    python fuzz/fuzz.py package [libFuzzer flags...]   # `lmsexport validate` on a zip
+    python fuzz/fuzz.py yaml      [libFuzzer flags...]   # the YAML source loader
+    python fuzz/fuzz.py gift      [libFuzzer flags...]   # the GIFT reader
+    python fuzz/fuzz.py moodlexml [libFuzzer flags...]   # the Moodle XML reader
+    python fuzz/fuzz.py package   [libFuzzer flags...]   # `lmsexport validate` on a zip
 
 For example a ten-minute session with a seed corpus:
 
@@ -41,13 +42,21 @@ def _gift(data: bytes) -> None:
     read_quiz_bytes(data, "fuzz.gift.txt")
 
 
+def _moodlexml(data: bytes) -> None:
+    from lmsexport.readers.moodlexml import read_quiz_bytes
+
+    # As `lmsexport check FILE.xml` reads a file: the size limit, the hostile-XML parser and
+    # the reader. It reports problems as diagnostics and never raises.
+    read_quiz_bytes(data, "fuzz.xml")
+
+
 def _package(data: bytes) -> None:
     from lmsexport.validate import validate_package
 
     validate_package(data, "fuzz.zip")
 
 
-TARGETS = {"yaml": _yaml, "gift": _gift, "package": _package}
+TARGETS = {"yaml": _yaml, "gift": _gift, "moodlexml": _moodlexml, "package": _package}
 
 
 def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
@@ -63,6 +72,11 @@ def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
             *ROOT.glob("dist/gift/*.txt"),
             *ROOT.glob("tests/cases/**/*.gift.txt"),
             *ROOT.glob("tests/bad/gift/*.gift*"),
+        ],
+        "moodlexml": [
+            *ROOT.glob("dist/moodle/*.xml"),
+            *ROOT.glob("tests/cases/**/moodle/*.xml"),
+            *ROOT.glob("tests/bad/moodlexml/*.xml"),
         ],
         "package": [*ROOT.glob("dist/qti21/*.zip"), *ROOT.glob("tests/bad/package/*.zip")],
     }
@@ -90,6 +104,7 @@ def main(argv: list[str]) -> None:
     target = TARGETS[argv[1]]
     with atheris.instrument_imports(include=["lmsexport"]):
         import lmsexport.readers.gift  # noqa: F401
+        import lmsexport.readers.moodlexml  # noqa: F401
         import lmsexport.source  # noqa: F401
         import lmsexport.validate  # noqa: F401
     # Warm up (schema compilation, lazy imports) outside the measured loop.

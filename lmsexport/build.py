@@ -86,6 +86,8 @@ def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnosti
         diags.extend(out.warnings)
         if name == "gift":
             diags.extend(gift_round_trip(bank, out))
+        elif name == "moodlexml":
+            diags.extend(moodlexml_round_trip(bank, out))
     return diags
 
 
@@ -130,6 +132,58 @@ def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
                     quiz.loc or SourceLoc(path),
                     f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
                     rule="gift.round-trip",
+                )
+            )
+    return diags
+
+
+def moodlexml_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
+    """Read each written Moodle XML file back (as Moodle's importer would, with every check of
+    lmsexport.readers.moodlexml) and compare it with the bank, field by field."""
+    from dataclasses import fields
+
+    from .readers.moodlexml import read_quiz
+    from .writers import folder_of
+
+    diags: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        path = f"{folder_of('moodlexml')}/{quiz.id}.xml"
+        try:
+            back, _ = read_quiz(out.files[path], path, quiz_id=quiz.id, lang=quiz.lang)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
+            continue
+        if back == quiz:
+            continue
+        theirs = {q.id: q for q in back.questions}
+        for q in quiz.questions:
+            other = theirs.get(q.id)
+            if other == q:
+                continue
+            why = (
+                "is missing"
+                if other is None
+                else "differs in "
+                + ", ".join(
+                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
+                )
+            )
+            diags.append(
+                Diagnostic(
+                    q.loc or SourceLoc(path),
+                    f"question '{q.id}' read back from {path} {why}",
+                    rule="moodlexml.round-trip",
+                )
+            )
+        if back.questions == quiz.questions:
+            names = [
+                f.name for f in fields(quiz) if f.compare and getattr(quiz, f.name) != getattr(back, f.name)
+            ]
+            diags.append(
+                Diagnostic(
+                    quiz.loc or SourceLoc(path),
+                    f"quiz '{quiz.id}' read back from {path} differs in {', '.join(names)}",
+                    rule="moodlexml.round-trip",
                 )
             )
     return diags

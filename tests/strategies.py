@@ -40,6 +40,7 @@ from lmsexport.model import (
     Table,
 )
 from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE
+from lmsexport.writers.moodlexml import plain_text_problem
 
 _CHARS = st.sampled_from(
     list("~=#{}:\\%->[]<>&;*/'\" \n\t0aZé\u00a0\u200f\u202e\u0301سوالہے۔中🙂\ufdd0\x85\u2028")
@@ -64,14 +65,16 @@ TEXT = st.tuples(st.text(_CHARS, max_size=5), _TOKENS, st.text(_CHARS, max_size=
 )
 """A non-empty, stripped text with specials inside, as the loader leaves texts."""
 
-# What GIFT cannot carry in a short answer or a matching right side is a writer error,
-# tested in tests/test_gift_writer.py; the bank strategies stay inside what every format carries.
+# What GIFT or Moodle XML cannot carry in a short answer or a matching right side is a writer
+# error, tested in tests/test_gift_writer.py and tests/test_moodlexml_writer.py; the bank
+# strategies stay inside what every format carries.
 ANSWER = TEXT.filter(
     lambda s: (
         not (WEIGHT_RE.match(s) or s.lower().startswith(FORMAT_TAGS) or "->" in s or "\\*" in s or "&&" in s)
+        and plain_text_problem(s) is None
     )
 )
-PLAIN_RIGHT = TEXT.filter(lambda s: "&&" not in s)
+PLAIN_RIGHT = TEXT.filter(lambda s: "&&" not in s and plain_text_problem(s) is None)
 LANG = st.sampled_from([None, "en", "ur", "ar"])
 NUM = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e9, max_value=1e9)
 TAGS = st.lists(st.text("az09-", min_size=1, max_size=6).map(lambda s: "t" + s), max_size=3, unique=True).map(

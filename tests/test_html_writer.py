@@ -22,7 +22,7 @@ from lmsexport.writers.html import UI_STRINGS, format_number, render_index, rend
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).resolve().parent / "cases" / "html"
-ALL_FORMATS = WriteContext(formats=("qti21", "gift", "html"))
+ALL_FORMATS = WriteContext(formats=("qti21", "gift", "moodlexml", "html"))
 SEED_IDS = ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
 
 PAYLOADS = [
@@ -128,7 +128,8 @@ def test_deterministic_across_runs_and_hash_seeds(types_bank: Bank) -> None:
         "import sys, hashlib; sys.path.insert(0, 'tests'); from conftest import make_types_quiz;"
         "from lmsexport.model import Bank; from lmsexport.writers import WriteContext;"
         "from lmsexport.writers.html import write;"
-        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=('qti21', 'gift', 'html')));"
+        "formats = ('qti21', 'gift', 'moodlexml', 'html');"
+        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=formats));"
         "print(hashlib.sha256(b''.join(out.files[k] for k in sorted(out.files))).hexdigest())"
     )
     digests = set()
@@ -189,7 +190,7 @@ def test_index_is_escaped(payload: str) -> None:
     (title,) = doc.xpath("//tbody/tr/th/a")
     assert title.text_content() == payload
     for href in doc.xpath("//a/@href"):
-        assert href.split("/")[0] in {"html", "qti21", "gift"}
+        assert href.split("/")[0] in {"html", "qti21", "gift", "moodle"}
         assert ":" not in href and "<" not in href and '"' not in href
 
 
@@ -332,8 +333,13 @@ def test_hooks(types_quiz: Quiz) -> None:
             ("qti21", "gift", "html"),
             ["html/all-types.html", "qti21/all-types.zip", "gift/all-types.gift.txt"],
         ),
+        (
+            ("qti21", "gift", "moodlexml", "html"),
+            ["html/all-types.html", "qti21/all-types.zip", "gift/all-types.gift.txt", "moodle/all-types.xml"],
+        ),
         (("html",), ["html/all-types.html"]),
         (("gift",), ["gift/all-types.gift.txt"]),
+        (("moodlexml", "gift"), ["gift/all-types.gift.txt", "moodle/all-types.xml"]),
     ],
 )
 def test_index_links_follow_formats(types_bank: Bank, formats: tuple[str, ...], hrefs: list[str]) -> None:
@@ -358,7 +364,7 @@ def test_index_links_point_at_files_the_build_writes() -> None:
     for fmt in ALL_FORMATS.formats:
         files.update(get_writer(fmt)(bank, ALL_FORMATS).files)
     hrefs = parse(files["index.html"]).xpath("//a/@href")
-    assert len(hrefs) == 3 * len(bank.quizzes)
+    assert len(hrefs) == 4 * len(bank.quizzes)
     assert [h for h in hrefs if h not in files] == []
 
 

@@ -82,7 +82,7 @@ def test_escape_plain_matches_its_definition(text: str) -> None:
 
 # ---------------------------------------------------------------------------- parallel build
 
-FORMATS = ("qti21", "gift", "html")
+FORMATS = ("qti21", "gift", "moodlexml", "html")
 
 
 def _other_texts(question: Question) -> Question:
@@ -211,7 +211,7 @@ def test_rebuild_cache_never_hides_a_change(tmp_path: Path, monkeypatch: pytest.
     text = re.sub(r"(?m)^    explanation: .*\n", "", text, count=1)  # a warning to remember
     quiz.write_text(text, encoding="utf-8")
     first = _build(str(src), "--out", str(out))
-    assert "10 written" in first.stdout
+    assert "13 written" in first.stdout  # 3 quizzes x (qti21, gift, moodlexml, html) + index.html
     again = _build(str(src), "--out", str(out))
     assert again.exit_code == 0 and "(cached)" in again.stdout
     assert "warning" in first.stderr and again.stderr == first.stderr  # printed again from the cache

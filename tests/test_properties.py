@@ -1,5 +1,6 @@
 """Any valid bank (tests/strategies.py) builds in every format: every QTI package validates as
-an untrusted package would, the GIFT round trip holds, and the HTML shows every text as text."""
+an untrusted package would, the GIFT and Moodle XML round trips hold, and the HTML shows every
+text as text."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import lxml.html
 from hypothesis import HealthCheck, given, settings
 from strategies import banks
 
-from lmsexport.build import build, gift_round_trip
+from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
 from lmsexport.model import Bank
 from lmsexport.validate import validate_package
 
@@ -17,12 +18,13 @@ from lmsexport.validate import validate_package
 )
 @given(banks())
 def test_any_bank_builds_validates_and_round_trips(bank: Bank) -> None:
-    out = build(bank, ["qti21", "gift", "html"])  # raises if any XML fails its XSD
+    out = build(bank, ["qti21", "gift", "moodlexml", "html"])  # raises if any XML fails its XSD
     for quiz in bank.quizzes:
         package = out.files[f"qti21/{quiz.id}.zip"]
         problems = [d.format() for d in validate_package(package, f"{quiz.id}.zip")]
         assert problems == []
     assert [d.format() for d in gift_round_trip(bank, out)] == []
+    assert [d.format() for d in moodlexml_round_trip(bank, out)] == []
     for quiz in bank.quizzes:
         page = lxml.html.fromstring(out.files[f"html/{quiz.id}.html"])
         # Only the page's own scripts, whatever the texts hold.

@@ -2,7 +2,8 @@
 
 The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
 `expected/qti21/<quiz>/...` (the package's members, unzipped so diffs are readable),
-`expected/gift/<quiz>.gift.txt`, `expected/html/<quiz>.html` and `expected/index.html`.
+`expected/gift/<quiz>.gift.txt`, `expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and
+`expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
 
@@ -15,13 +16,13 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from lmsexport.build import build, gift_round_trip
+from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
 from lmsexport.model import QuestionType
 from lmsexport.source import load_paths
 from lmsexport.validate import validate_package, validate_xml_bytes
 
 CASE = Path(__file__).resolve().parent / "cases" / "types"
-FORMATS = ["qti21", "gift", "html"]
+FORMATS = ["qti21", "gift", "moodlexml", "html"]
 QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 
@@ -107,6 +108,39 @@ def test_interactions_per_type(output, bank) -> None:
 
 def test_gift_reader_returns_the_same_model(bank, output) -> None:
     assert gift_round_trip(bank, output) == []
+
+
+def test_moodlexml_reader_returns_the_same_model(bank, output) -> None:
+    assert moodlexml_round_trip(bank, output) == []
+
+
+def test_moodlexml_types_per_question_type(output, bank) -> None:
+    """The Moodle question type each type is written as, and what Moodle XML keeps of it."""
+    doc = etree.fromstring(output.files["moodle/every-type.xml"])
+    questions = {q.findtext("idnumber"): q for q in doc.iter("question") if q.get("type") != "category"}
+    expected = {
+        QuestionType.SINGLE: "multichoice",
+        QuestionType.MULTIPLE: "multichoice",
+        QuestionType.TRUE_FALSE: "truefalse",
+        QuestionType.SHORT_ANSWER: "shortanswer",
+        QuestionType.NUMERICAL: "numerical",
+        QuestionType.MATCHING: "matching",
+        QuestionType.ESSAY: "essay",
+    }
+    for q in bank.quizzes[0].questions:
+        el = questions[q.id]
+        assert el.get("type") == expected[q.type], q.id
+        assert float(el.findtext("defaultgrade")) == q.points
+    assert questions["zero3-partitions"].findtext("single") == "false"
+    assert [a.get("fraction") for a in questions["zero3-partitions"].iter("answer")] == [
+        "33.33333", "33.33333", "33.33333", "-100",
+    ]  # fmt: skip
+    assert questions["megatron-name"].findtext("usecase") == "1"
+    assert questions["fsdp-name"].findtext("usecase") == "0"
+    distractors = [s for s in questions["zero-stages-match"].iter("subquestion") if not s.findtext("text")]
+    assert [s.findtext("answer/text") for s in distractors] == ["Activations"]
+    assert questions["bubble-percent"].findtext("answer/text") == "20"
+    assert questions["bubble-percent"].findtext("answer/tolerance") == "1"
 
 
 def test_lossy_conversions_are_warned_about(output) -> None:

@@ -39,9 +39,19 @@ Writer = Callable[[Bank, WriteContext], Output]
 WRITERS: dict[str, str] = {
     "qti21": "lmsexport.package:build_qti21",
     "gift": "lmsexport.writers.gift:write",
+    "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",
 }
 """Format name -> "module:function" of its Writer, in build order."""
+
+
+FOLDERS: dict[str, str] = {"moodlexml": "moodle"}
+"""Output folder of a format whose files do not live in a folder named after it."""
+
+
+def folder_of(name: str) -> str:
+    """The output folder a format's files live in (`dist/<folder>/...`), which a build owns."""
+    return FOLDERS.get(name, name)
 
 
 def get_writer(name: str) -> Writer:

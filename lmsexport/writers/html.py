@@ -79,6 +79,7 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "downloads": "Downloads",
         "qti21": "QTI 2.1 (Canvas)",
         "gift": "GIFT (Moodle)",
+        "moodlexml": "Moodle XML",
         "true": "True",
         "false": "False",
     },
@@ -116,6 +117,7 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "downloads": "ڈاؤن لوڈ",
         "qti21": "QTI 2.1 (Canvas)",
         "gift": "GIFT (Moodle)",
+        "moodlexml": "Moodle XML",
         "true": "درست",
         "false": "غلط",
     },
@@ -123,6 +125,13 @@ UI_STRINGS: dict[str, dict[str, str]] = {
 """Every UI string of the pages, per UI language; the quiz's language picks the table."""
 
 FALLBACK_UI = "en"
+
+DOWNLOADS = {
+    "qti21": "qti21/{slug}.zip",
+    "gift": "gift/{slug}.gift.txt",
+    "moodlexml": "moodle/{slug}.xml",
+}
+"""Formats index.html offers for download, in this order, with each quiz's file (a URL path)."""
 
 JS_UI_KEYS = (
     "question_of", "review_all", "one_at_a_time", "correct", "incorrect", "partly_correct",
@@ -338,6 +347,8 @@ def render_index_of(
         csp=_csp(css, None),
         rows=rows,
         formats=ctx.formats,
+        downloads=[f for f in DOWNLOADS if f in ctx.formats],
+        download_paths=DOWNLOADS,
         question_total=sum(n for _, n in quizzes),
     )
 
