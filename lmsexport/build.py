@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Bank, Quiz, SourceLoc
-from .writers import WRITERS, Output, WriteContext, get_writer
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -151,6 +151,8 @@ class FileResult:
     """Bytes of the source file (progress is counted in source bytes)."""
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
+    full: Quiz | None = None
+    """The whole quiz, kept only when a bank-wide format (a cartridge) is built at the end."""
     n_questions: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
@@ -179,7 +181,8 @@ class BuildResult:
 def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
-    Every XML member is validated as in build(); index.html is left out (it needs every quiz).
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz),
+    and so are the bank-wide formats (BANK_WIDE), for which the whole quiz comes back instead.
     """
     from .source import load_file
 
@@ -192,8 +195,10 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
         result.source_errors = diags
         return result
     result.quiz = replace(quiz, questions=())
+    result.full = quiz if BANK_WIDE.intersection(formats) else None
     result.n_questions = len(quiz.questions)
-    out, errors = run_writers(Bank((quiz,)), formats, WriteContext(formats=formats, timestamp=timestamp))
+    ctx = WriteContext(formats=formats, timestamp=timestamp)
+    out, errors = run_writers(Bank((quiz,)), tuple(f for f in formats if f not in BANK_WIDE), ctx)
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
@@ -237,6 +242,7 @@ def build_files(
     writer_warnings: list[Diagnostic] = []
     ids: list[tuple[str, str, SourceLoc]] = []
     headers: list[tuple[Quiz, int]] = []
+    whole: list[Quiz] = []
     emitted: set[str] = set()
     done = 0
 
@@ -249,6 +255,8 @@ def build_files(
         done += fr.size
         if fr.quiz is not None:
             headers.append((fr.quiz, fr.n_questions))
+        if fr.full is not None:
+            whole.append(fr.full)
         if not fr.source_errors and not source_errors:
             result.errors.extend(fr.errors)
             if not result.errors:
@@ -284,6 +292,20 @@ def build_files(
     headers.sort(key=lambda h: h[0].id)
     result.quizzes = len(headers)
     result.questions = sum(n for _, n in headers)
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    if bank_wide:
+        # One output for the whole bank: written last, from every quiz, as build() would.
+        ctx = WriteContext(formats=names, timestamp=timestamp)
+        out, errors = run_writers(Bank(tuple(sorted(whole, key=lambda q: q.id))), bank_wide, ctx)
+        whole.clear()
+        if errors:
+            result.errors = errors
+            result.warnings = source_warnings
+            return result
+        result.warnings += out.warnings
+        for rel, data in sorted(out.files.items()):
+            emit(rel, data)
+            result.files += 1
     if "html" in names:
         from .writers.html import render_index_of
 
@@ -305,14 +327,19 @@ def _run_pool(
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if "qti21" in names and context.get_start_method() == "fork":
+    if {"qti21", "qti12", "cc13"} & set(names) and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
         # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
         # this process instead would mean parsing every document back (~0.1 ms an item, more
         # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
-        from .package import warm_schemas
+        if "qti21" in names:
+            from .package import warm_schemas
 
-        warm_schemas()
+            warm_schemas()
+        if {"qti12", "cc13"} & set(names):
+            from .validate_qti12 import warm
+
+            warm()
     # Largest files first, so that no worker is left with a big file while the other idles.
     order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
     with ProcessPoolExecutor(

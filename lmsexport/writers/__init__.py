@@ -38,10 +38,23 @@ Writer = Callable[[Bank, WriteContext], Output]
 
 WRITERS: dict[str, str] = {
     "qti21": "lmsexport.package:build_qti21",
+    "qti12": "lmsexport.package:build_qti12",
+    "cc13": "lmsexport.package:build_cc13",
     "gift": "lmsexport.writers.gift:write",
     "html": "lmsexport.writers.html:write",
 }
 """Format name -> "module:function" of its Writer, in build order."""
+
+BANK_WIDE = frozenset({"cc13"})
+"""Formats whose one output holds the whole bank (a cartridge): a build that works file by file
+runs them once, at the end, over every quiz (build.build_files)."""
+
+OUTPUT_DIRS = {"cc13": "cc"}
+"""Format name -> the folder of the output directory its files go to, where it is not the name."""
+
+
+def output_dir(name: str) -> str:
+    return OUTPUT_DIRS.get(name, name)
 
 
 def get_writer(name: str) -> Writer:
