@@ -315,14 +315,15 @@ def _item_schematron(tree: Any, rules: isoschematron.Schematron, relpath: str, n
                 drop.append(item)
             else:
                 new.add(shape)
-    # The copy leaves out the dropped items: detach them, copy, and put them back in place.
+    # The copy leaves out the dropped items: detach them, copy, and put them back where they
+    # were (in document order, so that each index is right when it is used).
     places = [(item.getparent(), item.getparent().index(item), item) for item in drop]
     for parent, _, item in places:
         parent.remove(item)
     try:
         reduced = copy.deepcopy(root)
     finally:
-        for parent, index, item in reversed(places):
+        for parent, index, item in places:
             parent.insert(index, item)
     if rules.validate(reduced):
         if len(good) + len(new) <= _GOOD_SHAPES_MAX:

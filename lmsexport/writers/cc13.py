@@ -100,12 +100,13 @@ class Category:
 
 
 def categories(bank: Bank) -> list[Category]:
-    """The bank's categories, sorted by path; a quiz without a category is one of its own."""
+    """The bank's categories, sorted by path; a quiz without a category is one of its own,
+    after them, by quiz id."""
     groups: dict[str, list[Quiz]] = {}
     for quiz in bank.quizzes:
         groups.setdefault(quiz.category or f"\0{quiz.id}", []).append(quiz)
     out = []
-    for key in sorted(groups):
+    for key in sorted(groups, key=lambda k: (k.startswith("\0"), k)):  # uncategorised last
         quizzes = tuple(sorted(groups[key], key=lambda q: q.id))
         first = quizzes[0]
         out.append(Category(key, first.category or first.title, first.lang, quizzes))
@@ -258,7 +259,7 @@ def _write_numerical_fib(ctx: qti12._Item) -> None:
     response = _el(ctx.presentation, "response_str", ident=qti12.RESPONSE, rcardinality="Single")
     qti12.render_fib(response)
     cond, var = qti12.condition(ctx.resprocessing, False)
-    qti12.varequal(var, qti12.RESPONSE, num(key.answer))
+    qti12.varequal(var, qti12.RESPONSE, qti12.number(qti12.decimal(key.answer)))
     qti12.set_score(cond, "100")
 
 
@@ -412,10 +413,11 @@ def _question_warnings(quiz: Quiz, q: Question) -> Iterable[Diagnostic]:
                 "cc13.numerical-as-essay",
             )
         else:
+            text = qti12.number(qti12.decimal(q.numeric.answer))
             yield _warn(
                 loc,
                 f"question {q.id!r}: the Common Cartridge profile has no numerical type; written as "
-                f"fill-in-the-blank accepting only the text {num(q.numeric.answer)!r} "
+                f"fill-in-the-blank accepting only the text {text!r} "
                 "(tolerance or range lost)",
                 "cc13.numerical-as-fib",
             )

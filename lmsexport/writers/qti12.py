@@ -45,7 +45,6 @@ from .qti21 import num, short_title
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
 IMSMD_NS = "http://www.imsglobal.org/xsd/imsmd_v1p2"
-XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
 """Namespace of Canvas's quiz settings file (lib/cc/cc_helper.rb CANVAS_NAMESPACE)."""
 
@@ -300,7 +299,7 @@ def _write_numerical(ctx: _Item) -> None:
         # Canvas's exact_answer with margin (qti_items.rb numerical_resprocessing).
         assert key.answer is not None
         or_ = _el(var, "or")
-        varequal(or_, RESPONSE, number(key.answer))
+        varequal(or_, RESPONSE, number(decimal(key.answer)))
         if key.tolerance:
             and_ = _el(or_, "and")
             answer, margin = decimal(key.answer), decimal(key.tolerance)
