@@ -342,3 +342,17 @@ def test_choice_text_is_html_with_direction(types_bank: Bank) -> None:
     assert stem.get("texttype") == "text/html"
     assert stem.text.startswith('<div dir="rtl" lang="ur">')
     assert Choice  # the model type the stand-ins are built from
+
+
+def test_matching_with_one_right_item_is_an_essay_listing_the_items() -> None:
+    """Found by the property test: a choice of one is not a CC multiple choice (rule 4d)."""
+    m = Question("m", QuestionType.MATCHING, "Match", pairs=(Pair("a", "x"), Pair("b", "x")))
+    bank = Bank((Quiz("quiz", "T", "en", (m,)),))
+    (item,) = docs(bank)["quiz/assessment.xml"].iterfind(".//q:item", Q)
+    assert fields(item)["cc_profile"] == "cc.essay.v0p1"
+    assert (
+        item.findtext(".//q:mattext", namespaces=Q)
+        == '<div dir="ltr" lang="en">Match<br/>a<br/>b<br/>x</div>'
+    )
+    assert [w.rule for w in cc13.lossy_warnings(bank)] == ["cc13.matching-as-essay"]
+    assert validate_cartridge(build_cc13(bank, CTX).files["cc/bank.imscc"], "b.imscc") == []

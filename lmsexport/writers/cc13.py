@@ -134,14 +134,26 @@ def cc_items(quiz: Quiz, taken: set[str]) -> list[CcItem]:
     the bank (our ids, then the ones made here), so a matching question's parts never clash."""
     out = []
     for q in quiz.questions:
-        if q.type is QuestionType.MATCHING:
+        if q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) > 1:
             out += _split_matching(q, taken)
             continue
-        profile = PROFILES[q.type]
-        if q.type is QuestionType.NUMERICAL and q.numeric is not None and q.numeric.answer is None:
-            profile = "cc.essay.v0p1"
-        out.append(CcItem(q.id, q, q, profile, q.points))
+        if _as_essay(q):
+            asked = q
+            if q.type is QuestionType.MATCHING:  # the items to match, listed in the question
+                texts = [p.left for p in q.pairs] + qti12.matching_rights(q)
+                asked = replace(q, type=QuestionType.ESSAY, stem="\n".join([q.stem, *texts]), pairs=())
+            out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", q.points))
+            continue
+        out.append(CcItem(q.id, q, q, PROFILES[q.type], q.points))
     return out
+
+
+def _as_essay(q: Question) -> bool:
+    """What the profile cannot ask at all: a numerical range with no answer, and a matching
+    question whose left items all take one right-hand item (a choice of one is no question)."""
+    if q.type is QuestionType.NUMERICAL:
+        return q.numeric is not None and q.numeric.answer is None
+    return q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) < 2
 
 
 def _split_matching(q: Question, taken: set[str]) -> list[CcItem]:
@@ -421,7 +433,14 @@ def _question_warnings(quiz: Quiz, q: Question) -> Iterable[Diagnostic]:
                 "(tolerance or range lost)",
                 "cc13.numerical-as-fib",
             )
-    if q.type is QuestionType.MATCHING:
+    if q.type is QuestionType.MATCHING and _as_essay(q):
+        yield _warn(
+            loc,
+            f"question {q.id!r}: the Common Cartridge profile has no matching type, and with a single "
+            "right-hand item it cannot be asked as a choice; written as an essay (graded by hand)",
+            "cc13.matching-as-essay",
+        )
+    elif q.type is QuestionType.MATCHING:
         yield _warn(
             loc,
             f"question {q.id!r}: the Common Cartridge profile has no matching type; written as "
@@ -435,7 +454,7 @@ def _question_warnings(quiz: Quiz, q: Question) -> Iterable[Diagnostic]:
             "Moodle's cartridge importers compare short answers without regard to case",
             "cc13.case-sensitive",
         )
-    parts = len(q.pairs) if q.type is QuestionType.MATCHING else 1
+    parts = len(q.pairs) if q.type is QuestionType.MATCHING and not _as_essay(q) else 1
     if _weighting(q.points / parts) is None:
         worth = f"{num(q.points)} points over {parts} items" if parts > 1 else f"{num(q.points)} points"
         yield _warn(
