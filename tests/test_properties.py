@@ -4,14 +4,13 @@ text as text, and every text of the QTI 1.2 package reads back exactly."""
 
 from __future__ import annotations
 
-import lxml.html
-from hypothesis import HealthCheck, given, settings
-from strategies import banks
-
 import io
 import zipfile
 
+import lxml.html
+from hypothesis import HealthCheck, given, settings
 from lxml import etree
+from strategies import banks
 
 from lmsexport.build import build, gift_round_trip
 from lmsexport.model import Bank, QuestionType, Quiz
