@@ -187,11 +187,21 @@ def _where(tree: etree._ElementTree | etree._Element, line: int, path: str | Non
     return f" (at {_readable_path(tree, path)})" if line <= 0 and path else ""
 
 
+_OWN_NAMESPACES = re.compile(
+    r"\{(?:http://www\.imsglobal\.org/xsd/(?:ims_qtiasiv1p2|imscp_v1p1|imsccv1p[13]/imscp_v1p1))\}"
+)
+
+
+def _message(text: str) -> str:
+    """libxml2's message with the namespaces of these formats left out of element names."""
+    return _OWN_NAMESPACES.sub("", _clean(text))
+
+
 def _log(tree: Any, log: Any, name: str, rule: str) -> list[Diagnostic]:
     out = []
     for entry in log:
         line = max(entry.line, 0)
-        message = _clean(entry.message) + _where(tree, line, entry.path)
+        message = _message(entry.message) + _where(tree, line, entry.path)
         out.append(Diagnostic(SourceLoc(name, line), message, Severity.ERROR, rule))
     return out
 
@@ -553,6 +563,8 @@ class _Package:
     zf: zipfile.ZipFile
     out: list[Diagnostic]
     trees: dict[str, etree._ElementTree]
+    refused: int = 0
+    """XML members that could not be read or parsed (each reported)."""
 
     def read(self, member: str) -> etree._ElementTree | None:
         """Parse a member once (None if unreadable, reported)."""
@@ -571,7 +583,9 @@ class _Package:
             return None
         tree, problems = parse_untrusted_qti12(data, mname)
         self.out += problems
-        if tree is not None:
+        if tree is None:
+            self.refused += 1
+        else:
             self.trees[member] = tree
         return tree
 
@@ -681,7 +695,7 @@ def _check_qti12(pkg: _Package) -> None:
             pkg.out += _qti12_document(tree, mname)
         elif tree.getroot().tag == f"{{{CANVAS_NS}}}quiz":
             pkg.out += check_canvas_meta(tree, mname)
-    if not any(_is_questestinterop(t) for t in pkg.trees.values()):
+    if not pkg.refused and not any(_is_questestinterop(t) for t in pkg.trees.values()):
         pkg.out.append(
             Diagnostic(
                 SourceLoc(pkg.zname),
