@@ -4,9 +4,16 @@ validator's own checks (DTD, CP manifest, Canvas's settings file)."""
 
 from __future__ import annotations
 
+import http.server
 import io
+import os
+import shutil
+import subprocess
+import sys
+import threading
 import zipfile
 from dataclasses import replace
+from pathlib import Path
 
 import lxml.html
 import pytest
@@ -17,6 +24,7 @@ from lmsexport.model import Bank, Choice, NumericKey, Question, QuestionType, Qu
 from lmsexport.package import build_qti12
 from lmsexport.validate_qti12 import (
     check_canvas_meta,
+    parse_untrusted_qti12,
     validate_cp_manifest,
     validate_qti12_package,
     validate_qti12_tree,
@@ -295,3 +303,100 @@ def test_canvas_case_sensitivity_is_warned(types_bank: Bank) -> None:
     warnings = qti12.lossy_warnings(replace(quiz, questions=(q,)))
     assert [w.rule for w in warnings] == ["qti12.canvas-case-sensitive"]
     assert items(replace(quiz, questions=(q,)))["t-short"].find(".//varequal").get("case") == "Yes"
+
+
+# --------------------------------------------------------------------------- offline, untrusted
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    requests: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        _Recorder.requests.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'<!ENTITY leak "fetched">')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_doctype_naming_a_dtd_is_accepted_and_never_fetched() -> None:
+    _Recorder.requests = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/qti.dtd"
+        data = (
+            f'<?xml version="1.0"?>\n<!DOCTYPE questestinterop SYSTEM "{url}">\n'
+            "<questestinterop><assessment ident='a' title='t'><section ident='s'/></assessment>"
+            "</questestinterop>"
+        ).encode()
+        tree, problems = parse_untrusted_qti12(data, "a.xml")
+        assert tree is not None and problems == []
+        assert validate_qti12_tree(tree, "a.xml") == []
+        assert _Recorder.requests == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    "doctype",
+    [
+        '<!DOCTYPE questestinterop [<!ENTITY a "b">]>',
+        '<!DOCTYPE questestinterop SYSTEM "x.dtd" [<!ENTITY a "b">]>',
+        "<!doctype questestinterop [<!ENTITY % p SYSTEM 'http://x/'> %p;]>",
+    ],
+)
+def test_an_internal_subset_is_refused_before_parsing(doctype: str) -> None:
+    data = f'<?xml version="1.0"?>\n{doctype}\n<questestinterop/>'.encode()
+    for encoded in (data, data.decode().replace('"1.0"?>', '"1.0" encoding="UTF-16"?>').encode("utf-16")):
+        tree, problems = parse_untrusted_qti12(encoded, "a.xml")
+        assert tree is None
+        assert [(p.rule, p.loc.line) for p in problems] == [("xml.doctype", 2)]
+
+
+_NO_NET_SCRIPT = """
+import socket
+def refuse(*a, **k):
+    raise OSError("network refused by the test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+import sys
+sys.path.insert(0, sys.argv[1])
+from conftest import make_types_quiz
+from lmsexport.build import build
+from lmsexport.model import Bank
+from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
+out = build(Bank((make_types_quiz(),)), ["qti12", "cc13"])
+assert validate_qti12_package(out.files["qti12/all-types.zip"], "q.zip") == []
+assert validate_cartridge(out.files["cc/bank.imscc"], "b.imscc") == []
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("unshare", [True, False], ids=["network-namespace", "sockets-refused"])
+def test_build_and_validate_with_no_network(unshare: bool) -> None:
+    """A fresh process compiles the DTD, the CC schemas and their Schematron, builds and validates
+    both formats with no network at all (unshare -rn), or with Python's sockets refused."""
+    command = [sys.executable, "-c", _NO_NET_SCRIPT, str(Path(__file__).parent)]
+    if unshare:
+        if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+            pytest.skip("unshare -rn is not available here")
+        command = ["unshare", "-rn", *command]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "ok"
+
+
+def test_schemas_are_the_shared_set_byte_for_byte() -> None:
+    """schemas/ is a copy of the workspace's shared schema set (when there is one to compare)."""
+    shared = Path(__file__).resolve().parents[2] / "shared" / "schemas"
+    ours = Path(__file__).resolve().parents[1] / "schemas"
+    if not shared.is_dir():
+        pytest.skip("no shared schema set next to this checkout")
+    files = {p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()}
+    assert files == {p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file()}
+    assert [f for f in sorted(files) if (shared / f).read_bytes() != (ours / f).read_bytes()] == []
