@@ -232,16 +232,22 @@ def zip_members(files: dict[str, bytes], timestamp: int) -> bytes:
     return zip_stream(((path, files[path]) for path in sorted(files, key=member_order)), timestamp)
 
 
-def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int) -> bytes:
-    """A deterministic zip of (path, bytes) given in member_order, each compressed as it comes,
-    so a caller can produce the members one at a time (a whole bank's cartridge)."""
+def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int, sorted_: bool = True) -> bytes:
+    """A deterministic zip of (path, bytes), each compressed as it comes, so a caller can produce
+    the members one at a time (a whole bank's cartridge). The entries must come in member_order,
+    or, with ``sorted_`` False, in an order of the caller's that never depends on anything but the
+    bank (imsmanifest.xml first all the same)."""
     date_time = zip_time(timestamp)
     buf = io.BytesIO()
     last: tuple[bool, str] | None = None
+    seen: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in entries:
-            if last is not None and member_order(path) <= last:
+            if path in seen or (path == MANIFEST_PATH and last is not None):
+                raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
+            if sorted_ and last is not None and member_order(path) <= last:
                 raise ValueError(f"zip member {path!r} out of order")
+            seen.add(path)
             last = member_order(path)
             info = zipfile.ZipInfo(path, date_time)
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -363,13 +369,13 @@ def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
     problems: list[Diagnostic] = []
 
     def members() -> Iterator[tuple[str, bytes]]:
-        # One document at a time, in zip order: built, validated, serialised, then dropped, so a
-        # bank of any size never holds more than one document's tree.
+        # One document at a time, in the cartridge's order (cc13.cartridge_documents): built,
+        # validated, serialised, then dropped, so a bank never holds more than one category's trees.
         for path, kind, tree in cc13.cartridge_documents(bank):
             problems.extend(validate_document(tree, kind, f"{cc13.CARTRIDGE_PATH}!{path}"))
             yield path, serialize(tree)
 
-    data = zip_stream(members(), ctx.timestamp)
+    data = zip_stream(members(), ctx.timestamp, sorted_=False)
     if problems:
         raise SchemaValidationError(problems)
     output.files[cc13.CARTRIDGE_PATH] = data

@@ -30,8 +30,8 @@ Every text goes through qti12.material, as in the Canvas flavour.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Iterator
+import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from lxml import etree
@@ -302,15 +302,29 @@ def assessment_tree(quiz: Quiz, items: list[CcItem]) -> etree._Element:
     return root
 
 
-def bank_tree(category: Category, items: list[tuple[Quiz, CcItem]]) -> etree._Element:
-    """A question bank (``objectbank``). ``bank_title`` is Canvas's own bank name field (its
-    converter, QTIMigrationTool imsqtiv1.py BankTitle, names the bank after it)."""
+def bank_tree(category: Category, items: Iterable[etree._Element]) -> etree._Element:
+    """A question bank (``objectbank``) holding ``items`` (made by bank_item). ``bank_title`` is
+    Canvas's own bank name field (its converter, QTIMigrationTool imsqtiv1.py BankTitle, names the
+    bank after it)."""
     root = qti_root()
     objectbank = _el(root, "objectbank", ident=f"BANK-{category.name}")
     qti12.meta_field(_el(objectbank, "qtimetadata"), "bank_title", category.title)
-    for quiz, cc in items:
-        item_tree(quiz, cc, category.title, objectbank)
+    objectbank.extend(items)
     return root
+
+
+def bank_item(item: etree._Element, category: str) -> etree._Element:
+    """An assessment's item as its bank holds it: a copy with ``cc_question_category``, where
+    item_tree would have put it (before qmd_computerscored). Copying a built item costs a
+    fraction of building it again."""
+    out = copy.deepcopy(item)
+    md = out[0][0]  # itemmetadata/qtimetadata
+    labels = [field[0].text for field in md]
+    at = labels.index("qmd_computerscored") if "qmd_computerscored" in labels else len(md)
+    holder = etree.Element(md.tag)
+    qti12.meta_field(holder, "cc_question_category", category)
+    md.insert(at, holder[0])
+    return out
 
 
 def assessment_path(quiz: Quiz) -> str:
@@ -379,20 +393,19 @@ def manifest_tree(bank: Bank, cats: list[Category]) -> etree._Element:
 
 
 def cartridge_documents(bank: Bank) -> Iterator[tuple[str, str, etree._Element]]:
-    """(path, kind, tree) of every file of the cartridge, one at a time, in zip order (the
-    manifest first, then by path), each built only when it is reached."""
+    """(path, kind, tree) of every file of the cartridge, one at a time, in zip order: the
+    manifest, then per category its quizzes' assessments and its question bank. A bank's items
+    are copies of its assessments' items, so only one category's items are ever held."""
     cats = categories(bank)
     taken = {q.id for quiz in bank.quizzes for q in quiz.questions}
-    items = {quiz.id: cc_items(quiz, taken) for quiz in bank.quizzes}
     yield MANIFEST_PATH, "cc-manifest", manifest_tree(bank, cats)
-    builders: dict[str, Callable[[], etree._Element]] = {}
     for cat in cats:
+        held: list[etree._Element] = []
         for quiz in cat.quizzes:
-            builders[assessment_path(quiz)] = functools.partial(assessment_tree, quiz, items[quiz.id])
-        entries = [(quiz, cc) for quiz in cat.quizzes for cc in items[quiz.id]]
-        builders[bank_path(cat)] = functools.partial(bank_tree, cat, entries)
-    for path in sorted(builders):
-        yield path, "cc-qti", builders.pop(path)()
+            tree = assessment_tree(quiz, cc_items(quiz, taken))
+            held += [bank_item(item, cat.title) for item in tree[0][-1]]  # assessment/section
+            yield assessment_path(quiz), "cc-qti", tree
+        yield bank_path(cat), "cc-qti", bank_tree(cat, held)
 
 
 # --------------------------------------------------------------------------- what the profile drops
