@@ -9,6 +9,7 @@ import io
 import re
 import zipfile
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -356,3 +357,27 @@ def test_matching_with_one_right_item_is_an_essay_listing_the_items() -> None:
     )
     assert [w.rule for w in cc13.lossy_warnings(bank)] == ["cc13.matching-as-essay"]
     assert validate_cartridge(build_cc13(bank, CTX).files["cc/bank.imscc"], "b.imscc") == []
+
+
+def test_validate_command_takes_single_qti12_and_cc_documents() -> None:
+    """`lmsexport validate FILE.xml`: a questestinterop is checked as QTI 1.2 (the CC profile when
+    it names one, the DTD otherwise); the shared invalid CC example fails where it should."""
+    from typer.testing import CliRunner
+
+    from lmsexport.cli import app
+
+    expected = Path(__file__).parent / "cases" / "types" / "expected"
+    good = [
+        expected / "qti12" / "every-type" / "every-type" / "every-type.xml",
+        expected / "cc" / "bank" / "every-type" / "assessment.xml",
+        expected / "cc" / "bank" / "banks" / "every-type.xml",
+    ]
+    result = CliRunner().invoke(app, ["validate", *map(str, good)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    bad = schema_dir() / "examples" / "cc" / "cc13-ur-mc-invalid" / "quiz-ur-001" / "assessment.xml"
+    result = CliRunner().invoke(app, ["validate", str(bad)], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert [line.split(": error: ")[0].rsplit(":", 1)[1] for line in result.stderr.splitlines()[:-1]] == [
+        "47",
+        "57",
+    ]
