@@ -32,12 +32,14 @@ from __future__ import annotations
 import copy
 import functools
 import io
+import json
 import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from lxml import etree, isoschematron
 
@@ -48,10 +50,8 @@ from .validate import (
     MAX_MEMBER_BYTES,
     _check_entries,
     _clean,
-    _known_schema_urls,
     _read_member,
     _readable_path,
-    _resolve_href,
     _schema_parser,
     _too_large,
     _untrusted_parser,
@@ -135,6 +135,33 @@ PROLOG_BYTES = 65536
 
 
 # --------------------------------------------------------------------------- schemas
+
+
+@functools.cache
+def _known_schema_urls() -> frozenset[str]:
+    """Every remote schema URL the bundle maps to a local file (schemas/locations.json)."""
+    locations = json.loads((schema_dir() / "locations.json").read_text(encoding="utf-8"))
+    return frozenset(locations["map"])
+
+
+def _resolve_href(base: str, href: str) -> str | None:
+    """The member path an href names, relative to the member ``base``; None if it is a URL or
+    leaves the package."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return None
+    path = unquote(parts.path)
+    if path.startswith("/") or "\\" in path:
+        return None
+    joined: list[str] = list(PurePosixPath(base).parent.parts)
+    for part in PurePosixPath(path).parts:
+        if part == "..":
+            if not joined:
+                return None
+            joined.pop()
+        elif part != ".":
+            joined.append(part)
+    return "/".join(joined)
 
 
 @functools.cache
