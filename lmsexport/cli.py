@@ -26,7 +26,8 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 app = typer.Typer(
     name="lmsexport",
-    help="Build QTI 2.1 packages, Moodle GIFT files and HTML quizzes from a YAML question bank.",
+    help="Build QTI 2.1 and QTI 1.2 packages, a Common Cartridge, Moodle GIFT files and HTML quizzes "
+    "from a YAML question bank.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -46,7 +47,7 @@ def _main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
-    """lmsexport: one YAML question bank -> QTI 2.1, Moodle GIFT and HTML quizzes."""
+    """lmsexport: one YAML question bank -> QTI 2.1, QTI 1.2 (Canvas), Common Cartridge, GIFT, HTML."""
 
 
 class ReportFormat(str, Enum):
@@ -569,7 +570,12 @@ def _same_content(path: Path, data: bytes) -> bool:
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="QTI 2.1 or QTI 1.2 packages (.zip), Common Cartridges (.imscc) or single QTI XML files."
+        ),
+    ],
     report: Annotated[
         ReportFormat,
         typer.Option(
@@ -578,26 +584,30 @@ def validate(
     ] = ReportFormat.text,
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (never on notes).")] = False,
 ) -> None:
-    """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
+    """Validate existing packages or XML files against the bundled schemas, offline.
 
-    Checks the manifest, that every referenced file is present and every item is
-    referenced, and every XML file against its schema. Packages are untrusted input:
-    unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
-    refused. Problems print as member:line; exit 1 on errors (or warnings with
-    --strict); notes (harmless facts) never fail.
+    A zip is checked as QTI 2.1, QTI 1.2 or Common Cartridge as its manifest says (a
+    .imscc is a cartridge): the manifest, that every referenced file is present, and every
+    XML file against its schema (XSD, the QTI 1.2.1 DTD, the Common Cartridge Schematron
+    rules). Packages are untrusted input: unsafe paths, links, encrypted entries, zip
+    bombs, entity declarations and external entities are refused. Problems print as
+    member:line; exit 1 on errors (or warnings with --strict); notes (harmless facts)
+    never fail.
     """
     from .report import RunSummary, failed, to_github, to_json, to_junit
-    from .validate import validate_package, validate_xml_file
+    from .validate import validate_xml_file
+    from .validate_qti12 import validate_any_package, validate_qti12_xml_file
 
     diags: list[Diagnostic] = []
     for f in files:
         if not f.is_file():
             _usage(f"{f}: no such file")
     for f in files:
-        if f.suffix.lower() == ".zip":
-            diags += validate_package(f, f.as_posix())
+        if f.suffix.lower() in (".zip", ".imscc"):
+            diags += validate_any_package(f, f.as_posix())
         else:
-            diags += validate_xml_file(f)
+            found = validate_qti12_xml_file(f, str(f))
+            diags += validate_xml_file(f) if found is None else found
     summary = RunSummary(files=len(files), strict=strict, command="validate")
     bad = failed(diags, strict)
     if report is ReportFormat.json:

@@ -11,7 +11,7 @@ import copy
 import io
 import time
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from lxml import etree
 
@@ -222,18 +222,38 @@ def zip_time(timestamp: int) -> tuple[int, int, int, int, int, int]:
     return time.gmtime(clamped)[:6]  # type: ignore[return-value]
 
 
+def member_order(path: str) -> tuple[bool, str]:
+    """Sort key of a zip's members: imsmanifest.xml first, then by path."""
+    return (path != MANIFEST_PATH, path)
+
+
 def zip_members(files: dict[str, bytes], timestamp: int) -> bytes:
     """A deterministic zip of ``files``: imsmanifest.xml first, then sorted by path."""
-    order = sorted(files, key=lambda p: (p != MANIFEST_PATH, p))
+    return zip_stream(((path, files[path]) for path in sorted(files, key=member_order)), timestamp)
+
+
+def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int, sorted_: bool = True) -> bytes:
+    """A deterministic zip of (path, bytes), each compressed as it comes, so a caller can produce
+    the members one at a time (a whole bank's cartridge). The entries must come in member_order,
+    or, with ``sorted_`` False, in an order of the caller's that never depends on anything but the
+    bank (imsmanifest.xml first all the same)."""
     date_time = zip_time(timestamp)
     buf = io.BytesIO()
+    last: tuple[bool, str] | None = None
+    seen: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in order:
+        for path, data in entries:
+            if path in seen or (path == MANIFEST_PATH and last is not None):
+                raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
+            if sorted_ and last is not None and member_order(path) <= last:
+                raise ValueError(f"zip member {path!r} out of order")
+            seen.add(path)
+            last = member_order(path)
             info = zipfile.ZipInfo(path, date_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, so external_attr means the same on every build machine
             info.external_attr = ZIP_FILE_MODE << 16
-            zf.writestr(info, files[path], compresslevel=ZIP_LEVEL)
+            zf.writestr(info, data, compresslevel=ZIP_LEVEL)
     return buf.getvalue()
 
 
@@ -295,3 +315,68 @@ def warm_schemas() -> None:
     # the full MathML one is compiled only if a document ever holds MathML.
     compiled_schema_without_mathml(SCHEMA_FILES["item"])
     schema_for("manifest")
+
+
+# --------------------------------------------------------------------------- QTI 1.2 and Common Cartridge
+
+
+def _validated_zip(
+    docs: list[tuple[str, str, etree._Element]], zip_name: str, timestamp: int, problems: list[Diagnostic]
+) -> bytes | None:
+    """Validate every document (problems are appended, named ``<zip>!<member>``) and, when
+    nothing failed so far, return the zip of their serialisations."""
+    from .validate_qti12 import validate_document
+
+    for path, kind, tree in docs:
+        problems += validate_document(tree, kind, f"{zip_name}!{path}")
+    if problems:
+        return None
+    return zip_members({path: serialize(tree) for path, _, tree in docs}, timestamp)
+
+
+def build_qti12(bank: Bank, ctx: WriteContext) -> Output:
+    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip.
+
+    Every document is validated (QTI 1.2.1 DTD, IMS CP 1.1 XSD, Canvas's settings file) before
+    anything is zipped; all invalid documents of the bank are reported together.
+    """
+    from .writers import qti12
+
+    output = Output()
+    problems: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        data = _validated_zip(qti12.quiz_documents(quiz), qti12.package_path(quiz), ctx.timestamp, problems)
+        output.warnings += qti12.lossy_warnings(quiz)
+        if data is not None:
+            output.files[qti12.package_path(quiz)] = data
+    if problems:
+        raise SchemaValidationError(problems)
+    return output
+
+
+def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
+    """The cc13 writer: one IMS Common Cartridge 1.3 of the whole bank at cc/bank.imscc.
+
+    The manifest, every assessment and every question bank are validated against the CC 1.3
+    profiles (XSD and their Schematron rules) before anything is zipped.
+    """
+    from .validate_qti12 import validate_document
+    from .writers import cc13
+
+    output = Output(warnings=cc13.lossy_warnings(bank))
+    if not bank.quizzes:
+        return output
+    problems: list[Diagnostic] = []
+
+    def members() -> Iterator[tuple[str, bytes]]:
+        # One document at a time, in the cartridge's order (cc13.cartridge_documents): built,
+        # validated, serialised, then dropped, so a bank never holds more than one category's trees.
+        for path, kind, tree in cc13.cartridge_documents(bank):
+            problems.extend(validate_document(tree, kind, f"{cc13.CARTRIDGE_PATH}!{path}"))
+            yield path, serialize(tree)
+
+    data = zip_stream(members(), ctx.timestamp, sorted_=False)
+    if problems:
+        raise SchemaValidationError(problems)
+    output.files[cc13.CARTRIDGE_PATH] = data
+    return output

@@ -17,12 +17,12 @@ import pytest
 from conftest import make_types_quiz
 
 from lmsexport.model import Bank, Choice, Pair, Question, QuestionType, Quiz
-from lmsexport.writers import WriteContext, get_writer
+from lmsexport.writers import WRITERS, WriteContext, get_writer
 from lmsexport.writers.html import UI_STRINGS, format_number, render_index, render_quiz, script_json, write
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).resolve().parent / "cases" / "html"
-ALL_FORMATS = WriteContext(formats=("qti21", "gift", "moodlexml", "html"))
+ALL_FORMATS = WriteContext(formats=tuple(WRITERS))
 SEED_IDS = ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
 
 PAYLOADS = [
@@ -126,10 +126,9 @@ def test_deterministic_across_runs_and_hash_seeds(types_bank: Bank) -> None:
     assert write(types_bank, ALL_FORMATS).files == first
     code = (
         "import sys, hashlib; sys.path.insert(0, 'tests'); from conftest import make_types_quiz;"
-        "from lmsexport.model import Bank; from lmsexport.writers import WriteContext;"
+        "from lmsexport.model import Bank; from lmsexport.writers import WRITERS, WriteContext;"
         "from lmsexport.writers.html import write;"
-        "formats = ('qti21', 'gift', 'moodlexml', 'html');"
-        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=formats));"
+        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=tuple(WRITERS)));"
         "print(hashlib.sha256(b''.join(out.files[k] for k in sorted(out.files))).hexdigest())"
     )
     digests = set()
@@ -190,7 +189,7 @@ def test_index_is_escaped(payload: str) -> None:
     (title,) = doc.xpath("//tbody/tr/th/a")
     assert title.text_content() == payload
     for href in doc.xpath("//a/@href"):
-        assert href.split("/")[0] in {"html", "qti21", "gift", "moodle"}
+        assert href.split("/")[0] in {"html", "qti21", "qti12", "cc", "gift", "moodle"}
         assert ":" not in href and "<" not in href and '"' not in href
 
 
@@ -340,6 +339,17 @@ def test_hooks(types_quiz: Quiz) -> None:
         (("html",), ["html/all-types.html"]),
         (("gift",), ["gift/all-types.gift.txt"]),
         (("moodlexml", "gift"), ["gift/all-types.gift.txt", "moodle/all-types.xml"]),
+        (
+            ("qti21", "qti12", "cc13", "gift", "html"),
+            [
+                "cc/bank.imscc",
+                "html/all-types.html",
+                "qti21/all-types.zip",
+                "qti12/all-types.zip",
+                "gift/all-types.gift.txt",
+            ],
+        ),
+        (("qti12",), ["qti12/all-types.zip"]),
     ],
 )
 def test_index_links_follow_formats(types_bank: Bank, formats: tuple[str, ...], hrefs: list[str]) -> None:
@@ -360,11 +370,12 @@ def test_index_language_mixed_bank(types_quiz: Quiz) -> None:
 
 def test_index_links_point_at_files_the_build_writes() -> None:
     bank = seed_bank()
+    every = WriteContext(formats=("qti21", "qti12", "cc13", "gift", "html"))
     files: dict[str, bytes] = {}
-    for fmt in ALL_FORMATS.formats:
-        files.update(get_writer(fmt)(bank, ALL_FORMATS).files)
+    for fmt in every.formats:
+        files.update(get_writer(fmt)(bank, every).files)
     hrefs = parse(files["index.html"]).xpath("//a/@href")
-    assert len(hrefs) == 4 * len(bank.quizzes)
+    assert len(hrefs) == 5 * len(bank.quizzes) + 1  # html, qti21, qti12, gift, moodle per quiz; one cartridge
     assert [h for h in hrefs if h not in files] == []
 
 

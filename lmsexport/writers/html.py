@@ -78,8 +78,10 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "questions": "Questions",
         "downloads": "Downloads",
         "qti21": "QTI 2.1 (Canvas)",
+        "qti12": "QTI 1.2 (Canvas)",
         "gift": "GIFT (Moodle)",
         "moodlexml": "Moodle XML",
+        "cc13": "Common Cartridge 1.3 of every quiz (Canvas, Blackboard, Brightspace, Sakai)",
         "true": "True",
         "false": "False",
     },
@@ -116,8 +118,10 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "questions": "سوالات",
         "downloads": "ڈاؤن لوڈ",
         "qti21": "QTI 2.1 (Canvas)",
+        "qti12": "QTI 1.2 (Canvas)",
         "gift": "GIFT (Moodle)",
         "moodlexml": "Moodle XML",
+        "cc13": "تمام کوئز کا Common Cartridge 1.3 (Canvas، Blackboard، Brightspace، Sakai)",
         "true": "درست",
         "false": "غلط",
     },
@@ -128,6 +132,7 @@ FALLBACK_UI = "en"
 
 DOWNLOADS = {
     "qti21": "qti21/{slug}.zip",
+    "qti12": "qti12/{slug}.zip",
     "gift": "gift/{slug}.gift.txt",
     "moodlexml": "moodle/{slug}.xml",
 }
