@@ -249,16 +249,25 @@ def predict_attempts(page_of: Quiz | Assessment, seed: int, n: int) -> list[Atte
 
 
 def shown_attempt(page: Page) -> Attempt:
-    """The attempt a page shows now: its questions in order and their choices' order."""
-    got = page.eval_on_selector_all(
-        "section[data-position]",
-        """els => els
-            .map(e => [Number(e.dataset.position), e.dataset.questionId,
-                       [...e.querySelectorAll('input[data-choice-index]')]
-                           .map(i => Number(i.dataset.choiceIndex))])
-            .sort((a, b) => a[0] - b[0])""",
+    """The attempt a page shows now: its questions in order and their choices' order.
+
+    Checks that the page's order is the attempt's (what Tab and a screen reader follow): the
+    questions' positions run 1..n in document order, between the toolbar and the buttons."""
+    got, in_place = page.evaluate(
+        """() => {
+            const els = [...document.querySelectorAll('section[data-position]')];
+            const toolbar = document.querySelector('[data-role=toolbar]');
+            const actions = document.querySelector('[data-role=actions]');
+            const inPlace = els.every(e =>
+                (toolbar.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) &&
+                (actions.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING));
+            return [els.map(e => [Number(e.dataset.position), e.dataset.questionId,
+                                  [...e.querySelectorAll('input[data-choice-index]')]
+                                      .map(i => Number(i.dataset.choiceIndex))]), inPlace];
+        }"""
     )
-    assert [p for p, _, _ in got] == list(range(1, len(got) + 1))
+    assert [p for p, _, _ in got] == list(range(1, len(got) + 1)), "page order is not the attempt's"
+    assert in_place, "a question outside the form's toolbar and buttons"
     return Attempt([qid for _, qid, _ in got], {qid: order for _, qid, order in got if order})
 
 

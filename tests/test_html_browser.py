@@ -612,8 +612,9 @@ def _many_attempts(page: sync_api.Page, n: int) -> list[Attempt]:
             const retry = document.querySelector('[data-action=retry]');
             for (let k = 0; k < n; k++) {
                 if (k) retry.click();
-                out.push([...document.querySelectorAll('section[data-position]')]
-                    .sort((a, b) => a.dataset.position - b.dataset.position)
+                const shown = [...document.querySelectorAll('section[data-position]')];
+                if (shown.some((e, i) => Number(e.dataset.position) !== i + 1)) throw 'page order';
+                out.push(shown
                     .map(e => [e.dataset.questionId,
                                [...e.querySelectorAll('input[data-choice-index]')]
                                    .map(i => +i.dataset.choiceIndex)]));

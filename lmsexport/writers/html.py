@@ -276,7 +276,7 @@ def _strip_namespace(el: etree._Element) -> etree._Element:
     return out
 
 
-@cache
+@lru_cache(maxsize=256)
 def _lexer(lang: str) -> Any | None:
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
@@ -342,9 +342,8 @@ def content(text: Text) -> str | Markup:
     return Markup(_rendered(text, True))
 
 
-@lru_cache(maxsize=4096)
 def _rendered(text: Rich, inline: bool) -> str:
-    # A question shows in its quiz's page and in every assessment page that may draw it.
+    # Not cached: a rendered text holds its images as data: URIs (up to 2.7 MB each).
     return to_html(text, FLAVOUR, inline=inline)[0]
 
 

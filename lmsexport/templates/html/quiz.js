@@ -131,16 +131,17 @@
     return Number(li.querySelector("input[data-choice-index]").getAttribute("data-choice-index"));
   }
 
-  // A new attempt: every question back where the page has it, then a fresh draw.
+  // A new attempt: a fresh draw (an assessment's questions go back to their draws' groups
+  // first; a quiz shows all of its questions where the page has them).
   function drawAttempt() {
-    questions.forEach(function (s, i) {
-      homes[i].appendChild(s);
-      s.removeAttribute("data-position");
-    });
     var active = [];
     if (!data.parts) {
       active = questions.map(function (_, i) { return i; });
     } else {
+      questions.forEach(function (s, i) {
+        homes[i].appendChild(s);
+        s.removeAttribute("data-position");
+      });
       data.parts.forEach(function (part, p) {
         var chosen = [];
         part.draws.forEach(function (draw) {
