@@ -356,11 +356,12 @@ def phrase(text: Text, inline_tag: str, block_tag: str) -> Markup:
     return Markup(f'<{tag} class="rich">{_rendered(text, True)}</{tag}>')
 
 
-def body(text: Text) -> Markup:
-    """A text as a block of its own (an explanation, a feedback): <p class="t"> or <div class="rich">."""
+def body(text: Text) -> str:
+    """A text as a block of its own (an explanation, a feedback), as HTML: <p class="t"> or
+    <div class="rich">."""
     if isinstance(text, str):
-        return Markup(f'<p class="t">{escape(text)}</p>')
-    return Markup(f'<div class="rich">{_rendered(text, False)}</div>')
+        return f'<p class="t">{escape(text)}</p>'
+    return f'<div class="rich">{_rendered(text, False)}</div>'
 
 
 def templates(question: Question, qid: str) -> Markup:
