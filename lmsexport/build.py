@@ -522,6 +522,7 @@ def tool_fingerprint() -> str:
     import zlib
 
     import jinja2
+    import pygments
     import yaml
     from lxml import etree
 
@@ -532,6 +533,7 @@ def tool_fingerprint() -> str:
     versions = (
         __version__, platform.python_version(), etree.LXML_VERSION, etree.LIBXML_VERSION,
         zlib.ZLIB_RUNTIME_VERSION, jinja2.__version__, yaml.__version__,
+        pygments.__version__,  # highlighted code on the HTML pages
     )  # fmt: skip
     digest.update(repr(versions).encode())
     package = Path(__file__).resolve().parent
