@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Assessment, Bank, Quiz, SourceLoc
-from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_writer
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -206,8 +206,9 @@ class FileResult:
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
     full: Quiz | None = None
-    """The whole quiz, when the build needs it at the end: assessments draw from it, and
-    bank-wide formats (a cartridge) are written from every quiz."""
+    """The whole quiz, when the build needs it at the end: assessments draw from it."""
+    parts: dict[str, list[object]] = field(default_factory=dict)
+    """Bank-wide format -> this file's parts of its one output (writers.SPLIT), assembled at the end."""
     assessment: Assessment | None = None
     """An assessment file's recipe (unresolved: its outputs are written once the bank is known)."""
     n_questions: int = 0
@@ -239,10 +240,10 @@ class BuildResult:
 def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
-    Every XML member is validated as in build(); index.html is left out (it needs every quiz),
-    and so are the bank-wide formats (BANK_WIDE). An assessment file is only loaded: its
-    outputs need the whole bank (build_assessments). With ``keep``, or when a bank-wide format
-    is built, the whole quiz comes back too.
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz);
+    of a bank-wide format (BANK_WIDE) the quiz's part is made, for build_files to assemble. An
+    assessment file is only loaded: its outputs need the whole bank (build_assessments). With
+    ``keep`` the whole quiz comes back too.
     """
     from .source import load_file
 
@@ -257,7 +258,7 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool =
     if isinstance(quiz, Assessment):
         result.assessment = quiz
         return result
-    if keep or BANK_WIDE.intersection(formats):
+    if keep:
         result.full = quiz
     result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
@@ -266,6 +267,12 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool =
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
+    for name in formats:
+        if name in BANK_WIDE:
+            try:
+                result.parts[name] = get_split(name)[0](Bank((quiz,)), ctx)
+            except LmsExportError as e:
+                result.errors.extend(e.diagnostics)
     return result
 
 
@@ -309,6 +316,7 @@ def build_files(
     headers: list[tuple[Quiz, int]] = []
     recipes: list[Assessment] = []
     kept: dict[str, Quiz] = {}
+    parts: dict[str, list[object]] = {}
     emitted: set[str] = set()
     done = 0
 
@@ -323,6 +331,8 @@ def build_files(
             headers.append((fr.quiz, fr.n_questions))
         if fr.full is not None:
             kept[fr.path] = fr.full
+        for name, made in fr.parts.items():
+            parts.setdefault(name, []).extend(made)
         if fr.assessment is not None:
             recipes.append(fr.assessment)
         if not fr.source_errors and not source_errors:
@@ -378,12 +388,20 @@ def build_files(
     result.questions = sum(n for _, n in headers)
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
     if bank_wide:
-        # One output for the whole bank: written last, from every quiz and assessment, as build()
-        # would.
+        # One output for the whole bank: assembled last, from every file's part and the
+        # assessments, as build() would write it.
         ctx = WriteContext(formats=names, timestamp=timestamp)
-        quizzes = tuple(sorted(kept.values(), key=lambda q: q.id))
-        out, errors = run_writers(Bank(quizzes, tuple(resolved)), bank_wide, ctx)
         kept.clear()
+        out, errors = Output(), []
+        for name in bank_wide:
+            try:
+                made = get_split(name)[1](parts.pop(name, []), tuple(resolved), ctx)
+            except LmsExportError as e:
+                errors.extend(e.diagnostics)
+                continue
+            errors.extend(d for d in made.warnings if d.severity is Severity.ERROR)
+            out.warnings.extend(d for d in made.warnings if d.severity is not Severity.ERROR)
+            out.files.update(made.files)
         if errors:
             result.errors = errors
             result.warnings = source_warnings
@@ -462,7 +480,7 @@ def _run_pool(
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if {"qti21", "qti12", "cc13"} & set(names) and context.get_start_method() == "fork":
+    if {"qti21", "qti12", "cc13", "cc11"} & set(names) and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
         # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
         # this process instead would mean parsing every document back (~0.1 ms an item, more
@@ -471,7 +489,7 @@ def _run_pool(
             from .package import warm_schemas
 
             warm_schemas()
-        if {"qti12", "cc13"} & set(names):
+        if {"qti12", "cc13", "cc11"} & set(names):
             from .validate_qti12 import warm
 
             warm()
