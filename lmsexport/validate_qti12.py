@@ -391,20 +391,19 @@ _GOOD_SHAPES: dict[str, set[tuple[object, ...]]] = {}
 _GOOD_SHAPES_MAX = 4096
 
 
+_OTHER_TEXT = re.compile(rb">(?<!fieldlabel>)(?<!fieldentry>)[^<]+<")
+"""Text after a tag other than fieldlabel's or fieldentry's (serialised text holds no ``<``)."""
+
+
 def _item_shape(item: etree._Element) -> tuple[object, ...]:
-    """What the rules can see of an item: every element's name and attributes (but the item's
-    ident and title) and the text of fieldlabel and fieldentry, in document order."""
-    shape: list[object] = []
-    for el in item.iter():
-        tag = el.tag
-        if not isinstance(tag, str):
-            continue  # comments and processing instructions: no rule reads them
-        attrib = el.attrib
-        if el is item:
-            attrib = {k: v for k, v in attrib.items() if k not in ("ident", "title")}
-        local = tag[tag.rfind("}") + 1 :]
-        shape.append((tag, tuple(attrib.items()), el.text if local in _RULE_TEXT else None, len(el)))
-    return tuple(shape)
+    """What the rules can see of an item: its attributes but ident and title, and its content
+    serialised with every text removed but fieldlabel's and fieldentry's (element names,
+    attributes and nesting kept). Equal shapes get equal verdicts; serialising in libxml2 and
+    one regular-expression pass cost a tenth of walking the elements in Python."""
+    attrib = tuple((k, v) for k, v in item.attrib.items() if k not in ("ident", "title"))
+    data = etree.tostring(item)
+    content = data[data.index(b">") + 1 :]  # after the start tag (serialised attributes hold no ">")
+    return (item.tag, attrib, _OTHER_TEXT.sub(b"><", content))
 
 
 def _item_schematron(tree: Any, rules: isoschematron.Schematron, relpath: str, name: str) -> list[Diagnostic]:

@@ -23,7 +23,7 @@ from lmsexport.validate import validate_package, validate_xml_bytes
 from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
 
 CASE = Path(__file__).resolve().parent / "cases" / "types"
-FORMATS = ["qti21", "qti12", "cc13", "gift", "moodlexml", "html"]
+FORMATS = ["qti21", "qti12", "cc13", "cc11", "gift", "moodlexml", "html"]
 QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 
@@ -72,9 +72,12 @@ def test_every_qti_file_is_schema_valid(output) -> None:
 
 
 def test_every_qti12_and_cc_file_is_valid(output) -> None:
-    (qti12_zip,) = [p for p in output.files if p.startswith("qti12/")]
-    assert validate_qti12_package(output.files[qti12_zip], qti12_zip) == []
+    zips = sorted(p for p in output.files if p.startswith("qti12/"))
+    assert zips == ["qti12/every-type-exam.zip", "qti12/every-type.zip"]  # the quiz, the assessment
+    for path in zips:
+        assert validate_qti12_package(output.files[path], path) == []
     assert validate_cartridge(output.files["cc/bank.imscc"], "cc/bank.imscc") == []
+    assert validate_cartridge(output.files["cc11/bank-cc11.imscc"], "cc11/bank-cc11.imscc") == []
 
 
 def test_interactions_per_type(output, bank) -> None:

@@ -100,6 +100,10 @@ class Version:
     """Where the cartridge goes in the output directory."""
     banks: bool
     """Whether question banks are written (category and pool banks; not in 1.1, see above)."""
+    choices_min: int
+    """The fewest choices a cc.multiple_choice item may have: rule 4d of the QTI profile wants
+    more than two in 1.1, more than one in 1.3. A single-answer question with fewer is written
+    as cc.multiple_response (same key, all or nothing)."""
 
     @property
     def schema_version(self) -> str:
@@ -138,6 +142,7 @@ CC13 = Version(
     "ccv1p3",
     "cc/bank.imscc",
     banks=True,
+    choices_min=2,
 )
 CC11 = Version(
     "cc11",
@@ -148,6 +153,7 @@ CC11 = Version(
     "ccv1p1",
     "cc11/bank-cc11.imscc",
     banks=False,
+    choices_min=3,
 )
 VERSIONS = {v.format: v for v in (CC13, CC11)}
 
@@ -265,17 +271,30 @@ class CcItem:
     weight: float
 
 
+MULTIPLE_RESPONSE = PROFILES[QuestionType.MULTIPLE]
+
+
 def cc_items(
-    quiz: Quiz, taken: set[str], questions: Iterable[tuple[Question, float]] | None = None
+    quiz: Quiz,
+    taken: set[str],
+    questions: Iterable[tuple[Question, float]] | None = None,
+    choices_min: int = 2,
 ) -> list[CcItem]:
     """The items a quiz's questions (or the given (question, points) pairs) become; ``taken``
     holds every item ident of the document so far (its questions' ids, then the ones made
-    here), so a matching question's parts never clash with another item of the document."""
+    here), so a matching question's parts never clash with another item of the document.
+    A single-answer choice (a matching part too) with fewer than ``choices_min`` choices is a
+    multiple-response item (Version.choices_min)."""
     out = []
     pairs = ((q, q.points) for q in quiz.questions) if questions is None else questions
     for q, points in pairs:
         if q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) > 1:
-            out += _split_matching(q, points, taken)
+            for cc in _split_matching(q, points, taken):
+                few = len(cc.question.choices) < choices_min
+                out.append(replace(cc, profile=MULTIPLE_RESPONSE) if few else cc)
+            continue
+        if q.type is QuestionType.SINGLE and len(q.choices) < choices_min:
+            out.append(CcItem(q.id, q, q, MULTIPLE_RESPONSE, points))
             continue
         if _as_essay(q):
             asked = q
@@ -347,10 +366,10 @@ def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Eleme
     ctx = qti12._Item(quiz, q, lang, item, presentation, resprocessing, STYLE)
     if cc.profile == "cc.essay.v0p1":
         qti12._write_essay(ctx)
+    elif cc.profile == MULTIPLE_RESPONSE:
+        _write_multiple_response(ctx)
     elif q.type is QuestionType.SINGLE:
         qti12._write_single(ctx)
-    elif q.type is QuestionType.MULTIPLE:
-        _write_multiple_response(ctx)
     elif q.type is QuestionType.TRUE_FALSE:
         _write_true_false(ctx)
     elif q.type is QuestionType.SHORT_ANSWER:
@@ -629,12 +648,13 @@ def _exam_texts(assessment: Assessment) -> Iterator[Text | None]:
         yield from qti12.question_texts(c.question)
 
 
-def exam_items(assessment: Assessment) -> Iterator[tuple[Draw, list[CcItem], Quiz]]:
+def exam_items(assessment: Assessment, version: Version = CC13) -> Iterator[tuple[Draw, list[CcItem], Quiz]]:
     """The items of an assessment, draw by draw: every candidate, at its points in the draw."""
     taken = {c.question.id for c in assessment.candidates}
     for draw in assessment.draws:
         for c in draw.candidates:
-            yield draw, cc_items(c.quiz, taken, [(c.question, draw.points_of(c.question))]), c.quiz
+            entry = [(c.question, draw.points_of(c.question))]
+            yield draw, cc_items(c.quiz, taken, entry, version.choices_min), c.quiz
 
 
 def exam_documents(
@@ -644,7 +664,7 @@ def exam_documents(
     in order, in the one section the profile allows) and (1.3) a bank per random draw."""
     built: list[tuple[Draw, etree._Element]] = []
     holder = etree.Element(f"{{{QTI_NS}}}section")
-    for draw, items, quiz in exam_items(assessment):
+    for draw, items, quiz in exam_items(assessment, version):
         for cc in items:
             built.append((draw, item_tree(quiz, cc, None, holder)))
     tree = assessment_tree(
@@ -683,20 +703,21 @@ class QuizDocuments:
 
 
 _BUILT: list[tuple[Quiz, list[CcItem], list[etree._Element]]] = []
-"""The last quiz's built items: the 1.3 and the 1.1 cartridge hold the same items, and a build
-of both writes one quiz after the other in the same process."""
+"""The last quiz's built items: the 1.3 and the 1.1 cartridge hold the same items (unless the
+quiz has a choice that 1.1 wants more choices for), and a build of both writes one quiz after
+the other in the same process."""
 
 
-def _built_items(quiz: Quiz) -> list[etree._Element]:
-    if not (_BUILT and _BUILT[0][0] is quiz):
-        items = cc_items(quiz, {q.id for q in quiz.questions})
+def _built_items(quiz: Quiz, version: Version) -> list[etree._Element]:
+    items = cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min)
+    if not (_BUILT and _BUILT[0][0] is quiz and _BUILT[0][1] == items):
         holder = etree.Element(f"{{{QTI_NS}}}section")
         _BUILT[:] = [(quiz, items, [item_tree(quiz, cc, None, holder) for cc in items])]
     return [copy.deepcopy(item) for item in _BUILT[0][2]]
 
 
 def quiz_documents(quiz: Quiz, version: Version = CC13) -> QuizDocuments:
-    items = _built_items(quiz)
+    items = _built_items(quiz, version)
     bank = None
     if version.banks:
         category = category_title(quiz)
@@ -792,6 +813,17 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
                 "(tolerance or range lost)",
                 f"{fmt}.numerical-as-fib",
             )
+    few = version.choices_min
+    if (q.type is QuestionType.SINGLE and len(q.choices) < few) or (
+        q.type is QuestionType.MATCHING and 1 < len(qti12.matching_rights(q)) < few
+    ):
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} wants a multiple-choice question to have at least {few} "
+            f"choices (rule 4d); written as multiple-response with the same key, where a learner may "
+            "tick more than one",
+            f"{fmt}.few-choices",
+        )
     if q.type is QuestionType.MATCHING and _as_essay(q):
         yield _warn(
             loc,
