@@ -606,6 +606,11 @@ def _bank_piece(part: CcPart, taken: set[str], version: cc13.Version) -> Deflate
     prefix, suffix = _bank_frame(part.quiz.id, title, version)
     items = zlib.decompressobj(-15).decompress(part.bank.data)
     tree = etree.fromstring(prefix + items + suffix, etree.XMLParser(resolve_entities=False, no_network=True))
+    for el in tree.iter():  # the layout's white space goes (the items hold no mixed content)
+        if len(el) and el.text and not el.text.strip():
+            el.text = None
+        if el.tail and not el.tail.strip():
+            el.tail = None
     held = [cc13.rename_clash(item, taken) for item in tree[0].iterchildren(f"{{{cc13.QTI_NS}}}item")]
     renamed = cc13.bank_tree(part.quiz.id, title, held, version)
     return deflate(_bank_items(renamed, part.quiz.id, title, version), final=False)
