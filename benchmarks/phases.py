@@ -21,7 +21,7 @@ from lmsexport import package  # noqa: E402
 from lmsexport.model import Quiz  # noqa: E402
 from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
-from lmsexport.writers import WriteContext, gift, html, moodlexml, qti21  # noqa: E402
+from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti21  # noqa: E402
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -39,6 +39,9 @@ def main(n: int) -> None:
         bank = load_paths(paths, [])
         load_s = best(lambda: load_paths(paths, []))
     package.warm_schemas()
+    from lmsexport.validate_qti12 import warm
+
+    warm()
     quizzes: tuple[Quiz, ...] = bank.quizzes
     ctx = WriteContext(formats=("qti21", "gift", "moodlexml", "html"), timestamp=0)
 
@@ -61,7 +64,26 @@ def main(n: int) -> None:
         "gift writer": best(lambda: gift.write(bank, ctx)),
         "moodlexml writer": best(lambda: moodlexml.write(bank, ctx)),
         "html writer": best(lambda: html.write(bank, ctx)),
+        "qti12 whole writer": best(lambda: package.build_qti12(bank, ctx)),
     }
+    # The cartridges: the per-quiz parts (what a parallel build's workers do), then the assembly
+    # (what is left for the build's main process, serially), for each version; and both parts in
+    # a row, as a build of both formats makes them (the second reuses the first's items).
+    for fmt in ("cc13", "cc11"):
+        parts: list[object] = []
+        rows[f"{fmt} parts (in the workers)"] = best(
+            lambda fmt=fmt: parts.__setitem__(slice(None), package.cc_parts(bank, ctx, fmt))
+        )
+        rows[f"{fmt} assemble (main process)"] = best(
+            lambda fmt=fmt, parts=parts: package.cc_assemble(parts, (), ctx, fmt)
+        )
+
+    def both() -> None:
+        for z in quizzes:
+            for version in (cc13.CC13, cc13.CC11):
+                package.cc_part(z, version)
+
+    rows["cc13 + cc11 parts, quiz by quiz"] = best(both)
     q = bank.question_count
     print(f"{q} questions, {len(quizzes)} quizzes")
     for name, s in rows.items():
