@@ -72,7 +72,7 @@ def main(n: int) -> None:
     for fmt in ("cc13", "cc11"):
         parts: list[object] = []
         rows[f"{fmt} parts (in the workers)"] = best(
-            lambda fmt=fmt: parts.__setitem__(slice(None), package.cc_parts(bank, ctx, fmt))
+            lambda fmt=fmt, parts=parts: parts.__setitem__(slice(None), package.cc_parts(bank, ctx, fmt))
         )
         rows[f"{fmt} assemble (main process)"] = best(
             lambda fmt=fmt, parts=parts: package.cc_assemble(parts, (), ctx, fmt)

@@ -264,7 +264,8 @@ def _canvas_selection_extensions(root: etree._Element, name: str) -> tuple[etree
     only Canvas's fields, each once, as text (``points_per_item`` a number); a copy without the
     extensions then goes to the DTD, which checks everything else.
     """
-    found = [el for el in root.iter(etree.Element) if etree.QName(el).localname == "selection_extension"]
+    names = ("selection_extension", f"{{{QTI12_NS}}}selection_extension")
+    found = list(root.iter(*names))
     if not found:
         return root, []
     out: list[Diagnostic] = []
@@ -302,9 +303,7 @@ def _canvas_selection_extensions(root: etree._Element, name: str) -> tuple[etree
         if (ext.text or "").strip() or any((c.tail or "").strip() for c in ext):
             bad(ext, "selection_extension holds text outside its fields")
     stripped = copy.deepcopy(root)
-    for ext in [
-        el for el in stripped.iter(etree.Element) if etree.QName(el).localname == "selection_extension"
-    ]:
+    for ext in list(stripped.iter(*names)):
         parent = ext.getparent()
         if parent is not None:
             parent.remove(ext)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import lxml.html
@@ -19,7 +20,7 @@ from test_html_writer import _rich_quiz
 
 from lmsexport.build import build
 from lmsexport.media import sniff
-from lmsexport.model import Bank, Math, Media, Question, QuestionType, Quiz, Text, inlines_of
+from lmsexport.model import Bank, Math, Media, Question, QuestionType, Quiz, Rich, Text, inlines_of
 from lmsexport.readers.richhtml import read_html
 from lmsexport.source import load_paths
 from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
@@ -314,3 +315,61 @@ def test_any_rich_quiz_reads_back_from_qti12_and_validates(quiz: Quiz) -> None:
     assert validate_qti12_package(out.files[f"qti12/{quiz.id}.zip"], "q.zip") == []
     assert validate_cartridge(out.files["cc/bank.imscc"], "bank.imscc") == []
     assert validate_cartridge(out.files["cc11/bank-cc11.imscc"], "bank.imscc") == []
+
+
+def _other(question: Question) -> Question:
+    """The same shape with another id and other texts (plain ones stay plain, rich ones rich)."""
+
+    def other(text: Text | None) -> Text | None:
+        if text is None or isinstance(text, str):
+            return None if text is None else "<&" + text[::-1] + "]]>"
+        return Rich(tuple(reversed(text.blocks)))
+
+    return replace(
+        question,
+        id=question.id + "-b",
+        stem=other(question.stem) or "x",
+        explanation=other(question.explanation) if question.explanation else question.explanation,
+        choices=tuple(
+            replace(c, text=other(c.text) or "y", feedback=other(c.feedback) if c.feedback else c.feedback)
+            for c in question.choices
+        ),
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.composite(_rich_quiz)())
+def test_items_from_skeletons_are_the_built_items(quiz: Quiz) -> None:
+    """qti12.item_tree's and cc13.item_tree's fast path (a copy of the shape's skeleton, its
+    slots filled) gives the builder's bytes, whichever question of the shape made the skeleton."""
+    from lmsexport.package import serialize
+    from lmsexport.writers import cc13
+
+    for q in quiz.questions:
+        for source, target in ((q, q), (_other(q), q), (q, _other(q))):
+            for points in (None, 7.0):
+                qti12._SKELETONS.clear()
+                qti12.item_tree(quiz, source, points=points)
+                fast = qti12.item_tree(quiz, target, points=points)
+                assert serialize(fast) == serialize(qti12.build_item_tree(quiz, target, points=points))
+                # the fast path was taken (a skeleton made, not given up) where the type allows it
+                assert [v is not None for v in qti12._SKELETONS.values()] == [True] * (
+                    q.type in qti12.SKELETON_TYPES
+                )
+            for version in (cc13.CC13, cc13.CC11):
+                qti12._SKELETONS.clear()
+                made = {}
+                for which in (source, target):
+                    (cc,) = cc13.cc_items(quiz, set(), [(which, which.points)], version.choices_min)[:1] or [
+                        None
+                    ]
+                    made[which.id] = cc
+                if made[target.id] is None or len(cc13.cc_items(quiz, set(), [(target, 1.0)])) != 1:
+                    continue
+                holder = etree.Element(f"{Q}section")
+                if made[source.id] is not None:
+                    cc13.item_tree(quiz, made[source.id], "cat", holder)
+                fast = cc13.item_tree(quiz, made[target.id], "cat", holder)
+                slow = cc13.build_item_tree(quiz, made[target.id], "cat", etree.Element(f"{Q}section"))
+                assert etree.tostring(fast) == etree.tostring(slow)
+    qti12._SKELETONS.clear()

@@ -344,7 +344,29 @@ def _weighting(points: float) -> str | None:
 
 
 def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Element) -> etree._Element:
-    """One CC-profile ``<item>``, appended to ``parent`` (a section or an objectbank)."""
+    """One CC-profile ``<item>``, appended to ``parent`` (a section or an objectbank): a copy of
+    its shape's skeleton (qti12.skeleton_for) when the question asks as itself and its type
+    allows, else built (build_item_tree)."""
+    q = cc.question
+    if q is not cc.source or cc.ident != q.id or q.type not in qti12.SKELETON_TYPES or _as_essay(q):
+        return build_item_tree(quiz, cc, category, parent)
+    key = ("cc", quiz.lang_of(q), quiz.shuffle, cc.profile, cc.weight, category, *qti12.text_shape(q))
+
+    def build(stand_in: Question) -> etree._Element:
+        holder = etree.Element(f"{{{QTI_NS}}}section")
+        made = replace(cc, ident=stand_in.id, question=stand_in, source=stand_in)
+        return build_item_tree(quiz, made, category, holder)
+
+    skeleton = qti12.skeleton_for(key, q, build, STYLE)
+    if skeleton is None:
+        return build_item_tree(quiz, cc, category, parent)
+    item = skeleton.fill(q)
+    parent.append(item)
+    return item
+
+
+def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Element) -> etree._Element:
+    """item_tree built element by element: the definition item_tree's fast path must match."""
     q = cc.question
     lang = quiz.lang_of(cc.source)
     item = _el(parent, "item", ident=cc.ident, title=short_title(q))

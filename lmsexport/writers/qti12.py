@@ -33,8 +33,9 @@ text becomes QTI 1.2, which rich text will extend.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+import copy
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from lxml import etree
@@ -470,8 +471,40 @@ def item_tree(
     """One Canvas-flavour ``<item>`` for a question of any type (appended to ``parent`` if given).
 
     ``points`` overrides the question's own (an assessment's draw may); otherwise an item is the
-    same in every document that holds the question.
+    same in every document that holds the question. Made by filling a copy of a cached skeleton
+    (below) when the question's type allows it: the tree build_item_tree makes, for a fraction
+    of the cost.
     """
+    if question.type not in SKELETON_TYPES:
+        return build_item_tree(quiz, question, parent, style, points)
+    key = (
+        "qti12",
+        quiz.lang_of(question),
+        quiz.shuffle,
+        style,
+        question.points if points is None else points,
+    )
+    skeleton = skeleton_for(
+        key + text_shape(question), question, lambda q: build_item_tree(quiz, q, None, style, points), style
+    )
+    item = (
+        skeleton.fill(question)
+        if skeleton is not None
+        else build_item_tree(quiz, question, None, style, points)
+    )
+    if parent is not None:
+        parent.append(item)
+    return item
+
+
+def build_item_tree(
+    quiz: Quiz,
+    question: Question,
+    parent: etree._Element | None = None,
+    style: Flavour = FLAVOUR,
+    points: float | None = None,
+) -> etree._Element:
+    """item_tree built element by element: the definition item_tree's fast path must match."""
     lang = quiz.lang_of(question)
     item = _el(parent, "item", ident=question.id, title=short_title(question))
     item.set(XML_LANG, lang)
@@ -490,6 +523,135 @@ def item_tree(
         if choice.feedback:
             itemfeedback(item, f"{ident}_fb", choice.feedback, lang, style, inline=True)
     return item
+
+
+# --------------------------------------------------------------------------- item skeletons
+#
+# lxml costs a few microseconds to create an element from Python and an item has ~60-80 of
+# them, while copying a prebuilt tree is libxml2's own node copy (qti21 does the same, for the
+# same reason). So items of one *shape* share a skeleton: the builder run once on a stand-in
+# whose id and texts are unique placeholders, with the slots where each placeholder landed
+# recorded (an attribute, or a mattext's text). An item is then a copy of its shape's skeleton
+# with each slot set to what the builder would have put there: the question's id, its title,
+# and each text as html_text renders it, in the language and form (inline or not) the slot's
+# mattext says. The shape is everything else the builder reads (type, languages, points,
+# shuffle, the key, which optional texts there are); only the types whose structure depends on
+# nothing else take this path. tests/test_rich_canvas.py checks the fast path against the
+# builder on any quiz.
+
+SKELETON_TYPES = frozenset(
+    {QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE, QuestionType.ESSAY}
+)
+_SKELETONS: dict[tuple[object, ...], Skeleton | None] = {}
+_SKELETON_CACHE_MAX = 4096
+_MARK = "\ue000"
+
+
+def text_shape(question: Question) -> tuple[object, ...]:
+    """What of a question besides its id and texts decides its item (with the writer's own
+    settings, which the caller adds to the key)."""
+    return (
+        question.type,
+        question.lang,
+        question.truth,
+        bool(question.explanation),
+        tuple((c.correct, c.lang, bool(c.feedback)) for c in question.choices),
+    )
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    item: etree._Element
+    slots: tuple[tuple[tuple[int, ...], str | None, Callable[[Question], str]], ...]
+    """(element path from the item, attribute or None for the text, the value for a question)."""
+
+    def fill(self, question: Question) -> etree._Element:
+        item = copy.deepcopy(self.item)
+        for path, attr, value in self.slots:
+            el = item
+            for index in path:
+                el = el[index]
+            if attr is None:
+                el.text = value(question)
+            else:
+                el.set(attr, value(question))
+        return item
+
+
+def skeleton_for(
+    key: tuple[object, ...],
+    question: Question,
+    build: Callable[[Question], etree._Element],
+    style: Flavour,
+) -> Skeleton | None:
+    """The skeleton of a shape (made from ``question`` with ``build`` the first time), or None
+    when the built stand-in does not have the expected slots (then the caller builds)."""
+    if key in _SKELETONS:
+        return _SKELETONS[key]
+    skeleton = _make_skeleton(question, build, style)
+    if len(_SKELETONS) < _SKELETON_CACHE_MAX:
+        _SKELETONS[key] = skeleton
+    return skeleton
+
+
+def _make_skeleton(
+    question: Question, build: Callable[[Question], etree._Element], style: Flavour
+) -> Skeleton | None:
+    def mark(name: str) -> str:
+        return f"{_MARK}{name}{_MARK}"
+
+    texts: dict[str, tuple[Callable[[Question], Text | None], bool]] = {
+        "stem": (lambda q: q.stem, False),
+        "explanation": (lambda q: q.explanation, False),
+    }
+    choices = []
+    for i, c in enumerate(question.choices):
+        texts[f"c{i}"] = ((lambda q, i=i: q.choices[i].text), True)  # type: ignore[misc]
+        texts[f"f{i}"] = ((lambda q, i=i: q.choices[i].feedback), True)  # type: ignore[misc]
+        choices.append(replace(c, text=mark(f"c{i}"), feedback=mark(f"f{i}") if c.feedback else c.feedback))
+    stand_in = replace(
+        question,
+        id=mark("id"),
+        stem=mark("stem"),
+        explanation=mark("explanation") if question.explanation else question.explanation,
+        choices=tuple(choices),
+    )
+    item = build(stand_in)
+    slots: list[tuple[tuple[int, ...], str | None, Callable[[Question], str]]] = []
+    stack: list[tuple[etree._Element, tuple[int, ...]]] = [(item, ())]
+    while stack:
+        el, path = stack.pop()
+        stack.extend((child, (*path, i)) for i, child in enumerate(el))
+        for attr, value in el.attrib.items():
+            if _MARK not in value:
+                continue
+            if el is item and attr == "ident" and value == mark("id"):
+                slots.append((path, attr, lambda q: q.id))
+            elif el is item and attr == "title" and value == short_title(stand_in):
+                slots.append((path, attr, short_title))
+            else:
+                return None
+        if el.tail and _MARK in el.tail:
+            return None
+        if not (el.text and _MARK in el.text):
+            continue
+        name = el.text.split(_MARK)[1]
+        lang = el.get(XML_LANG)
+        if name not in texts or lang is None or etree.QName(el).localname != "mattext":
+            return None
+        get, inline = texts[name]
+        if el.text != html_text(mark(name), lang, style, inline):
+            return None
+
+        def value(
+            q: Question, get: Callable[[Question], Text | None] = get, lang: str = lang, inline: bool = inline
+        ) -> str:
+            text = get(q)
+            assert text is not None
+            return html_text(text, lang, style, inline)
+
+        slots.append((path, None, value))
+    return Skeleton(item, tuple(slots))
 
 
 def assessment_tree(quiz: Quiz) -> etree._Element:
