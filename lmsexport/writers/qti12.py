@@ -6,6 +6,10 @@ Package layout (paths relative to the zip root), the layout of Canvas's own "QTI
     imsmanifest.xml                  IMS CP 1.1 manifest (manifest_tree)
     <quiz-id>/<quiz-id>.xml          questestinterop/assessment, every question an <item>
     <quiz-id>/assessment_meta.xml    Canvas's quiz settings (title, description, shuffle)
+    <quiz-id>/media/<file>           the images its texts show (webcontent resources)
+
+An assessment of the bank is a package of its own laid out the same way, its random draws as
+Canvas question groups (exam_tree).
 
 Every field is written the way Canvas's exporter writes it (lib/cc/qti/qti_items.rb
 ``add_question`` and its helpers), because that is what Canvas's importer (the Python
@@ -27,8 +31,8 @@ The documents carry no namespace and no DOCTYPE: they are valid against the offi
 1.2.1 DTD (schemas/qti12/ims_qtiasiv1p2p1.dtd), which declares no ``xmlns``; Canvas's
 converter reads elements by local name, with or without a namespace.
 
-Every text goes through ``material`` (HTML through ``html_text``): the one place where a
-text becomes QTI 1.2, which rich text will extend.
+Every text goes through ``material`` (HTML through ``html_text``, rich text through the shared
+renderer, lmsexport.writers.richtext): the one place where a text becomes QTI 1.2.
 """
 
 from __future__ import annotations
