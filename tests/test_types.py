@@ -2,8 +2,9 @@
 
 The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
 `expected/qti21/<quiz>/...` and `expected/qti12/<quiz>/...` (the packages' members, unzipped so
-diffs are readable), `expected/cc/bank/...` and `expected/cc11/bank-cc11/...` (the cartridges' members), `expected/gift/<quiz>.gift.txt`,
-`expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and `expected/index.html`.
+diffs are readable), `expected/cc/bank/...` and `expected/cc11/bank-cc11/...` (the cartridges'
+members), `expected/gift/<quiz>.gift.txt`, `expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html`
+and `expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
 
