@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import re
 import shutil
 import subprocess
 import sys
@@ -50,17 +51,18 @@ def test_valid_examples(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "line", "text"),
+    ("name", "line", "attribute"),
     [
-        ("invalid-item-dir-attribute.xml", 23, "attribute 'dir' is not allowed"),
-        ("invalid-item-missing-responseIdentifier.xml", 24, "'responseIdentifier' is required but missing"),
+        ("invalid-item-dir-attribute.xml", 23, "dir"),
+        ("invalid-item-missing-responseIdentifier.xml", 24, "responseIdentifier"),
     ],
 )
-def test_invalid_examples(name: str, line: int, text: str) -> None:
+def test_invalid_examples(name: str, line: int, attribute: str) -> None:
+    """One located schema error naming the attribute at fault (the sentence is libxml2's)."""
     (diag,) = validate.validate_xml_file(EXAMPLES / name)
     assert diag.severity is Severity.ERROR and diag.rule == "xsd.invalid"
     assert diag.loc.path.endswith(name) and diag.loc.line == line
-    assert text in diag.message
+    assert re.search(rf"\b{attribute}\b", diag.message), diag.message
     assert "{http" not in diag.message  # namespaces cleaned out of libxml2's message
 
 
