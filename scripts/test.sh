@@ -29,4 +29,7 @@ else
     prepare_env test
 fi
 bash scripts/ensure-chromium.sh
+# As if activated: the tests run the environment's own tools (ruff) by name.
+VIRTUAL_ENV=$(dirname "$(dirname "$VENV_PY")")
+export VIRTUAL_ENV PATH="$VIRTUAL_ENV/bin:$PATH"
 exec "$VENV_PY" -m pytest "$@"
