@@ -7,6 +7,7 @@
 # directory. Later runs find everything installed and start at once; `.venv/bin/lmsexport`
 # is the same command.
 set -euo pipefail
+# shellcheck source=scripts/venv.sh
 . "$(dirname "$0")/venv.sh"
 prepare_env run
 exec "$(dirname "$VENV_PY")/lmsexport" "$@"

@@ -19,6 +19,7 @@
 # dependency is fetched unpinned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/venv.sh
 . scripts/venv.sh
 
 UV_VERSION=0.13.9
@@ -41,8 +42,8 @@ uv=$tools/bin/uv
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 "$uv" venv -q --python "$PYTHON" "$scratch/venv"
-"$uv" pip install -q --python "$scratch/venv/bin/python" \
-    $("$PYTHON" -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+mapfile -t backend < <("$PYTHON" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+"$uv" pip install -q --python "$scratch/venv/bin/python" "${backend[@]}"
 "$scratch/venv/bin/python" - >requirements/build.in <<'PY'
 import importlib
 import tomllib

@@ -14,6 +14,7 @@
 # dependency and of the build backend. It prints the versions it got, then runs the same suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/venv.sh
 . scripts/venv.sh
 
 if [ "${1:-}" = "--latest" ]; then

@@ -92,15 +92,15 @@ prepare_env() {
     fi
     VENV_PY=$venv/bin/python
     # .venv/ remembers what it holds; an activated environment, not ours, is always brought up to date.
-    local stamp="$venv/.lmsexport-$kind" done
-    done=$(cat "$lock" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)
-    if [ "$owned" -eq 1 ] && [ "$(cat "$stamp" 2>/dev/null)" = "$done" ]; then
+    local stamp="$venv/.lmsexport-$kind" installed
+    installed=$(cat "$lock" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)
+    if [ "$owned" -eq 1 ] && [ "$(cat "$stamp" 2>/dev/null)" = "$installed" ]; then
         return 0
     fi
     say "installing requirements/$kind.txt and lmsexport into $venv"
     "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --only-binary :all: -r "$lock"
     "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --no-deps --no-build-isolation -e "$ROOT"
     if [ "$owned" -eq 1 ]; then
-        echo "$done" >"$stamp"
+        echo "$installed" >"$stamp"
     fi
 }
