@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Bank, Quiz, SourceLoc
+from .model import Assessment, Bank, Quiz, SourceLoc
 from .writers import WRITERS, Output, WriteContext, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
@@ -151,6 +151,10 @@ class FileResult:
     """Bytes of the source file (progress is counted in source bytes)."""
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
+    full: Quiz | None = None
+    """The whole quiz, when the build has assessments to resolve against it."""
+    assessment: Assessment | None = None
+    """An assessment file's recipe (unresolved: its outputs are written once the bank is known)."""
     n_questions: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
@@ -168,6 +172,7 @@ class BuildResult:
     """The outcome of build_files: counts and diagnostics; the files went to ``emit``."""
 
     quizzes: int = 0
+    assessments: int = 0
     questions: int = 0
     files: int = 0
     warnings: list[Diagnostic] = field(default_factory=list)
@@ -176,10 +181,12 @@ class BuildResult:
     """The errors are the loader's (nothing was built), not the writers'."""
 
 
-def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResult:
+def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
     Every XML member is validated as in build(); index.html is left out (it needs every quiz).
+    An assessment file is only loaded: its outputs need the whole bank (build_assessments).
+    With ``keep``, the whole quiz comes back too, for the assessments to draw from.
     """
     from .source import load_file
 
@@ -191,7 +198,12 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
     if diags or quiz is None:
         result.source_errors = diags
         return result
-    result.quiz = replace(quiz, questions=())
+    if isinstance(quiz, Assessment):
+        result.assessment = quiz
+        return result
+    if keep:
+        result.full = quiz
+    result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
     out, errors = run_writers(Bank((quiz,)), formats, WriteContext(formats=formats, timestamp=timestamp))
     result.errors.extend(errors)
@@ -231,12 +243,15 @@ def build_files(
     """
     names = tuple(f for f in WRITERS if f in set(formats))
     total = sum(p.stat().st_size for p in paths if p.is_file())
+    keep = any(_may_be_assessment(p) for p in paths)
     result = BuildResult()
     source_errors: list[Diagnostic] = []
     source_warnings: list[Diagnostic] = []
     writer_warnings: list[Diagnostic] = []
     ids: list[tuple[str, str, SourceLoc]] = []
     headers: list[tuple[Quiz, int]] = []
+    recipes: list[Assessment] = []
+    kept: dict[str, Quiz] = {}
     emitted: set[str] = set()
     done = 0
 
@@ -249,6 +264,10 @@ def build_files(
         done += fr.size
         if fr.quiz is not None:
             headers.append((fr.quiz, fr.n_questions))
+        if fr.full is not None:
+            kept[fr.path] = fr.full
+        if fr.assessment is not None:
+            recipes.append(fr.assessment)
         if not fr.source_errors and not source_errors:
             result.errors.extend(fr.errors)
             if not result.errors:
@@ -265,14 +284,26 @@ def build_files(
             progress(done, total)
 
     if jobs > 1 and len(paths) > 1:
-        _run_pool(paths, names, timestamp, min(jobs, len(paths)), take)
+        _run_pool(paths, names, timestamp, min(jobs, len(paths)), take, keep)
     else:
         for p in paths:
-            take(build_file(p.as_posix(), names, timestamp))
+            take(build_file(p.as_posix(), names, timestamp, keep))
 
     from .source import check_ids
 
     check_ids(ids, source_errors)
+    resolved: list[Assessment] = []
+    if recipes and not source_errors:
+        resolved, assessed, errors = build_assessments(recipes, paths, kept, names, timestamp, source_errors)
+        if not source_errors and not result.errors:
+            result.errors.extend(errors)
+            writer_warnings.extend(assessed.warnings)
+            if not result.errors:
+                for rel, data in sorted(assessed.files.items()):
+                    if rel not in emitted:
+                        emitted.add(rel)
+                        emit(rel, data)
+                        result.files += 1
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
         result.warnings = source_warnings
@@ -283,14 +314,63 @@ def build_files(
         return result
     headers.sort(key=lambda h: h[0].id)
     result.quizzes = len(headers)
+    result.assessments = len(recipes)
     result.questions = sum(n for _, n in headers)
     if "html" in names:
         from .writers.html import render_index_of
 
         ctx = WriteContext(formats=names, timestamp=timestamp)
-        emit("index.html", render_index_of(headers, ctx).encode("utf-8"))
+        emit("index.html", render_index_of(headers, ctx, resolved).encode("utf-8"))
         result.files += 1
     return result
+
+
+def _may_be_assessment(path: Path) -> bool:
+    """Whether a source file may be an assessment (a top-level `sections:` key), read cheaply.
+
+    Only decides whether workers send their whole quizzes back (build_assessments needs them);
+    a file this misses (flow style) is still built right, by loading the quizzes again.
+    """
+    try:
+        with open(path, "rb") as fh:
+            return any(line.startswith(b"sections:") for line in fh)
+    except OSError:
+        return False
+
+
+def build_assessments(
+    recipes: list[Assessment],
+    paths: Sequence[Path],
+    kept: dict[str, Quiz],
+    names: tuple[str, ...],
+    timestamp: int,
+    source_errors: list[Diagnostic],
+) -> tuple[list[Assessment], Output, list[Diagnostic]]:
+    """Resolve the assessments against the bank and write their outputs (every format): the
+    resolved assessments (sorted by id), their files and warnings, and the writers' errors.
+
+    ``kept`` holds the quizzes the workers sent back; any other quiz file is loaded again here.
+    Resolution problems (an unknown id, an empty pool...) are appended to ``source_errors``.
+    """
+    from .assessments import resolve_all
+    from .source import load_file
+
+    quizzes: list[Quiz] = []
+    for p in paths:
+        quiz = kept.get(p.as_posix())
+        if quiz is None and p.as_posix() not in {r.loc.path for r in recipes if r.loc}:
+            loaded = load_file(p, [], None, None)
+            quiz = loaded if isinstance(loaded, Quiz) else None
+        if quiz is not None:
+            quizzes.append(quiz)
+    bank = Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+    resolved = sorted(resolve_all(bank, recipes, source_errors), key=lambda a: a.id)
+    if source_errors:
+        return resolved, Output(), []
+    ctx = WriteContext(formats=names, timestamp=timestamp)
+    out, errors = run_writers(Bank((), tuple(resolved)), names, ctx)
+    out.files.pop("index.html", None)
+    return resolved, out, errors
 
 
 def _run_pool(
@@ -299,6 +379,7 @@ def _run_pool(
     timestamp: int,
     jobs: int,
     take: Callable[[FileResult], None],
+    keep: bool = False,
 ) -> None:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -319,7 +400,7 @@ def _run_pool(
         max_workers=jobs, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
     ) as pool:
         pending: set[Future[FileResult]] = {
-            pool.submit(build_file, p.as_posix(), names, timestamp) for p in order
+            pool.submit(build_file, p.as_posix(), names, timestamp, keep) for p in order
         }
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)

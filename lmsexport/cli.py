@@ -71,14 +71,9 @@ def _print_diagnostics(diags: list[Diagnostic]) -> None:
 
 
 def _summary(diags: list[Diagnostic]) -> str:
-    n_err = sum(d.severity is Severity.ERROR for d in diags)
-    n_warn = len(diags) - n_err
-    parts = []
-    if n_err:
-        parts.append(f"{n_err} error{'s' if n_err != 1 else ''}")
-    if n_warn:
-        parts.append(f"{n_warn} warning{'s' if n_warn != 1 else ''}")
-    return ", ".join(parts)
+    from .report import summary_line
+
+    return summary_line(diags)
 
 
 def _load(paths: list[Path] | None, warnings: list[Diagnostic]):  # -> Bank
@@ -170,17 +165,20 @@ def check(
     try:
         yaml_bank = _load(roots, warnings) if roots else Bank(())
         if not any(d.severity is Severity.ERROR for d in gift_diags):
-            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes))
+            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes), yaml_bank.assessments)
             diags += check_bank(bank, timestamp_from_env())
     except LmsExportError as e:
         diags += e.diagnostics
     diags += gift_diags
     diags = warnings + diags
+    from .assessments import describe, summarize
+
     summary = RunSummary(
         files=len(files),
         quizzes=len(bank.quizzes) if bank else 0,
         questions=bank.question_count if bank else 0,
         strict=strict,
+        assessments=tuple(summarize(a) for a in bank.assessments) if bank else (),
     )
     bad = failed(diags, strict)
     if report is ReportFormat.json:
@@ -194,8 +192,12 @@ def check(
         if bad:
             _err(_summary(diags))
         else:
+            for assessment in summary.assessments:
+                typer.echo("\n".join(describe(assessment)))
             tail = f" ({_summary(diags)})" if diags else ""
-            typer.echo(f"ok: {summary.quizzes} quizzes, {summary.questions} questions{tail}")
+            n = len(summary.assessments)
+            assessed = f", {n} assessment{'s' if n != 1 else ''}" if n else ""
+            typer.echo(f"ok: {summary.quizzes} quizzes{assessed}, {summary.questions} questions{tail}")
     if bad:
         raise typer.Exit(EXIT_PROBLEMS)
 
@@ -282,8 +284,9 @@ def build(
     changed, removed = sink.commit(managed)
     if cache is not None:
         cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
+    assessed = f", {result.assessments} assessments" if result.assessments else ""
     typer.echo(
-        f"built {result.quizzes} quizzes, {result.questions} questions into {out}: "
+        f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"
         + (f", {removed} removed" if removed else "")
     )
@@ -542,14 +545,23 @@ def _same_content(path: Path, data: bytes) -> bool:
 @app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+    report: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (never on notes).")] = False,
 ) -> None:
     """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
 
     Checks the manifest, that every referenced file is present and every item is
     referenced, and every XML file against its schema. Packages are untrusted input:
     unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
-    refused. Problems print as member:line; exit 1 if any.
+    refused. Problems print as member:line; exit 1 on errors (or warnings with
+    --strict); notes (harmless facts) never fail.
     """
+    from .report import RunSummary, failed, to_github, to_json, to_junit
     from .validate import validate_package, validate_xml_file
 
     diags: list[Diagnostic] = []
@@ -561,12 +573,38 @@ def validate(
             diags += validate_package(f, f.as_posix())
         else:
             diags += validate_xml_file(f)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
-    _print_diagnostics(diags)
-    if errors:
-        _err(_summary(diags))
+    summary = RunSummary(files=len(files), strict=strict, command="validate")
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags))
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(f"ok: {len(files)} file(s) valid{tail}")
+    if bad:
         raise typer.Exit(EXIT_PROBLEMS)
-    typer.echo(f"ok: {len(files)} file(s) valid")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the source format, for editors.
+
+    Generated from the definitions the loader checks files against, so it cannot drift from
+    them. With VS Code's YAML extension, save it (lmsexport schema > lmsexport.schema.json)
+    and put this first line in a bank file to get completion, hover docs and checks:
+
+    # yaml-language-server: $schema=lmsexport.schema.json
+    """
+    from .editor_schema import schema_text
+
+    sys.stdout.write(schema_text())
 
 
 def main() -> None:

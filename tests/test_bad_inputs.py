@@ -35,9 +35,9 @@ SUFFIXES = {"yaml": (".yaml", ".yml"), "gift": (".gift.txt", ".gift"), "package"
 COMMAND = {"yaml": "check", "gift": "check", "package": "validate"}
 
 # A problem line, a hint, or the closing summary ("3 errors", "1 error, 2 warnings").
-DIAG_RE = re.compile(r"^\S.*?(?::\d+){0,2}: (error|warning): \S.*$")
+DIAG_RE = re.compile(r"^\S.*?(?::\d+){0,2}: (error|warning|note): \S.*$")
 HINT_RE = re.compile(r"^hint: \S.*$")
-SUMMARY_RE = re.compile(r"^\d+ errors?(, \d+ warnings?)?$")
+SUMMARY_RE = re.compile(r"^\d+ errors?(, \d+ warnings?)?(, \d+ notes?)?$")
 # Messages that end in a third-party library's own words: libyaml's ("YAML syntax error: did
 # not find expected key"), libxml2's ("not well-formed XML: Opening and ending tag mismatch:
 # ...") and zipfile's ("not a readable zip file: File is not a zip file"). The words after the
@@ -154,11 +154,44 @@ def test_package_cases_are_what_make_cases_generates(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(BAD / "package" / "make_cases.py"), str(tmp_path)], check=True, timeout=120
     )
-    made = sorted(p.name for p in tmp_path.glob("*.zip"))
-    committed = sorted(p.name for p in (BAD / "package").glob("*.zip"))
-    assert made == committed
-    for name in made:
-        assert (tmp_path / name).read_bytes() == (BAD / "package" / name).read_bytes(), name
+    for made_dir, committed_dir in ((tmp_path, BAD / "package"), (tmp_path / "good", GOOD)):
+        made = sorted(p.name for p in made_dir.glob("*.zip"))
+        committed = sorted(p.name for p in committed_dir.glob("*.zip"))
+        assert made == committed
+        for name in made:
+            assert (made_dir / name).read_bytes() == (committed_dir / name).read_bytes(), name
+
+
+# --------------------------------------------------------------------------- good packages: exit 0
+
+GOOD = ROOT / "tests" / "good" / "package"
+GOOD_CASES = sorted(GOOD.glob("*.zip"))
+
+
+def test_good_corpus_size() -> None:
+    assert len(GOOD_CASES) >= 8
+    orphans = [p.name for p in GOOD.glob("*.out") if not p.with_suffix(".zip").exists()]
+    assert orphans == []
+
+
+@pytest.mark.parametrize("case", GOOD_CASES, ids=lambda p: p.stem)
+def test_good_package(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden) -> None:
+    """What real tools' packages do (tests/good/package/): valid, exit 0; notes and warnings
+    only, each located in the case and in compiler form; the exact output is golden."""
+    rel = case.relative_to(ROOT)
+    (tmp_path / rel).parent.mkdir(parents=True)
+    shutil.copyfile(case, tmp_path / rel)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["validate", rel.as_posix()], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert result.stdout.startswith("ok: 1 file(s) valid")
+    lines = result.stderr.splitlines()
+    for line in lines:
+        assert DIAG_RE.match(line) or HINT_RE.match(line), f"not in compiler form: {line!r}"
+        assert ": error: " not in line
+        assert HINT_RE.match(line) or line.startswith(rel.as_posix()), line
+    golden(case.with_suffix(".out"), result.stderr + result.stdout)
 
 
 # --------------------------------------------------------------------------- through a real process

@@ -39,7 +39,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from ..model import Bank, Question, QuestionType, Quiz, direction
+from ..model import Assessment, Bank, Question, QuestionType, Quiz, direction
 from . import Output, WriteContext
 
 TEMPLATES = "templates/html"
@@ -317,8 +317,11 @@ def render_index(bank: Bank, ctx: WriteContext) -> str:
     return render_index_of([(quiz, len(quiz.questions)) for quiz in bank.quizzes], ctx)
 
 
-def render_index_of(quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext) -> str:
-    """The landing page from (quiz, number of questions) pairs in bank order.
+def render_index_of(
+    quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext, assessments: Sequence[Assessment] = ()
+) -> str:
+    """The landing page from (quiz, number of questions) pairs in bank order, and the (resolved)
+    assessments.
 
     Only the quizzes' own fields are read, never their questions, so a parallel build can
     render it from small per-quiz summaries instead of holding the whole bank.
