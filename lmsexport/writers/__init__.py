@@ -37,7 +37,7 @@ class Output:
 Writer = Callable[[Bank, WriteContext], Output]
 
 WRITERS: dict[str, str] = {
-    "qti21": "lmsexport.package:build_qti21",
+    "qti21": "lmsexport.writers.qti21_package:build_qti21",
     "gift": "lmsexport.writers.gift:write",
     "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",
