@@ -95,8 +95,8 @@ def test_what_qti_cannot_carry_is_warned_about(built) -> None:
     assert ("qti21.markup-lost", "rich-essay") in found  # <ol> has no start in QTI 2.1
     assert ("qti21.markup-lost", "rich-pipeline-diagram") in found  # nor <img title>
     assert ("qti21.description-plain", "rich-text") in found
-    math = {q for rule, q in found if rule == "qti21.canvas-math"}
-    assert math == {"rich-adam-bytes", "rich-zero-memory", "rich-bubble-match"}
+    # Canvas keeps MathML (canvas_sanitize allows it): nothing to warn about.
+    assert not [r for r, _ in found if "math" in r]
     assert all(d.severity.value == "warning" for d in built.warnings)
 
 

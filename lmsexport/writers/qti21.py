@@ -53,7 +53,6 @@ from ..model import (
     Str,
     Text,
     direction,
-    has_math,
     inlines_of,
     media_of,
     plain_text,
@@ -959,16 +958,6 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     f"question {q.id!r}: Canvas imports a QTI numerical item as fill-in-the-blank "
                     "and loses the tolerance or range",
                     "qti21.canvas-numerical",
-                )
-            )
-        if any(has_math(t) for t in question_texts(q)):
-            out.append(
-                _warn(
-                    loc,
-                    f"question {q.id!r}: Canvas's importer does not keep MathML (its HTML sanitizer, "
-                    "gems/canvas_sanitize, allows no <math>): the formulas arrive garbled or not at all; "
-                    "re-enter them with Canvas's equation editor after import",
-                    "qti21.canvas-math",
                 )
             )
         if any(c.feedback and _has_markup(c.text) for c in q.choices):
