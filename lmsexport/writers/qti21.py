@@ -524,6 +524,7 @@ def item_tree(quiz: Quiz, question: Question) -> etree._Element:
 @dataclass(frozen=True)
 class BuiltItem:
     tree: etree._Element
+    """The assessmentItem."""
     lost: tuple[str, ...] = ()
     """What the item could not carry of the question's rich texts, for warnings."""
 
