@@ -263,6 +263,14 @@ def test_a_missing_image_is_caught_by_validate(built) -> None:
     (diag,) = validate.validate_package(buf.getvalue(), "p.zip")
     assert diag.rule == "package.missing-file" and diag.loc.path == "p.zip!items/rich-pipeline-diagram.xml"
     assert "<img> shows 'media/" in diag.message
+    # An image that points out of the package is refused as such.
+    item = members["items/rich-pipeline-diagram.xml"].replace(b'src="media/', b'src="../../../media/', 1)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, body in {**members, "items/rich-pipeline-diagram.xml": item}.items():
+            zf.writestr(name, body)
+    rules = [d.rule for d in validate.validate_package(buf.getvalue(), "p.zip")]
+    assert "package.unsafe-path" in rules
 
 
 # --------------------------------------------------------------------------- what QTI cannot hold

@@ -202,6 +202,8 @@ def question_texts(question: Question) -> list[Text]:
 
 def question_media(question: Question) -> list[Media]:
     """Every image a question's item shows, each once, in reading order."""
+    if _is_plain(question):
+        return []
     found: dict[str, Media] = {}
     for text in question_texts(question):
         for m in media_of(text):
@@ -210,7 +212,13 @@ def question_media(question: Question) -> list[Media]:
 
 
 def _is_plain(question: Question) -> bool:
-    return all(isinstance(t, str) for t in question_texts(question))
+    """Whether every text of a question is plain (on the hot path of every item: kept cheap)."""
+    return (
+        isinstance(question.stem, str)
+        and not isinstance(question.explanation, Rich)
+        and all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in question.choices)
+        and all(isinstance(p.left, str) for p in question.pairs)
+    )
 
 
 _VERBATIM = frozenset(_q(t) for t in ("pre", "code", "span", "em", "strong", "a"))
@@ -518,7 +526,8 @@ def _bool(value: bool) -> str:
 
 def item_tree(quiz: Quiz, question: Question) -> etree._Element:
     """One assessmentItem for a question of any type; valid against imsqti_v2p1.xsd."""
-    return build_item(quiz, question).tree
+    key = _shape(quiz, question)
+    return _build(quiz, question).tree if key is None else _skeleton(key, quiz, question).fill(question)
 
 
 @dataclass(frozen=True)
@@ -539,12 +548,16 @@ def build_item(quiz: Quiz, question: Question) -> BuiltItem:
     key = _shape(quiz, question)
     if key is None:
         return _build(quiz, question)
+    return BuiltItem(_skeleton(key, quiz, question).fill(question))
+
+
+def _skeleton(key: tuple[object, ...], quiz: Quiz, question: Question) -> _Skeleton:
     skeleton = _SKELETONS.get(key)
     if skeleton is None:
         skeleton = _Skeleton.make(quiz, question)
         if len(_SKELETONS) < _SKELETON_CACHE_MAX:
             _SKELETONS[key] = skeleton
-    return BuiltItem(skeleton.fill(question))
+    return skeleton
 
 
 def build_item_tree(quiz: Quiz, question: Question) -> etree._Element:
@@ -633,19 +646,15 @@ _FAST_TYPES = frozenset(
 )
 
 
-def _s(text: Text | None) -> str:
-    """A text the fast path handles: plain (_shape sends every rich text to the builder)."""
-    assert text is None or isinstance(text, str)
-    return text or ""
-
-
 def _lines(text: Text | None) -> int:
     """How a text shapes the tree: 0 when the builder leaves it out (None or empty), else its lines."""
-    return _s(text).count("\n") + 1 if text else 0
+    return text.count("\n") + 1 if isinstance(text, str) and text else 0
 
 
 def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
-    if question.type not in _FAST_TYPES or not _is_plain(question):
+    # Only plain texts: a rich text's structure is its tree (isinstance also narrows for mypy).
+    stem = question.stem
+    if question.type not in _FAST_TYPES or not isinstance(stem, str) or not _is_plain(question):
         return None
     return (
         question.type,
@@ -653,22 +662,28 @@ def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
         quiz.shuffle,
         quiz.lang_of(question),
         question.truth,
-        _s(question.stem).count("\n") + 1,  # the stem is written even when empty
+        stem.count("\n") + 1,  # the stem is written even when empty
         _lines(question.explanation),
-        tuple((c.correct, c.lang, _s(c.text).count("\n") + 1, _lines(c.feedback)) for c in question.choices),
+        tuple(
+            (c.correct, c.lang, c.text.count("\n") + 1 if isinstance(c.text, str) else 0, _lines(c.feedback))
+            for c in question.choices
+        ),
     )
 
 
 def _fields(question: Question) -> list[str]:
     """Every string a skeleton's slots take, in placeholder order (see _Skeleton.make)."""
-    out = [question.id]
-    out += _s(question.stem).split("\n")
-    if question.explanation:
-        out += _s(question.explanation).split("\n")
+    # isinstance narrows for mypy: only plain questions take the fast path (_shape).
+    stem, explanation = question.stem, question.explanation
+    assert isinstance(stem, str)
+    out = [question.id, *stem.split("\n")]
+    if isinstance(explanation, str) and explanation:
+        out += explanation.split("\n")
     for c in question.choices:
-        out += _s(c.text).split("\n")
-        if c.feedback:
-            out += _s(c.feedback).split("\n")
+        if isinstance(c.text, str):
+            out += c.text.split("\n")
+        if isinstance(c.feedback, str) and c.feedback:
+            out += c.feedback.split("\n")
     return out
 
 
@@ -688,7 +703,8 @@ class _Skeleton:
         counter = iter(range(1 << 30))
 
         def ph(text: Text) -> str:
-            return "\n".join(_PLACEHOLDER.format(next(counter)) for _ in _s(text).split("\n"))
+            assert isinstance(text, str)  # _shape sends rich texts to the builder
+            return "\n".join(_PLACEHOLDER.format(next(counter)) for _ in text.split("\n"))
 
         # Same order as _fields: id, stem, explanation, then each choice's text and feedback.
         stand_in = replace(
