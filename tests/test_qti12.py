@@ -21,7 +21,6 @@ from lxml import etree
 
 from lmsexport.errors import SchemaValidationError
 from lmsexport.model import Bank, Choice, NumericKey, Question, QuestionType, Quiz
-from lmsexport.package import build_qti12
 from lmsexport.validate_qti12 import (
     check_canvas_meta,
     parse_untrusted_qti12,
@@ -30,6 +29,7 @@ from lmsexport.validate_qti12 import (
     validate_qti12_tree,
 )
 from lmsexport.writers import WriteContext, qti12
+from lmsexport.writers.qti12 import build_qti12
 
 CTX = WriteContext(formats=("qti12",))
 
