@@ -68,3 +68,11 @@ class SchemaValidationError(LmsExportError):
 
 class GiftExportError(LmsExportError):
     """Bank content that GIFT cannot carry without breaking Moodle's import."""
+
+
+class MoodleXmlExportError(LmsExportError):
+    """Bank content that Moodle XML cannot carry so that Moodle's importer reads it back."""
+
+
+class MoodleXmlError(LmsExportError):
+    """A Moodle XML file cannot be read the way Moodle would read it."""

@@ -337,11 +337,21 @@ def _untrusted_parser() -> etree.XMLParser:
 
 def parse_untrusted(data: bytes, name: str) -> tuple[etree._ElementTree | None, list[Diagnostic]]:
     """Parse a document we did not write: refuse any DOCTYPE; never load anything it names."""
+    return parse_without_dtd(
+        data, name, "QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it"
+    )
+
+
+def parse_without_dtd(
+    data: bytes, name: str, doctype_hint: str
+) -> tuple[etree._ElementTree | None, list[Diagnostic]]:
+    """Parse any XML document from elsewhere (a QTI document, a Moodle XML file): refuse any
+    DOCTYPE, with `doctype_hint`; never load anything it names."""
     doctype = Diagnostic(
         SourceLoc(name),
         "document has a DOCTYPE; DTDs and entities (XXE, entity expansion) are refused",
         rule="xml.doctype",
-        hint="QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it",
+        hint=doctype_hint,
     )
     # The byte scan refuses the common case before libxml2 parses any entity declaration; the
     # docinfo check after parsing catches encodings the scan cannot read (UTF-16).

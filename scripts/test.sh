@@ -6,8 +6,8 @@
 #
 # Locked (default): into the active virtual environment if there is one, else .venv/ (made
 # when missing, see scripts/venv.sh), installs exactly the versions of requirements/test.txt
-# (hash-checked), lmsexport itself (editable), and Debian's chromium for the browser tests
-# when it is missing; then runs pytest.
+# (hash-checked), lmsexport itself (editable), Debian's chromium for the browser tests and
+# PHP for the Moodle XML parser tests when they are missing; then runs pytest.
 #
 # --latest: what `pip install ".[test]"` gives a user today, in a virtual environment of its
 # own made anew every time (.venv-latest/): the newest pip, the newest release of every
@@ -30,6 +30,7 @@ else
     prepare_env test
 fi
 bash scripts/ensure-chromium.sh
+sh scripts/ensure-php.sh
 # As if activated: the tests run the environment's own tools (ruff) by name.
 VIRTUAL_ENV=$(dirname "$(dirname "$VENV_PY")")
 export VIRTUAL_ENV PATH="$VIRTUAL_ENV/bin:$PATH"
