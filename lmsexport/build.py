@@ -348,7 +348,8 @@ def build_files(
 
     from .source import check_ids
 
-    check_ids(ids, source_errors)
+    # In path order, whatever order the workers finished in: "first defined at" must not depend on it.
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
     resolved: list[Assessment] = []
     if recipes and not source_errors:
         per_file = tuple(f for f in names if f not in BANK_WIDE)
