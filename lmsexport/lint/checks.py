@@ -252,7 +252,8 @@ class QuizLinter:
             last = keyed[pattern.start + pattern.length - 1][0]
             seq = ", ".join(str(p + 1) for p in positions[pattern.start : pattern.start + pattern.length])
             kind = (
-                f"the key is at position {positions[pattern.start] + 1} in {pattern.length} questions in a row"
+                f"the key is at position {positions[pattern.start] + 1} in {pattern.length} questions "
+                "in a row"
                 if pattern.period == 1
                 else f"the keys' positions repeat a cycle of {pattern.period} ({seq})"
             )
@@ -394,6 +395,8 @@ class QuizLinter:
         said = normalize(plain_text(q.explanation))
         vocabulary = set(words(said))
         for key, shown in self._keys(q):
+            if ALL_OF_THE_ABOVE.match(key) or NONE_OF_THE_ABOVE.match(key):
+                continue  # the explanation names the choices it covers, not the phrase
             if not _mentions(key, said, vocabulary):
                 self.add(
                     "LX502",
@@ -408,7 +411,9 @@ class QuizLinter:
     def _keys(self, q: Question) -> list[tuple[str, str]]:
         """(normalized key, as shown) for each key of a question whose key is text or a number."""
         if q.type in CHOICE_TYPES:
-            return [(normalize(plain_text(c.text)), plain_text(c.text).strip()) for c in q.choices if c.correct]
+            return [
+                (normalize(plain_text(c.text)), plain_text(c.text).strip()) for c in q.choices if c.correct
+            ]
         if q.type is QuestionType.SHORT_ANSWER and q.answers:
             return [(normalize(q.answers[0]), q.answers[0])]
         if q.type is QuestionType.NUMERICAL and q.numeric is not None and q.numeric.answer is not None:
@@ -467,12 +472,17 @@ class QuizLinter:
         if self.on("LX403", "LX404"):
             self._bidi(raw, lang, at, owner, qid)
         if "LX405" in self.enabled:
-            useless = [i for i, ch in enumerate(raw) if ch in ZERO_WIDTH and not zero_width_changes_something(raw, i)]
+            useless = [
+                i for i, ch in enumerate(raw) if ch in ZERO_WIDTH and not zero_width_changes_something(raw, i)
+            ]
             if useless:
                 ch = raw[useless[0]]
+                loc = at(raw[useless[0] - 1 : useless[0] + 1]) if useless[0] else at(ch)
+                if useless[0] and loc is not None and loc.col:
+                    loc = SourceLoc(loc.path, loc.line, loc.col + 1)
                 self.add(
                     "LX405",
-                    at(raw[max(0, useless[0] - 1) : useless[0] + 1]) if useless[0] else at(ch),
+                    loc,
                     f"{owner}: {len(useless)} zero-width character{'s' if len(useless) > 1 else ''} "
                     f"that change{'s' if len(useless) == 1 else ''} nothing, first {describe(ch)}",
                     "delete it: it neither changes how letters join nor where lines break here",
@@ -487,7 +497,10 @@ class QuizLinter:
         problem: tuple[int, str] | None = None
         for i, ch in enumerate(raw):
             if ch in BIDI_OVERRIDES and problem is None:
-                problem = (i, f"{BIDI_OVERRIDES[ch]} shows the letters after it in an order other than stored")
+                problem = (
+                    i,
+                    f"{BIDI_OVERRIDES[ch]} shows the letters after it in an order other than stored",
+                )
             if ch in BIDI_EMBEDDINGS or ch in BIDI_OVERRIDES or ch in BIDI_ISOLATES:
                 stack.append((ch, i))
             elif ch == PDF:

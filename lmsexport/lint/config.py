@@ -59,7 +59,9 @@ class LintConfig:
             rel = p.as_posix()
         out: list[str] = []
         for pattern, selectors in self.per_file_ignores:
-            if fnmatch.fnmatchcase(rel, pattern) or ("/" not in pattern and fnmatch.fnmatchcase(p.name, pattern)):
+            if fnmatch.fnmatchcase(rel, pattern) or (
+                "/" not in pattern and fnmatch.fnmatchcase(p.name, pattern)
+            ):
                 out.extend(selectors)
         return tuple(out)
 
@@ -80,7 +82,7 @@ def find_pyproject(start: Path) -> Path | None:
 
 def _selectors(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise ConfigError(f"{where} must be a list of rule ids or prefixes, e.g. [\"LX3\", \"LX401\"]")
+        raise ConfigError(f'{where} must be a list of rule ids or prefixes, e.g. ["LX3", "LX401"]')
     try:
         return tuple(check_selector(x) for x in value)
     except ValueError as e:
@@ -109,7 +111,8 @@ def load_config(start: Path | None = None) -> LintConfig:
         if not isinstance(pfi, dict):
             raise ConfigError(f"{where} per-file-ignores must be a table of pattern = [rules]")
         kwargs["per_file_ignores"] = tuple(
-            (pattern, _selectors(value, f"{where} per-file-ignores '{pattern}'")) for pattern, value in pfi.items()
+            (pattern, _selectors(value, f"{where} per-file-ignores '{pattern}'"))
+            for pattern, value in pfi.items()
         )
     if "significance" in table:
         alpha = table["significance"]

@@ -103,7 +103,8 @@ def find(records: Sequence[StemRecord], sigs: np.ndarray | None, enabled: frozen
                 _finding(
                     "LX302",
                     records[i],
-                    f"question '{records[i].qid}' has the same stem as '{records[j].qid}' ({_where(records[j])})",
+                    f"question '{records[i].qid}' has the same stem as '{records[j].qid}' "
+                    f"({_where(records[j])})",
                     "remove one of them, or make each question ask something of its own",
                 )
             )

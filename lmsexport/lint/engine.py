@@ -66,7 +66,9 @@ def lint_file(path: str, enabled: frozenset[str], alpha: float) -> FileLint:
     try:
         data = p.read_bytes()
     except OSError as e:
-        result.errors.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io"))
+        result.errors.append(
+            Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io")
+        )
         return result
     result.size = len(data)
     doc = load_bytes(data, path, result.errors, None, result.ids)

@@ -244,3 +244,25 @@ def resolve(select: Iterable[str], ignore: Iterable[str]) -> frozenset[str]:
 
 def matches(selectors: Iterable[str], rule_id: str) -> bool:
     return any(rule_id.startswith(s) for s in selectors)
+
+
+def sarif_rules(docs_url: str | None) -> list[object]:
+    """Every rule as report.RuleInfo; helpUri is docs_url#<id> when a documentation URL is known."""
+    from ..report import RuleInfo
+
+    out: list[object] = []
+    for r in RULES.values():
+        where = f"{docs_url}#{r.anchor}" if docs_url else f"docs/lint.md#{r.anchor} in lmsexport's repository"
+        out.append(
+            RuleInfo(
+                id=r.id,
+                name=r.name,
+                summary=r.summary,
+                description=r.why,
+                severity=r.severity,
+                help_uri=f"{docs_url}#{r.anchor}" if docs_url else None,
+                help_markdown=f"**{r.id} {r.name}**: {r.summary}\n\n{r.why}\n\nMore, with examples: {where}.",
+                tags=("quality", r.family),
+            )
+        )
+    return out

@@ -24,7 +24,9 @@ from ..model import SourceLoc
 from .rules import RULES
 
 _IGNORE = re.compile(r"(?:^|\s)#\s*lmsexport\s*:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
-_ID_LINE = re.compile(r"""^[ \t]*(?:-[ \t]+)?id[ \t]*:[ \t]*["']?([A-Za-z][A-Za-z0-9._-]*)["']?[ \t]*(?:#|$)""")
+_ID_LINE = re.compile(
+    r"""^[ \t]*(?:-[ \t]+)?id[ \t]*:[ \t]*["']?([A-Za-z][A-Za-z0-9._-]*)["']?[ \t]*(?:#|$)"""
+)
 _COMMENT_ONLY = re.compile(r"^[ \t]*#")
 ALL = "LX"
 """The selector every rule starts with: what a bare ``ignore`` comment ignores."""

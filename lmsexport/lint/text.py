@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 import regex
 
@@ -118,12 +119,13 @@ def zero_width_changes_something(text: str, i: int) -> bool:
     """
     ch = text[i]
     before, after = _neighbour(text, i, -1), _neighbour(text, i, +1)
+    virama = i > 0 and _is_virama(text[i - 1])  # (a virama is itself a transparent mark)
     if ch == ZWNJ:
-        if _is_virama(before):
+        if virama:
             return True
         return bool(before and after and _JOINS_FORWARD.match(before) and _JOINS_BACKWARD.match(after))
     if ch == ZWJ:
-        if _is_virama(before) or (before and _EMOJI.match(before)) or (after and _EMOJI.match(after)):
+        if virama or (before and _EMOJI.match(before)) or (after and _EMOJI.match(after)):
             return True
         forward = bool(before) and bool(_JOINS_FORWARD.match(before) or _JOIN_CAUSING.match(before))
         backward = bool(after) and bool(_JOINS_BACKWARD.match(after) or _JOIN_CAUSING.match(after))
@@ -221,8 +223,13 @@ def numbers(normalized: str) -> set[float]:
 # Function words: what a text says nothing with. Kept short and closed-class (articles,
 # pronouns, auxiliaries, prepositions, conjunctions; Urdu postpositions, auxiliaries and
 # question words), so that a content word is never dropped.
+def _listed(text: str) -> list[str]:
+    return text.split()
+
+
 STOPWORDS_EN = frozenset(
-    """a an the this that these those it its is are was were be been being am do does did has have
+    _listed(
+        """a an the this that these those it its is are was were be been being am do does did has have
     had having of in on at to for from by with without about into onto over under between among
     through during before after above below up down out off than then and or but nor so if as
     because while when where which what who whom whose why how all any both each either neither
@@ -230,17 +237,20 @@ STOPWORDS_EN = frozenset(
     i you he she we they me him her us them my your his our their there here also just more most
     other another one following true false statement best correct within across along around per
     via upon onto toward towards against beyond inside outside until since often usually
-    typically generally mostly""".split()
+    typically generally mostly"""
+    )
 )
 STOPWORDS_UR = frozenset(
     normalize(w)
-    for w in """کا کی کے کو میں سے پر تک اور یا لیکن مگر بلکہ کہ جو جس جن جب تب تو بھی ہی نے
+    for w in _listed(
+        """کا کی کے کو میں سے پر تک اور یا لیکن مگر بلکہ کہ جو جس جن جب تب تو بھی ہی نے
     ہے ہیں تھا تھی تھے ہو ہوں ہوا ہوئی ہوئے ہوتا ہوتی ہوتے ہونا ہونے گا گی گے رہا رہی رہے
     کر کرتا کرتی کرتے کرنا کرنے کرکے کیا کیے کی گئی گیا گئے دیا دی دیے جاتا جاتی جاتے جانا
     یہ وہ اس ان ایک کون کونسا کونسی کون سا کون سی کیوں کیسے کیسا کیسی کتنا کتنی کتنے کہاں
     لیے لئے والا والی والے ساتھ بارے طرح طور سب کچھ کوئی کسی نہیں نہ بہت زیادہ کم درج ذیل
     مندرجہ بالا اپنا اپنی اپنے ہر صرف درست صحیح غلط بیان دوران ذریعے بغیر علاوہ اکثر عموماً
-    عام مختلف جیسے جیسا جیسی کیونکہ چونکہ تاکہ اگر پھر""".split()
+    عام مختلف جیسے جیسا جیسی کیونکہ چونکہ تاکہ اگر پھر"""
+    )
 )
 STOPWORDS = STOPWORDS_EN | STOPWORDS_UR
 
@@ -257,9 +267,29 @@ def content_words(normalized: str) -> list[str]:
     return out
 
 
+_UR_ENDINGS = ("یاں", "ئیں", "ؤں", "یں", "وں", "ے", "ا", "ہ", "ی")
+_EN_ENDINGS = (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", ""))
+
+
+@lru_cache(maxsize=65536)
+def stem_of(word: str) -> str:
+    """A word without its inflectional ending: Urdu plural and oblique endings (مرحلہ, مرحلے,
+    مراحل stays; بلبلا, بلبلے, بلبلوں; پرت, پرتیں), English plural and verb endings. At least three
+    letters stay; nothing smarter (no dictionary): enough to compare words, not to analyse them."""
+    endings = [(e, "") for e in _UR_ENDINGS] if is_arabic_letter(word[:1]) else _EN_ENDINGS
+    for ending, repl in endings:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: len(word) - len(ending)] + repl
+    return word
+
+
 def same_word(a: str, b: str) -> bool:
-    """Whether two normalized words are one word up to an inflection: equal, or one is a prefix of
-    the other of at least 3 letters differing by at most 3 letters (gradient/gradients, پرت/پرتیں)."""
+    """Whether two normalized words are one word up to an inflection: equal stems (stem_of), or
+    one stem a prefix of the other of at least 3 letters, longer by at most 3 (gradient/gradients,
+    پرت/پرتیں, بلبلا/بلبلے)."""
+    if a == b:
+        return True
+    a, b = stem_of(a), stem_of(b)
     if a == b:
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
@@ -267,6 +297,7 @@ def same_word(a: str, b: str) -> bool:
 
 
 def mentions_word(word: str, vocabulary: set[str]) -> bool:
+    """Whether a word, up to inflection (same_word), is among vocabulary's words."""
     if word in vocabulary:
         return True
-    return any(same_word(word, v) for v in vocabulary if v[:2] == word[:2])
+    return any(same_word(word, v) for v in vocabulary if v[:3] == word[:3])

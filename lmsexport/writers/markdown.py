@@ -75,6 +75,7 @@ class _Writer:
                 lines.append(marker + " " + indented[len(pad) :])
             return ("\n\n" if loose else "\n").join(lines)
         if isinstance(block, Table):
+
             def row(cells: tuple[tuple[Inline, ...], ...]) -> str:
                 return "| " + " | ".join(self.cell(c) for c in cells) + " |"
 
@@ -113,7 +114,11 @@ class _Writer:
                 return f"{lead}{mark}{stripped}{mark}{trail}"
             # `_` for emphasis inside emphasis: `**` and `*` next to each other would read as one run
             if isinstance(x, Emph):
-                return f"_{inner}_" if inner.startswith(("*", "_")) or inner.endswith(("*", "_")) else f"*{inner}*"
+                return (
+                    f"_{inner}_"
+                    if inner.startswith(("*", "_")) or inner.endswith(("*", "_"))
+                    else f"*{inner}*"
+                )
             return f"**{inner}**"
         if isinstance(x, Code):
             longest = max((len(m) for m in re.findall(r"`+", x.text)), default=0)
@@ -137,7 +142,9 @@ class _Writer:
 def _escape(text: str, at_start: bool) -> str:
     text = _ALWAYS.sub(r"\\\1", text)
     if at_start:
-        text = _LINE_START.sub(lambda m: m.group(1) + "".join("\\" + c if not c.isdigit() else c for c in m.group(2)), text)
+        text = _LINE_START.sub(
+            lambda m: m.group(1) + "".join("\\" + c if not c.isdigit() else c for c in m.group(2)), text
+        )
     # A run of spaces at the start of a paragraph is indentation to Markdown (a code block).
     if at_start and text.startswith(" "):
         text = "&#32;" + text[1:]
