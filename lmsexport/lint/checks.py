@@ -616,7 +616,9 @@ NONE_OF_THE_ABOVE = re.compile(
 
 def _mentions(key: str, said: str, vocabulary: set[str]) -> bool:
     """Whether a normalized explanation mentions a normalized key: its text, one of its
-    numbers, or at least half of its content words (up to inflection)."""
+    numbers, or at least a third of its content words (up to inflection): explanations
+    paraphrase, and a key translated word for word (آل جمع for all-gather) shares few words
+    with an explanation that uses the technical term."""
     if not key:
         return True
     if key in said:
@@ -628,4 +630,4 @@ def _mentions(key: str, said: str, vocabulary: set[str]) -> bool:
     if not key_words:
         return False
     hits = sum(1 for w in key_words if mentions_word(w, vocabulary))
-    return hits * 2 >= len(key_words)
+    return hits * 3 >= len(key_words)
