@@ -717,6 +717,82 @@ def lint(
 
 
 @app.command()
+def preview(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Source YAML files or directories [default: source/]", show_default=False),
+    ] = None,
+    port: Annotated[
+        int,
+        typer.Option("--port", "-p", help="Port on 127.0.0.1 (0: any free port, printed).", min=0, max=65535),
+    ] = 8000,
+) -> None:
+    """Serve the bank's HTML quizzes on 127.0.0.1, rebuilt and reloaded as you edit.
+
+    The pages are built into a temporary folder exactly as 'lmsexport build --format html'
+    builds them; a changed source file is rebuilt alone and the page in the browser reloads by
+    itself. Problems (path:line:col: error: ...) show above the page and in the terminal.
+    Served on 127.0.0.1 only; Ctrl-C stops and removes the folder.
+    """
+    import threading
+
+    from .build import timestamp_from_env
+    from .preview import Preview, Snapshot, remove, serve, temporary_folder
+    from .source import PathError, discover
+
+    roots = paths or [Path("source")]
+    try:
+        if not discover(roots):
+            _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+        timestamp = timestamp_from_env()
+    except PathError as e:
+        _usage(str(e))
+    except LmsExportError as e:
+        _print_diagnostics(e.diagnostics)
+        raise typer.Exit(EXIT_PROBLEMS) from None
+    folder = temporary_folder()
+    state = Preview(roots, folder, timestamp)
+
+    def report(snapshot: Snapshot) -> None:
+        _print_diagnostics(snapshot.errors + snapshot.warnings)
+        if snapshot.errors:
+            _err(f"build {snapshot.generation}: {_summary(snapshot.errors)}; the page shows them")
+        else:
+            _err(f"build {snapshot.generation}: ok, {len(state.written)} files")
+
+    stop = threading.Event()
+    server = None
+    import signal
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (a service manager, kill) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # started in the background
+    try:
+        report(state.rebuild())
+        try:
+            server = serve(state, port)
+        except OSError as e:
+            _usage(f"cannot listen on 127.0.0.1:{port}: {e.strerror}")
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        typer.echo(f"serving {url} (Ctrl-C to stop)")
+        sys.stdout.flush()
+        state.watch(stop, report)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        state.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        remove(folder)
+    _err("lmsexport preview: stopped")
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON Schema of the source format, for editors.
 
