@@ -7,7 +7,7 @@ comments. Messages say what was found and where; hints say what to do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..errors import Diagnostic
@@ -147,11 +147,13 @@ class QuizLinter:
         self.enabled = enabled
         self.alpha = alpha
         self.findings: list[Finding] = []
-        lines = [q.loc.line if q.loc else 0 for q in quiz.questions]
+        import bisect
+
+        starts = sorted({q.loc.line for q in quiz.questions if q.loc})
         self.ends: dict[str, int | None] = {}
-        for i, q in enumerate(quiz.questions):
-            nxt = [n for n in lines[i + 1 :] if n > lines[i]]
-            self.ends[q.id] = min(nxt) if nxt else None
+        for q in quiz.questions:
+            k = bisect.bisect_right(starts, q.loc.line if q.loc else 0)
+            self.ends[q.id] = starts[k] if k < len(starts) else None
 
     def on(self, *rule_ids: str) -> bool:
         return any(r in self.enabled for r in rule_ids)
@@ -181,11 +183,11 @@ class QuizLinter:
                 self.explanation(q)
             if self.on("LX401", "LX402", "LX403", "LX404", "LX405", "LX406"):
                 for text, lang, start in self.texts(q):
-                    self.text_quality(text, lang, start, q.id)
+                    self.text_quality(text, lang, start, q)
         if self.on("LX401", "LX402", "LX403", "LX404", "LX405", "LX406"):
-            self.text_quality(quiz.title, quiz.lang, self.src.top_key("title"), None)
+            self.text_quality(quiz.title, quiz.lang, lambda: self.src.top_key("title"), None)
             if quiz.description is not None:
-                self.text_quality(quiz.description, quiz.lang, self.src.top_key("description"), None)
+                self.text_quality(quiz.description, quiz.lang, lambda: self.src.top_key("description"), None)
         return self.findings
 
     # ------------------------------------------------------------------ positions
@@ -198,25 +200,26 @@ class QuizLinter:
         end = self.ends.get(q.id) if q is not None else None
         return self.src.find(needle, start, end) or start
 
-    def texts(self, q: Question) -> Iterator[tuple[Text, str, SourceLoc | None]]:
-        """Every text of a question with its language and where it starts."""
+    def texts(self, q: Question) -> Iterator[tuple[Text, str, Callable[[], SourceLoc | None]]]:
+        """Every text of a question with its language and where it starts (a function: finding
+        a position costs a search of the file, done only for a finding)."""
         lang = self.quiz.lang_of(q)
-        yield q.stem, lang, self.field(q, "stem")
+        yield q.stem, lang, lambda: self.field(q, "stem")
         if q.explanation is not None:
-            yield q.explanation, lang, self.field(q, "explanation")
+            yield q.explanation, lang, lambda: self.field(q, "explanation")
         for c in q.choices:
-            yield c.text, c.lang or lang, c.loc
+            at = c.loc
+            yield c.text, c.lang or lang, lambda at=at: at  # type: ignore[misc]
             if c.feedback is not None:
-                yield c.feedback, c.lang or lang, c.loc
+                yield c.feedback, c.lang or lang, lambda at=at: at  # type: ignore[misc]
         for p in q.pairs:
-            yield p.left, lang, p.loc
-            yield p.right, lang, p.loc
-        answers_at = self.field(q, "answers") if q.answers else None
+            at = p.loc
+            yield p.left, lang, lambda at=at: at  # type: ignore[misc]
+            yield p.right, lang, lambda at=at: at  # type: ignore[misc]
         for a in q.answers:
-            yield a, lang, answers_at
-        distractors_at = self.field(q, "distractors") if q.distractors else None
+            yield a, lang, lambda: self.field(q, "answers")
         for d in q.distractors:
-            yield d, lang, distractors_at
+            yield d, lang, lambda: self.field(q, "distractors")
 
     # ------------------------------------------------------------------ LX101, LX102
 
@@ -422,16 +425,22 @@ class QuizLinter:
 
     # ------------------------------------------------------------------ LX401-LX406
 
-    def text_quality(self, text: Text, lang: str, start: SourceLoc | None, qid: str | None) -> None:
+    def text_quality(
+        self, text: Text, lang: str, start: Callable[[], SourceLoc | None], q: Question | None
+    ) -> None:
         raw = plain_text(text)
         if not raw:
             return
-        q = next((x for x in self.quiz.questions if x.id == qid), None) if qid else None
         urdu = lang.lower().split("-")[0] == "ur" and is_rtl(lang)
+        special = _SPECIAL.search(raw) is not None
+        latin_punct = urdu and _LATIN_PUNCT_AFTER_URDU.search(raw) is not None
+        if not special and not latin_punct:
+            return  # the common case, decided by two regular expressions
+        qid = q.id if q is not None else None
         owner = f"question '{qid}'" if qid else f"quiz '{self.quiz.id}'"
 
         def at(needle: str) -> SourceLoc | None:
-            return self.locate(needle, start, q)
+            return self.locate(needle, start(), q)
 
         if urdu and "LX401" in self.enabled:
             found = [(i, ch) for i, ch in enumerate(raw) if ch in ARABIC_FOR_URDU]
@@ -488,7 +497,7 @@ class QuizLinter:
                     "delete it: it neither changes how letters join nor where lines break here",
                     qid,
                 )
-        if urdu and "LX406" in self.enabled:
+        if latin_punct and "LX406" in self.enabled:
             self._punctuation(text, at, owner, qid)
 
     def _bidi(self, raw: str, lang: str, at: object, owner: str, qid: str | None) -> None:
@@ -587,6 +596,18 @@ class QuizLinter:
             qid,
         )
 
+
+_SPECIAL = re.compile(
+    "["
+    + "".join(ARABIC_FOR_URDU)
+    + "".join(ARABIC_INDIC_DIGITS)
+    + "".join(BIDI_CONTROLS)
+    + "".join(ZERO_WIDTH)
+    + "]"
+)
+"""Any character LX401-LX405 look at: a text without one is skipped at once."""
+_LATIN_PUNCT_AFTER_URDU = re.compile("[\u0600-\u06ff\u0750-\u077f][\\s\"')\\]\u00bb\u201d\u2019]*[?,;.]")
+"""What LX406 looks at, found fast; the check itself then skips decimals and ellipses."""
 
 _ONE_TO_ONE = str.maketrans({a: u for a, (u, _) in ARABIC_FOR_URDU.items()})
 

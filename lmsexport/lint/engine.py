@@ -116,6 +116,11 @@ def lint_paths(
             progress(done, total)
 
     if jobs > 1 and len(names) > 1:
+        # Imported once here and inherited by the forked workers (SciPy's stats take ~1 s).
+        if enabled & {"LX101", "LX103"}:
+            import scipy.stats  # noqa: F401
+        if "LX303" in enabled:
+            import datasketch  # noqa: F401
         _run_pool(names, enabled, alpha, min(jobs, len(names)), take)
     else:
         for name in names:

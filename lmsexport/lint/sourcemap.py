@@ -24,9 +24,12 @@ from ..model import SourceLoc
 from .rules import RULES
 
 _IGNORE = re.compile(r"(?:^|\s)#\s*lmsexport\s*:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
-_ID_LINE = re.compile(
-    r"""^[ \t]*(?:-[ \t]+)?id[ \t]*:[ \t]*["']?([A-Za-z][A-Za-z0-9._-]*)["']?[ \t]*(?:#|$)"""
+_ID_LINES = re.compile(
+    r"""^[ \t]*(?:-[ \t]+)?(?:\{[ \t]*)?id[ \t]*:[ \t]*"""
+    r"""["']?([A-Za-z][A-Za-z0-9._-]*)["']?[ \t]*(?:[#,}]|$)""",
+    re.M,
 )
+"""A question's (or quiz's) ``id:`` line, block style or the first key of a flow mapping."""
 _COMMENT_ONLY = re.compile(r"^[ \t]*#")
 ALL = "LX"
 """The selector every rule starts with: what a bare ``ignore`` comment ignores."""
@@ -49,17 +52,16 @@ class SourceFile:
 
     def __post_init__(self) -> None:
         self.lines = self.text.split("\n")
-        self.starts = [0]
-        for line in self.lines[:-1]:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        for m in _ID_LINES.finditer(self.text):
+            self.id_lines.setdefault(m.group(1), bisect.bisect_right(self.starts, m.start()))
+        if "lmsexport" not in self.text.lower():
+            return  # no ignore comment anywhere: the common case, decided at once
         header = True
         for number, line in enumerate(self.lines, 1):
             stripped = line.strip()
             if header and stripped and not stripped.startswith("#"):
                 header = False
-            m = _ID_LINE.match(line)
-            if m:
-                self.id_lines.setdefault(m.group(1), number)
             for found in _IGNORE.finditer(line):
                 codes = self._codes(found, number, line)
                 if header:

@@ -160,8 +160,12 @@ def has_numbers(text: str) -> bool:
     return any(unicodedata.bidirectional(ch) in ("EN", "AN") for ch in text)
 
 
+_ARABIC_BLOCKS = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+
+
 def is_arabic_letter(ch: str) -> bool:
-    return ch.isalpha() and unicodedata.name(ch, "").startswith("ARABIC")
+    """Whether ch is a letter of the Arabic script (Urdu's): the Arabic blocks' letters."""
+    return bool(ch) and _ARABIC_BLOCKS.match(ch) is not None and ch.isalpha()
 
 
 # --------------------------------------------------------------------------- normalisation
@@ -183,6 +187,8 @@ def _table() -> dict[int, str | None]:
 _TABLE = _table()
 _PUNCT = re.compile(r"(?<=\d)(\.)(?=\d)|(?<=\d),(?=\d{3}(?!\d))|[^\w\s]|_")
 _SPACE = re.compile(r"\s+")
+_PUNCT_ONLY = re.compile(r"[^\w\s]|_")
+_DIGIT = re.compile(r"\d")
 
 
 def _punct(m: re.Match[str]) -> str:
@@ -191,11 +197,14 @@ def _punct(m: re.Match[str]) -> str:
     return "" if m.group(0) == "," else " "  # a thousands separator: 1,000 is 1000
 
 
+@lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """A text as it compares: see the module's docstring. A point between digits stays (1.5 is
     one number), a comma before three digits goes (1,000 is 1000)."""
     t = unicodedata.normalize("NFKC", text).casefold().translate(_TABLE)
-    return _SPACE.sub(" ", _PUNCT.sub(_punct, t)).strip()
+    if _DIGIT.search(t):
+        return _SPACE.sub(" ", _PUNCT.sub(_punct, t)).strip()
+    return _SPACE.sub(" ", _PUNCT_ONLY.sub(" ", t)).strip()  # no number to keep whole: faster
 
 
 _WORD = re.compile(r"[^\W_]+(?:\.\d+)*")
@@ -257,6 +266,11 @@ STOPWORDS = STOPWORDS_EN | STOPWORDS_UR
 
 def content_words(normalized: str) -> list[str]:
     """Words that carry meaning: not function words, not numbers, not single letters."""
+    return list(_content_words(normalized))
+
+
+@lru_cache(maxsize=16384)
+def _content_words(normalized: str) -> tuple[str, ...]:
     out = []
     for w in words(normalized):
         if w in STOPWORDS or w[0].isdigit():
@@ -264,7 +278,7 @@ def content_words(normalized: str) -> list[str]:
         if len(w) < (2 if is_arabic_letter(w[0]) else 3):
             continue
         out.append(w)
-    return out
+    return tuple(out)
 
 
 _UR_ENDINGS = ("یاں", "ئیں", "ؤں", "یں", "وں", "ے", "ا", "ہ", "ی")
