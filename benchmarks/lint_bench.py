@@ -46,7 +46,8 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print()
     print(
-        "| questions | cold build wall s | cold build CPU s | build peak | lint wall s | lint CPU s | lint peak | lint/build wall | findings |"
+        "| questions | cold build wall s | cold build CPU s | build peak "
+        "| lint wall s | lint CPU s | lint peak | lint/build wall | findings |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for size in args.sizes:
