@@ -777,9 +777,13 @@ def preview(
         except OSError as e:
             _usage(f"cannot listen on 127.0.0.1:{port}: {e.strerror}")
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        typer.echo(f"serving {url} (Ctrl-C to stop)")
-        sys.stdout.flush()
-        state.watch(stop, report)
+
+        def ready() -> None:
+            # Announced once the watcher listens: an edit made after this line is never missed.
+            typer.echo(f"serving {url} (Ctrl-C to stop)")
+            sys.stdout.flush()
+
+        state.watch(stop, report, ready)
     except KeyboardInterrupt:
         pass
     finally:

@@ -169,17 +169,52 @@ class Preview:
 
     # ------------------------------------------------------------------ watching
 
-    def watch(self, stop: threading.Event, report: Callable[[Snapshot], None]) -> None:
-        """Rebuild on every change under the roots until stop is set."""
+    def watch(
+        self, stop: threading.Event, report: Callable[[Snapshot], None], ready: Callable[[], None]
+    ) -> None:
+        """Rebuild on every change under the roots until stop is set; ``ready()`` is called once
+        the watcher is listening (a change made before that moment is caught up with then)."""
         from watchfiles import watch
 
         folders = sorted({(p if p.is_dir() else p.parent).resolve() for p in self.roots})
-        for changes in watch(*folders, stop_event=stop, debounce=200, step=50, raise_interrupt=False):
+        built_at = {name: _mtime(name) for name in self.results}
+        listening = False
+        for changes in watch(
+            *folders,
+            stop_event=stop,
+            debounce=200,
+            step=50,
+            rust_timeout=300,
+            yield_on_timeout=True,  # an empty batch when idle: how we learn the watcher is running
+            raise_interrupt=False,
+        ):
+            if not listening:
+                listening = True
+                missed = [Path(n) for n in self.results if _mtime(n) != built_at.get(n)]
+                if missed or _discovered(self.roots) != set(self.results):
+                    report(self.rebuild(None))
+                ready()
             paths = [Path(p) for _, p in changes]
+            if not paths:
+                continue
             if all(_ignorable(p) for p in paths):
                 continue
             only_sources = all(p.suffix in SOURCE_SUFFIXES for p in paths)
             report(self.rebuild(paths if only_sources else None))
+
+
+def _mtime(name: str) -> int | None:
+    try:
+        return os.stat(name).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _discovered(roots: Sequence[Path]) -> set[str]:
+    try:
+        return {p.as_posix() for p in discover(roots)}
+    except PathError:
+        return set()
 
 
 def _build_file(name: str, timestamp: int) -> FileResult:
