@@ -30,6 +30,7 @@ def test_ruff() -> None:
 
 def test_mypy() -> None:
     import mypy  # noqa: F401  (a missing mypy is a broken test environment: fail, do not skip)
+
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir=/dev/null"],
         cwd=ROOT,
