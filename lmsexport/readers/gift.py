@@ -253,16 +253,18 @@ def read_rich(
         return None
     lang, blocks = found
     problems: list[str] = []
+    refused: set[str] = set()
 
     def image(src: str) -> Media | None:
         try:
             return media_from_data_uri(src)
         except MediaError as e:
             problems.append(f"the image '{src[:40]}' cannot be read: {e}")
+            refused.add(f"the image '{src[:60]}'")  # as read_html names a lost image
             return None
 
     rich, lost = read_html(blocks, image, foreign=foreign)
-    return rich, lang, lost, problems
+    return rich, lang, [x for x in lost if x not in refused], problems
 
 
 def unescape_rich(gift: str) -> Rich | None:
