@@ -23,6 +23,13 @@ no place for:
 * `[html]` texts are turned back into plain text (`<br>` -> line break, `&nbsp;` -> space,
   entities decoded, white space collapsed as a browser would); other markup is kept as
   text with a warning. Other formats are kept as written.
+* `[html]` texts that start with a block element (`<p>`, `<pre>`, `<ul>`, `<ol>`, `<table>`,
+  maybe inside the writer's `<div lang dir>`) are rich texts: read into the model's tree by
+  readers/richhtml.py (exactly for lmsexport's own files, leniently for others), images from
+  their `data:` URIs, sniffed and checked like the source's image files (`read_rich`).
+* An assessment's file (`// lmsexport-assessment: {...}`) reads as the quiz of its questions
+  (`read_quiz`) or as the assessment, each draw's candidates from its category
+  (`read_assessment`).
 """
 
 from __future__ import annotations
