@@ -433,3 +433,24 @@ def test_question_difficulty_travels_in_the_metadata() -> None:
 
     text, _ = write_quiz(_quiz(_single(difficulty=Difficulty.EASY)))
     assert '// lmsexport: {"difficulty": "easy"}' in text
+
+
+def test_a_file_too_large_to_read_back_is_warned_about() -> None:
+    from lmsexport.model import Image, Media, Para, Rich, Str
+    from lmsexport.readers.gift import MAX_GIFT_BYTES
+
+    big = Media("big.png", b"\x89PNG\r\n\x1a\n" + bytes(2 * 1024 * 1024), "image/png", 1, 1)
+    questions = [
+        _single(
+            id=f"s{i}",
+            stem=Rich((Para((Str(f"{i}"), Image(replace(big, data=big.data + bytes([i])), "x"))),)),
+        )
+        for i in range(5)
+    ]
+    out = write(Bank((_quiz(*questions),)), CTX)
+    assert len(out.files["gift/q.gift.txt"]) > MAX_GIFT_BYTES
+    (d,) = [d for d in out.warnings if d.rule == "gift.file-too-large"]
+    assert d.message.startswith("gift/q.gift.txt is ") and d.hint
+    assert not [
+        d for d in write(Bank((_quiz(*questions[:1]),)), CTX).warnings if d.rule == "gift.file-too-large"
+    ]

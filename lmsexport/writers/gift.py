@@ -828,20 +828,41 @@ def _errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.severity is Severity.ERROR]
 
 
+def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
+    """Images make a GIFT file large (base64 adds a third): warn past what lmsexport's own
+    reader takes, since `lmsexport check` could then not read the file back."""
+    from ..readers.gift import MAX_GIFT_BYTES
+
+    if len(data) <= MAX_GIFT_BYTES:
+        return []
+    return [
+        Diagnostic(
+            loc,
+            f"{path} is {len(data):,} bytes, over the {MAX_GIFT_BYTES:,} bytes lmsexport reads back as GIFT "
+            "(its images are in it as data: URIs); Moodle's upload limit may refuse it too",
+            Severity.WARNING,
+            "gift.file-too-large",
+            "split the quiz, use smaller images, or import Moodle XML or QTI, which carry images as files",
+        )
+    ]
+
+
 def write(bank: Bank, ctx: WriteContext) -> Output:
     """The GIFT writer: raises GiftExportError with every error of the bank, else returns files."""
     out = Output()
     errors: list[Diagnostic] = []
+
+    def add(path: str, written: tuple[str, list[Diagnostic]], loc: SourceLoc | None) -> None:
+        data = written[0].encode("utf-8")
+        errors.extend(_errors(written[1]))
+        out.warnings.extend(d for d in written[1] if d.severity is Severity.WARNING)
+        out.warnings.extend(_size_warning(path, data, loc or SourceLoc(path)))
+        out.files[path] = data
+
     for quiz in bank.quizzes:
-        text, diagnostics = write_quiz(quiz)
-        errors.extend(_errors(diagnostics))
-        out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
-        out.files[f"gift/{quiz.id}.gift.txt"] = text.encode("utf-8")
+        add(f"gift/{quiz.id}.gift.txt", write_quiz(quiz), quiz.loc)
     for assessment in bank.assessments:
-        text, diagnostics = write_assessment(assessment)
-        errors.extend(_errors(diagnostics))
-        out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
-        out.files[f"gift/{assessment.id}.gift.txt"] = text.encode("utf-8")
+        add(f"gift/{assessment.id}.gift.txt", write_assessment(assessment), assessment.loc)
     if errors:
         raise GiftExportError(errors)
     return out
