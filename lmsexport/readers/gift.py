@@ -783,9 +783,6 @@ class _Mapper:
     def error(self, item: GiftItem, message: str, rule: str) -> None:
         self.diags.append(Diagnostic(item.loc, message, Severity.ERROR, rule))
 
-    def plain(self, item: GiftItem, t: GiftText | None) -> Text | None:
-        return self.plain_and_lang(item, t)[0]
-
     def rich(self, item: GiftItem, t: GiftText) -> tuple[Rich | None, str | None] | None:
         """A rich `[html]` text as a tree and its language; None when the text is plain."""
         if t.format != "html" or not t.text.lstrip().startswith("<"):
@@ -817,12 +814,21 @@ class _Mapper:
                                          Severity.WARNING, "gift.html-markup"))  # fmt: skip
         return rich
 
-    def plain_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[Text | None, str | None]:
+    def text_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[Text | None, str | None]:
+        """A text as the model holds it, and its language: a rich text's tree, else the plain
+        text of plain_and_lang."""
+        if t is not None and t.text:
+            rich = self.rich(item, t)
+            if rich is not None:
+                return rich
+        return self.plain_and_lang(item, t)
+
+    def plain(self, item: GiftItem, t: GiftText | None) -> Text | None:
+        return self.text_and_lang(item, t)[0]
+
+    def plain_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[str | None, str | None]:
         if t is None or not t.text:
             return None, None
-        rich = self.rich(item, t)
-        if rich is not None:
-            return rich
         if t.format == "html" and _MARKUP.search(_BR.sub("", split_lang(t.text)[1])):
             self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
         return t.plain_and_lang()
@@ -833,7 +839,7 @@ class _Mapper:
         if not _ID_RE.match(qid):
             self.warn(item, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "gift.bad-id")
             qid = f"q{n}"
-        stem, stem_lang = self.plain_and_lang(item, item.text)
+        stem, stem_lang = self.text_and_lang(item, item.text)
         if not stem:
             self.error(item, f"question {qid!r} has no question text", "gift.empty-stem")
             return None
