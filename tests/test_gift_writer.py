@@ -454,3 +454,19 @@ def test_a_file_too_large_to_read_back_is_warned_about() -> None:
     assert not [
         d for d in write(Bank((_quiz(*questions[:1]),)), CTX).warnings if d.rule == "gift.file-too-large"
     ]
+
+
+def test_instructions_stay_comments_whatever_the_titles_hold() -> None:
+    from lmsexport.writers.gift import write_assessment
+
+    exam = _exam("en")
+    exam = replace(
+        exam,
+        title="Mid\n{term}\n\n0",
+        description="line 1\n\n{x}",
+        sections=(replace(exam.sections[0], title="a\nb {c}"),),
+    )
+    text, _ = write_assessment(exam)
+    head = text.split("\n\n")[0].splitlines()
+    assert all(line.startswith("//") for line in head)
+    assert "// Section 1: a b {c}" in head

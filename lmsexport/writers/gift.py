@@ -722,7 +722,8 @@ _INSTRUCTIONS: dict[str, dict[str, str]] = {
 def _instructions(assessment: Assessment, categories: dict[tuple[int, int], str]) -> list[str]:
     """The comment an instructor reads first: how to build the quiz in Moodle from the categories."""
     t = _INSTRUCTIONS.get(assessment.lang.split("-")[0].lower(), _INSTRUCTIONS["en"])
-    lines = [t["head"].format(title=assessment.title, id=assessment.id), ""]
+    # Every line must stay a comment: a line break in a title would end it.
+    lines = [t["head"].format(title=" ".join(assessment.title.split()), id=assessment.id), ""]
     lines += [t["intro1"], t["intro2"], t["intro3"]]
     if assessment.description is not None:
         description = plain_text(assessment.description).split("\n")
