@@ -785,7 +785,7 @@ class _Mapper:
 
     def rich(self, item: GiftItem, t: GiftText) -> tuple[Rich | None, str | None] | None:
         """A rich `[html]` text as a tree and its language; None when the text is plain."""
-        if t.format != "html" or not t.text.lstrip().startswith("<"):
+        if t.format != "html" or t.text[:1] != "<":  # texts are trimmed; most are not rich
             return None
         found = read_rich(t.text, self.foreign)
         if found is None:

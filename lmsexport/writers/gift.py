@@ -265,10 +265,12 @@ class _QuestionWriter:
         right-to-left text, or text in another language than the quiz."""
         lang = lang or self.quiz.lang_of(self.q)
         marked = lang if is_rtl(lang) or lang != self.quiz.lang else None
-        self._check_math_delimiters(text, what)
         if isinstance(text, str):
             self._check_chars(text, what)
+            if "\\" in text or "$$" in text:  # rare: the check is not paid on every text
+                self._check_math_delimiters(text, what)
             return escape_text(text, marked)
+        self._check_math_delimiters(text, what)
         self._check_chars(plain_text(text), what)
         try:
             return escape_rich(text, marked)
