@@ -784,7 +784,7 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
                     "random": draw.is_random,
                     "pick": draw.pick,
                     "points": draw.points,
-                }  # fmt: skip
+                }
             )
             body.append(f"$CATEGORY: {category}")
             for candidate in draw.candidates:
