@@ -575,8 +575,8 @@ ASSESSMENT_CONTEXT = "$course$"
 """The context an assessment's categories are created in when the importer ticks "Get context
 from file" (question/format.php create_category_path(): a first name `$[a-z]+$` is a context,
 removed from the path either way; a context the importer cannot find falls back to the one
-chosen on the import page). The course's question bank is the one every quiz of the course
-can draw random questions from."""
+chosen on the import page, so the prefix is safe wherever course banks do not exist). In the
+course's question bank, every quiz of the course can draw random questions from them."""
 
 SECTION_NAME_CHARS = 60
 """Longest section title in a category name (Moodle allows 255 characters a name)."""
