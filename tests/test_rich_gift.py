@@ -220,3 +220,10 @@ def test_data_uri_forms() -> None:
         "%20width%3D%222%22%20height%3D%221%22%2F%3E"
     )
     assert svg is not None and (svg.mime, svg.width, svg.height) == ("image/svg+xml", 2, 1)
+
+
+def test_html_the_parser_makes_odd_elements_of_is_read_without_crashing() -> None:
+    # Found by fuzzing: lxml's HTML parser makes an element named "hart]" of `<hart]`.
+    quiz, diags = read_quiz("::q::[html]<p>down<hart]>x</p>{}", "x.gift.txt")
+    assert quiz.questions[0].stem == Rich((Para((Str("downx"),)),))
+    assert [d.rule for d in diags] == ["gift.html-markup"] and "<hart]>" in diags[0].message
