@@ -227,3 +227,34 @@ def test_html_the_parser_makes_odd_elements_of_is_read_without_crashing() -> Non
     quiz, diags = read_quiz("::q::[html]<p>down<hart]>x</p>{}", "x.gift.txt")
     assert quiz.questions[0].stem == Rich((Para((Str("downx"),)),))
     assert [d.rule for d in diags] == ["gift.html-markup"] and "<hart]>" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<ol start="²"><li>a</li></ol>',  # a digit to str.isdigit(), not to int()
+        '<ol start="' + "9" * 5000 + '"><li>a</li></ol>',  # past int()'s 4,300 digits
+        "<table>" + "<tr><td><table>" * 1000 + "x",
+    ],
+)
+def test_hostile_rich_html_is_read_without_crashing(html: str) -> None:
+    from lmsexport.readers.gift import read_quiz_bytes
+
+    quiz, diags = read_quiz_bytes(f"::q::[html]{escape_plain(html)}{{}}".encode(), "x.gift.txt")
+    assert quiz is not None and isinstance(quiz.questions[0].stem, Rich)
+    assert not [d for d in diags if d.severity is Severity.ERROR]
+
+
+def test_nested_tables_are_read_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each cell is read once: reading every descendant row of a table read the rows of nested
+    tables once per enclosing row, exponential in the nesting (1,000 levels never finished)."""
+    from lmsexport.readers import richhtml
+
+    calls = []
+    original = richhtml._Reader.inline_children
+    monkeypatch.setattr(
+        richhtml._Reader, "inline_children", lambda self, el: calls.append(el) or original(self, el)
+    )
+    depth = 12
+    richhtml.read_html("<table>" + "<tr><td><table>" * depth + "x")
+    assert len(calls) <= 2 * depth
