@@ -89,7 +89,7 @@ def _explicit(
                 rule="assessment.unknown-question",
                 hint=f"did you mean '{close[0]}'?"
                 if close
-                else "question ids are listed by 'lmsexport check'",
+                else "is the quiz file that holds it among the paths given to lmsexport?",
             )
         )
     return found

@@ -26,7 +26,8 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 app = typer.Typer(
     name="lmsexport",
-    help="Build QTI 2.1 packages, Moodle GIFT files and HTML quizzes from a YAML question bank.",
+    help="Build QTI 2.1 and QTI 1.2 packages, a Common Cartridge, Moodle GIFT files and HTML quizzes "
+    "from a YAML question bank.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -46,7 +47,7 @@ def _main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
-    """lmsexport: one YAML question bank -> QTI 2.1, Moodle GIFT and HTML quizzes."""
+    """lmsexport: one YAML question bank -> QTI 2.1, QTI 1.2 (Canvas), Common Cartridge, GIFT, HTML."""
 
 
 class ReportFormat(str, Enum):
@@ -71,14 +72,9 @@ def _print_diagnostics(diags: list[Diagnostic]) -> None:
 
 
 def _summary(diags: list[Diagnostic]) -> str:
-    n_err = sum(d.severity is Severity.ERROR for d in diags)
-    n_warn = len(diags) - n_err
-    parts = []
-    if n_err:
-        parts.append(f"{n_err} error{'s' if n_err != 1 else ''}")
-    if n_warn:
-        parts.append(f"{n_warn} warning{'s' if n_warn != 1 else ''}")
-    return ", ".join(parts)
+    from .report import summary_line
+
+    return summary_line(diags)
 
 
 def _load(paths: list[Path] | None, warnings: list[Diagnostic]):  # -> Bank
@@ -100,23 +96,37 @@ def _formats(formats: list[str] | None) -> list[str]:
 
 GIFT_SUFFIXES = (".gift", ".gift.txt")
 """Files `check` reads as GIFT, the way Moodle's importer would, instead of as YAML."""
+MOODLEXML_SUFFIXES = (".xml",)
+"""Files `check` reads as Moodle XML, the way Moodle's importer would."""
+YAML_SUFFIXES = (".yaml", ".yml")
+CHECK_KINDS = "YAML sources (.yaml, .yml), GIFT (.gift, .gift.txt) and Moodle XML (.xml)"
+"""What `check` reads, for the message given about any other file."""
 
 
-def _read_gift_files(files: list[Path]):  # -> tuple[list[Quiz], list[Diagnostic]]
-    """Each GIFT file read as one quiz; its size is checked before it is read."""
-    from .readers.gift import MAX_GIFT_BYTES, gift_too_large, read_quiz_bytes
+def _read_foreign_files(files: list[Path], kind: str):  # -> tuple[list[Quiz], list[Diagnostic]]
+    """Each GIFT or Moodle XML file read as one quiz; its size is checked before it is read."""
+    if kind == "gift":
+        from .readers.gift import MAX_GIFT_BYTES as limit
+        from .readers.gift import gift_too_large as too_large
+        from .readers.gift import read_quiz_bytes
+    else:
+        from .readers.moodlexml import MAX_MOODLEXML_BYTES as limit
+        from .readers.moodlexml import moodlexml_too_large as too_large
+        from .readers.moodlexml import read_quiz_bytes  # type: ignore[assignment]
 
     quizzes, diags = [], []
     for f in files:
         path = f.as_posix()
         try:
             size = f.stat().st_size
-            if size > MAX_GIFT_BYTES:
-                diags.append(gift_too_large(path, size))
+            if size > limit:
+                diags.append(too_large(path, size))
                 continue
             data = f.read_bytes()
         except OSError as e:
-            diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="gift.io"))
+            diags.append(
+                Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule=f"{kind}.io")
+            )
             continue
         quiz, found = read_quiz_bytes(data, path)
         diags += found
@@ -129,7 +139,7 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
         help="Source YAML files or directories searched recursively [default: source/]; "
-        "check also reads .gift/.gift.txt files as Moodle would",
+        "check also reads .gift/.gift.txt (GIFT) and .xml (Moodle XML) files as Moodle would",
         show_default=False,
     ),
 ]
@@ -148,33 +158,42 @@ def check(
 ) -> None:
     """Check the bank as a pipeline would: load, build every format in memory, validate.
 
-    Every XML file is validated against the bundled XSDs and every GIFT file is read back
-    and compared with the bank. Nothing is written. Every problem of the run is reported;
-    exit 0 when sound, 1 on errors (or warnings with --strict), 2 on usage errors.
+    Every XML file is validated against the bundled XSDs and every GIFT and Moodle XML file
+    is read back and compared with the bank. Files given by name are read by their kind:
+    .yaml/.yml as source, .gift/.gift.txt as GIFT and .xml as Moodle XML, each as Moodle's
+    importer reads it. Nothing is written. Every problem of the run is reported; exit 0 when
+    sound, 1 on errors (or warnings with --strict), 2 on usage errors.
     """
     from .build import check_bank, timestamp_from_env
     from .report import RunSummary, failed, to_github, to_json, to_junit
     from .source import PathError, discover
 
     roots = paths or [Path("source")]
-    gift_files = [p for p in roots if p.is_file() and p.name.lower().endswith(GIFT_SUFFIXES)]
-    roots = [p for p in roots if p not in gift_files]
+    named = [p for p in roots if p.is_file()]
+    gift_files = [p for p in named if p.name.lower().endswith(GIFT_SUFFIXES)]
+    xml_files = [p for p in named if p.name.lower().endswith(MOODLEXML_SUFFIXES)]
+    for p in named:
+        if p not in gift_files and p not in xml_files and not p.name.lower().endswith(YAML_SUFFIXES):
+            _usage(f"{p}: check reads {CHECK_KINDS}; this file is none of them")
+    roots = [p for p in roots if p not in gift_files and p not in xml_files]
     try:
-        files = [f.as_posix() for f in discover(roots)] + [f.as_posix() for f in gift_files]
+        files = [f.as_posix() for f in discover(roots)] + [f.as_posix() for f in gift_files + xml_files]
     except PathError as e:
         _usage(str(e))
     warnings: list[Diagnostic] = []
     diags: list[Diagnostic] = []
     bank = None
-    gift_quizzes, gift_diags = _read_gift_files(gift_files)
+    gift_quizzes, foreign_diags = _read_foreign_files(gift_files, "gift")
+    xml_quizzes, xml_diags = _read_foreign_files(xml_files, "moodlexml")
+    foreign_diags += xml_diags
     try:
         yaml_bank = _load(roots, warnings) if roots else Bank(())
-        if not any(d.severity is Severity.ERROR for d in gift_diags):
-            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes), yaml_bank.assessments)
+        if not any(d.severity is Severity.ERROR for d in foreign_diags):
+            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes) + tuple(xml_quizzes), yaml_bank.assessments)
             diags += check_bank(bank, timestamp_from_env())
     except LmsExportError as e:
         diags += e.diagnostics
-    diags += gift_diags
+    diags += foreign_diags
     diags = warnings + diags
     from .assessments import describe, summarize
 
@@ -305,9 +324,11 @@ def _pool_min_bytes() -> int:
 
 def _managed_paths(out: Path, formats: list[str]) -> set[str]:
     """Files under OUT that a build of these formats owns: its format folders and index.html."""
+    from .writers import folder_of
+
     owned: set[str] = set()
     for f in formats:
-        folder = out / f
+        folder = out / folder_of(f)
         if folder.is_dir():
             owned.update(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())
     if "html" in formats and (out / "index.html").is_file():
@@ -549,32 +570,76 @@ def _same_content(path: Path, data: bytes) -> bool:
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="QTI 2.1 or QTI 1.2 packages (.zip), Common Cartridges (.imscc) or single QTI XML files."
+        ),
+    ],
+    report: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (never on notes).")] = False,
 ) -> None:
-    """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
+    """Validate existing packages or XML files against the bundled schemas, offline.
 
-    Checks the manifest, that every referenced file is present and every item is
-    referenced, and every XML file against its schema. Packages are untrusted input:
-    unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
-    refused. Problems print as member:line; exit 1 if any.
+    A zip is checked as QTI 2.1, QTI 1.2 or Common Cartridge as its manifest says (a
+    .imscc is a cartridge): the manifest, that every referenced file is present, and every
+    XML file against its schema (XSD, the QTI 1.2.1 DTD, the Common Cartridge Schematron
+    rules). Packages are untrusted input: unsafe paths, links, encrypted entries, zip
+    bombs, entity declarations and external entities are refused. Problems print as
+    member:line; exit 1 on errors (or warnings with --strict); notes (harmless facts)
+    never fail.
     """
-    from .validate import validate_package, validate_xml_file
+    from .report import RunSummary, failed, to_github, to_json, to_junit
+    from .validate import validate_xml_file
+    from .validate_qti12 import validate_any_package, validate_qti12_xml_file
 
     diags: list[Diagnostic] = []
     for f in files:
         if not f.is_file():
             _usage(f"{f}: no such file")
     for f in files:
-        if f.suffix.lower() == ".zip":
-            diags += validate_package(f, f.as_posix())
+        if f.suffix.lower() in (".zip", ".imscc"):
+            diags += validate_any_package(f, f.as_posix())
         else:
-            diags += validate_xml_file(f)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
-    _print_diagnostics(diags)
-    if errors:
-        _err(_summary(diags))
+            found = validate_qti12_xml_file(f, str(f))
+            diags += validate_xml_file(f) if found is None else found
+    summary = RunSummary(files=len(files), strict=strict, command="validate")
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags))
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(f"ok: {len(files)} file(s) valid{tail}")
+    if bad:
         raise typer.Exit(EXIT_PROBLEMS)
-    typer.echo(f"ok: {len(files)} file(s) valid")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the source format, for editors.
+
+    Generated from the definitions the loader checks files against, so it cannot drift from
+    them. With VS Code's YAML extension, save it (lmsexport schema > lmsexport.schema.json)
+    and put this first line in a bank file to get completion, hover docs and checks:
+
+    # yaml-language-server: $schema=lmsexport.schema.json
+    """
+    from .editor_schema import schema_text
+
+    sys.stdout.write(schema_text())
 
 
 def main() -> None:

@@ -9,14 +9,18 @@ DTD and no entities, and refused when it could run a script or fetch anything.
 
 from __future__ import annotations
 
+import io
 import re
-import struct
 from dataclasses import dataclass
 
 from .model import MEDIA_EXTENSIONS
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """Largest image file (2 MiB): a diagram or a screenshot fits; a photo should be scaled down."""
+MAX_PACKAGE_MEDIA_BYTES = 64 * 1024 * 1024
+"""Most image bytes one package (a quiz's or an assessment's zip, each image counted once) may
+carry (64 MiB, 32 images at the per-image limit): a package must stay an upload an LMS takes in
+one go, and far below what lmsexport validate accepts of a package (validate.MAX_TOTAL_BYTES)."""
 MAX_PIXELS = 40_000_000
 """Largest width x height an image may state (a 10,000 x 4,000 screenshot fits)."""
 MAX_SIDE = 20_000
@@ -59,14 +63,14 @@ def sniff(data: bytes) -> Sniffed:
     """The type and intrinsic size of an image from its bytes. Raises MediaError."""
     if len(data) > MAX_IMAGE_BYTES:
         raise MediaError(f"the image is {len(data):,} bytes; the limit is {MAX_IMAGE_BYTES:,}")
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        found = _png(data)
-    elif data.startswith(b"\xff\xd8\xff"):
-        found = _jpeg(data)
-    elif data[:6] in (b"GIF87a", b"GIF89a"):
-        found = _gif(data)
-    elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        found = _webp(data)
+    mime = _raster_type(data)
+    if mime is not None:
+        import imagesize
+
+        width, height = imagesize.get(io.BytesIO(data))
+        if width <= 0 or height <= 0:
+            raise MediaError(f"a broken {mime.removeprefix('image/').upper()} file (no size in its header)")
+        found = Sniffed(mime, width, height)
     elif _looks_like_svg(data):
         found = _svg(data)
     else:
@@ -79,60 +83,17 @@ def sniff(data: bytes) -> Sniffed:
     return found
 
 
-def _png(data: bytes) -> Sniffed:
-    if len(data) < 24 or data[12:16] != b"IHDR":
-        raise MediaError("a broken PNG file (no IHDR header)")
-    width, height = struct.unpack(">II", data[16:24])
-    return Sniffed("image/png", width, height)
-
-
-def _gif(data: bytes) -> Sniffed:
-    if len(data) < 10:
-        raise MediaError("a broken GIF file")
-    width, height = struct.unpack("<HH", data[6:10])
-    return Sniffed("image/gif", width, height)
-
-
-_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
-
-
-def _jpeg(data: bytes) -> Sniffed:
-    i = 2
-    while i + 4 <= len(data):
-        if data[i] != 0xFF:
-            raise MediaError("a broken JPEG file (bad marker)")
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if marker in _SOF:
-            if i + 9 > len(data):
-                break
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return Sniffed("image/jpeg", width, height)
-        if marker == 0xD9 or length < 2:
-            break
-        i += 2 + length
-    raise MediaError("a broken JPEG file (no frame header)")
-
-
-def _webp(data: bytes) -> Sniffed:
-    chunk = data[12:16]
-    if chunk == b"VP8X" and len(data) >= 30:
-        width = int.from_bytes(data[24:27], "little") + 1
-        height = int.from_bytes(data[27:30], "little") + 1
-    elif chunk == b"VP8 " and len(data) >= 30 and data[23:26] == b"\x9d\x01\x2a":
-        width, height = (v & 0x3FFF for v in struct.unpack("<HH", data[26:30]))
-    elif chunk == b"VP8L" and len(data) >= 25 and data[20] == 0x2F:
-        bits = int.from_bytes(data[21:25], "little")
-        width, height = (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    else:
-        raise MediaError("a broken WebP file")
-    return Sniffed("image/webp", width, height)
+def _raster_type(data: bytes) -> str | None:
+    """The type of a raster image by its magic bytes (the name is never trusted)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def _looks_like_svg(data: bytes) -> bool:

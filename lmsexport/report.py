@@ -7,7 +7,7 @@ versioned by its "version" field.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,16 +27,32 @@ class RunSummary:
     strict: bool = False
     assessments: tuple[dict[str, Any], ...] = ()
     """Per assessment, what `check` says of it (assessments.summarize): its size and its pools."""
+    command: str = "check"
+    """The command that ran (names the JUnit suite and test cases)."""
+
+
+def fails(d: Diagnostic, strict: bool) -> bool:
+    """Errors fail a run; warnings only under --strict; notes never."""
+    return d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
 
 
 def failed(diags: Sequence[Diagnostic], strict: bool) -> bool:
-    """Errors fail a run; warnings only under --strict."""
-    return any(d.severity is Severity.ERROR or strict for d in diags)
+    return any(fails(d, strict) for d in diags)
 
 
-def counts(diags: Sequence[Diagnostic]) -> tuple[int, int]:
-    errors = sum(d.severity is Severity.ERROR for d in diags)
-    return errors, len(diags) - errors
+def counts(diags: Sequence[Diagnostic]) -> tuple[int, int, int]:
+    """Errors, warnings and notes."""
+    by = Counter(d.severity for d in diags)
+    return by[Severity.ERROR], by[Severity.WARNING], by[Severity.NOTE]
+
+
+def summary_line(diags: Sequence[Diagnostic]) -> str:
+    """ "2 errors, 1 warning, 3 notes" (empty parts left out)."""
+    parts = []
+    for n, word in zip(counts(diags), ("error", "warning", "note"), strict=True):
+        if n:
+            parts.append(f"{n} {word}{'s' if n != 1 else ''}")
+    return ", ".join(parts)
 
 
 def to_text(diags: Sequence[Diagnostic]) -> str:
@@ -44,7 +60,7 @@ def to_text(diags: Sequence[Diagnostic]) -> str:
 
 
 def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
-    errors, warnings = counts(diags)
+    errors, warnings, notes = counts(diags)
     obj = {
         "version": REPORT_VERSION,
         "tool": "lmsexport",
@@ -53,6 +69,7 @@ def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
         "counts": {
             "errors": errors,
             "warnings": warnings,
+            "notes": notes,
             "files": summary.files,
             "quizzes": summary.quizzes,
             "assessments": len(summary.assessments),
@@ -87,7 +104,8 @@ def to_github(diags: Sequence[Diagnostic]) -> str:
     """GitHub Actions workflow commands: each problem annotates its file and line in the diff."""
     lines = []
     for d in sorted(diags, key=Diagnostic.sort_key):
-        kind = "error" if d.severity is Severity.ERROR else "warning"
+        # GitHub's three annotation levels match ours one to one.
+        kind = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}[d.severity]
         props = [f"file={_gh_prop(d.loc.path)}"]
         if d.loc.line:
             props.append(f"line={d.loc.line}")
@@ -100,28 +118,29 @@ def to_github(diags: Sequence[Diagnostic]) -> str:
 
 
 def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Sequence[str] = ()) -> str:
-    """JUnit XML (GitLab, Jenkins): one test case per checked file, a failure per problem."""
+    """JUnit XML (GitLab, Jenkins): one test case per checked file or package, a failure per problem."""
     from lxml import etree
 
     by_file: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
-        by_file[d.loc.path].append(d)
+        # A package member (pkg.zip!items/q1.xml) belongs to its package's test case.
+        by_file[d.loc.path.split("!", 1)[0]].append(d)
     names = sorted(set(checked_files) | by_file.keys())
     failing = [n for n in names if failed(by_file.get(n, []), summary.strict)]
-    suites = etree.Element("testsuites", name="lmsexport check")
+    suites = etree.Element("testsuites", name=f"lmsexport {summary.command}")
     suite = etree.SubElement(
         suites,
         "testsuite",
-        name="lmsexport check",
+        name=f"lmsexport {summary.command}",
         tests=str(len(names)),
         failures=str(len(failing)),
         errors="0",
         skipped="0",
     )
     for name in names:
-        case = etree.SubElement(suite, "testcase", classname="lmsexport.check", name=name)
+        case = etree.SubElement(suite, "testcase", classname=f"lmsexport.{summary.command}", name=name)
         problems = sorted(by_file.get(name, []), key=Diagnostic.sort_key)
-        hard = [d for d in problems if d.severity is Severity.ERROR or summary.strict]
+        hard = [d for d in problems if fails(d, summary.strict)]
         if hard:
             failure = etree.SubElement(
                 case,

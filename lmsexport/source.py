@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import sourcespec as spec
 from .errors import Diagnostic, Severity, SourceError
 from .model import (
     Assessment,
@@ -362,25 +363,20 @@ def decode_source(data: bytes, path: str, diags: list[Diagnostic]) -> str | None
 
 # --------------------------------------------------------------------------- nodes -> model
 
-QUIZ_KEYS = ("id", "title", "description", "lang", "markup", "difficulty", "category", "shuffle", "questions")
-COMMON_QUESTION_KEYS = ("id", "type", "lang", "stem", "points", "explanation", "tags", "difficulty")
-ASSESSMENT_KEYS = ("id", "title", "description", "lang", "markup", "sections")
-SECTION_KEYS = ("title", "shuffle", "draws")
-DRAW_KEYS = ("name", "questions", "pick", "from", "points")
-POOL_KEYS = ("tags", "any_tags", "category", "quiz", "type", "difficulty", "lang")
-MARKUPS = ("plain", "markdown")
-"""Values of a file's `markup` key: how its texts are read (plain is the default)."""
+# Which keys each mapping allows and requires: sourcespec.py, the one definition the editor
+# schema (`lmsexport schema`) is generated from too.
+QUIZ_KEYS = spec.QUIZ.names
+COMMON_QUESTION_KEYS = tuple(k.name for k in spec.COMMON_QUESTION)
+ASSESSMENT_KEYS = spec.ASSESSMENT.names
+SECTION_KEYS = spec.SECTION.names
+DRAW_KEYS = spec.DRAW.names
+POOL_KEYS = spec.POOL.names
+MARKUPS = spec.MARKUPS
 TYPE_KEYS: dict[QuestionType, tuple[str, ...]] = {
-    QuestionType.SINGLE: ("choices",),
-    QuestionType.MULTIPLE: ("choices",),
-    QuestionType.TRUE_FALSE: ("answer",),
-    QuestionType.SHORT_ANSWER: ("answers", "case_sensitive"),
-    QuestionType.NUMERICAL: ("answer", "tolerance", "range"),
-    QuestionType.MATCHING: ("pairs", "distractors"),
-    QuestionType.ESSAY: (),
+    t: tuple(k.name for k in ks) for t, ks in spec.TYPE_KEYS.items()
 }
-CHOICE_KEYS = ("text", "correct", "feedback", "lang")
-PAIR_KEYS = ("left", "right")
+CHOICE_KEYS = spec.CHOICE.names
+PAIR_KEYS = spec.PAIR.names
 
 
 @dataclass
@@ -397,6 +393,10 @@ class _Ctx:
     base: Path | None = None
     """The folder of the file, which images are read from (None: the text has no file)."""
     _line_starts: list[int] | None = None
+    _cursor: dict[int, int] = field(default_factory=dict)
+    """Per scalar node (by id), where the last problem inside it was found: problems are
+    reported in reading order, so the next search starts after it (two equal needles, two
+    positions)."""
 
     errors: int = 0
 
@@ -431,9 +431,12 @@ class _Ctx:
             return node.loc
         start = starts[node.line - 1] + node.col - 1
         window = 4 * len(node.value if isinstance(node.value, str) else "") + 400
-        at = self.text.find(needle, start, start + window)
+        at = self.text.find(needle, self._cursor.get(id(node), start), start + window)
+        if at < 0:
+            at = self.text.find(needle, start, start + window)
         if at < 0:
             return node.loc
+        self._cursor[id(node)] = at + 1
         line = bisect.bisect_right(starts, at)
         return SourceLoc(self.path, line, at - starts[line - 1] + 1)
 
@@ -532,7 +535,9 @@ def _mapping(
                     key,
                     f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
                     "source.foreign-key",
-                    hint=f"remove '{name}', or change the question's type",
+                    hint=f"remove '{name}', or change the question's type"
+                    if what.startswith("question")
+                    else f"remove '{name}'",
                 )
             else:
                 ctx.error(
@@ -682,16 +687,7 @@ def _texts(ctx: _Ctx, node: Node, what: str, unique: bool = True) -> tuple[str, 
     return tuple(out)
 
 
-def _foreign_keys(qtype: QuestionType) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for other, keys in TYPE_KEYS.items():
-        for k in keys:
-            if k not in TYPE_KEYS[qtype]:
-                out.setdefault(k, f"{other.value} questions")
-    return out
-
-
-_FOREIGN_KEYS = {t: _foreign_keys(t) for t in QuestionType}
+_FOREIGN_KEYS = {t: spec.QUESTIONS[t].foreign for t in QuestionType}
 """Per type, computed once: _question needs it for every question."""
 
 
@@ -723,7 +719,7 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     if keys is None:
         return None
     errors_before = len(ctx.diags)
-    _require(ctx, keys, node, what, ("id", "stem"))
+    _require(ctx, keys, node, what, tuple(k.name for k in spec.COMMON_QUESTION if k.required))
     qid = _id(ctx, keys["id"][1], "question id") if "id" in keys else None
     if qid:
         ctx.ids.append(("question", qid, keys["id"][1].loc))
@@ -813,7 +809,7 @@ def _choices(
     ok = True
     for i, item in enumerate(items):
         ckeys = _mapping(ctx, item, f"choice {i + 1}", CHOICE_KEYS)
-        if ckeys is None or not _require(ctx, ckeys, item, f"choice {i + 1}", ("text",)):
+        if ckeys is None or not _require(ctx, ckeys, item, f"choice {i + 1}", spec.CHOICE.required):
             ok = False
             continue
         text = _rich(ctx, ckeys["text"][1], "choice text")
@@ -946,7 +942,7 @@ def _matching(
     ok = True
     for i, item in enumerate(items):
         pkeys = _mapping(ctx, item, f"pair {i + 1}", PAIR_KEYS)
-        if pkeys is None or not _require(ctx, pkeys, item, f"pair {i + 1}", PAIR_KEYS):
+        if pkeys is None or not _require(ctx, pkeys, item, f"pair {i + 1}", spec.PAIR.required):
             ok = False
             continue
         left = _rich(ctx, pkeys["left"][1], "left")
@@ -1024,7 +1020,7 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
         return None
     errors_before = len(ctx.diags)
     _markup(ctx, keys)
-    _require(ctx, keys, root, "the quiz", ("id", "title", "lang", "questions"))
+    _require(ctx, keys, root, "the quiz", spec.QUIZ.required)
     qid = _id(ctx, keys["id"][1], "quiz id") if "id" in keys else None
     if qid:
         ctx.ids.insert(0, ("quiz", qid, keys["id"][1].loc))
@@ -1086,11 +1082,8 @@ def _canonical_langs(
 
 # --------------------------------------------------------------------------- assessments
 
-ASSESSMENT_ONLY_KEYS = {"sections": "assessments (a file with 'sections' draws its questions from the bank)"}
-QUIZ_ONLY_KEYS = {
-    k: "quizzes (an assessment draws its questions from the bank; set this on their quizzes)"
-    for k in ("questions", "difficulty", "category", "shuffle")
-}
+ASSESSMENT_ONLY_KEYS = spec.QUIZ.foreign
+QUIZ_ONLY_KEYS = spec.ASSESSMENT.foreign
 
 
 def _is_assessment(root: Node) -> bool:
@@ -1107,7 +1100,7 @@ def _assessment(ctx: _Ctx, root: Node) -> Assessment | None:
         return None
     errors_before = len(ctx.diags)
     _markup(ctx, keys)
-    _require(ctx, keys, root, "the assessment", ("id", "title", "lang", "sections"))
+    _require(ctx, keys, root, "the assessment", spec.ASSESSMENT.required)
     aid = _id(ctx, keys["id"][1], "assessment id") if "id" in keys else None
     if aid:
         ctx.ids.insert(0, ("assessment", aid, keys["id"][1].loc))
@@ -1135,7 +1128,7 @@ def _assessment(ctx: _Ctx, root: Node) -> Assessment | None:
 def _section(ctx: _Ctx, node: Node, index: int, names: dict[str, Node]) -> Section | None:
     what = f"section {index + 1}"
     keys = _mapping(ctx, node, what, SECTION_KEYS)
-    if keys is None or not _require(ctx, keys, node, what, ("draws",)):
+    if keys is None or not _require(ctx, keys, node, what, spec.SECTION.required):
         return None
     errors_before = len(ctx.diags)
     title = _text(ctx, keys["title"][1], "section title", 500) if "title" in keys else None
@@ -1445,7 +1438,8 @@ def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]
             msg = f"duplicate {kind} id '{ident}' (first defined at {first_loc})"
             hint = f"give each {kind} an id of its own"
         elif first == ident:
-            msg = f"{kind} id '{ident}' is also the id of a {first_kind} (defined at {first_loc})"
+            article = "an" if first_kind[0] in "aeiou" else "a"
+            msg = f"{kind} id '{ident}' is also the id of {article} {first_kind} (defined at {first_loc})"
             hint = "quizzes and assessments share one set of ids: each names its files in dist/"
         else:
             msg = f"{kind} id '{ident}' differs only by letter case from '{first}' (defined at {first_loc})"

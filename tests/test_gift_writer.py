@@ -59,7 +59,13 @@ def _seed_bank() -> Bank:
 
 
 @pytest.mark.parametrize(
-    "quiz_id", ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
+    "quiz_id",
+    [
+        "deepspeed-megatron-stacks",
+        "model-pipeline-parallelism",
+        "zero-memory-arithmetic",
+        "zero-sharded-optimizers",
+    ],
 )
 def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
     # The committed dist/ is the seed quizzes' golden file (no second copy under tests/cases/).

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
-from lmsexport.package import build_qti21, manifest_tree, serialize
+from lmsexport.package import serialize
 from lmsexport.validate import validate_tree
 from lmsexport.writers import WriteContext, qti21
+from lmsexport.writers.qti21_package import build_qti21, manifest_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).resolve().parent / "cases" / "qti21"
@@ -176,7 +177,8 @@ def test_whole_seed_bank_builds_valid_packages() -> None:
 
     bank = load_paths([str(ROOT / "source")])
     out = build_qti21(bank, CTX)
-    assert sorted(out.files) == sorted(f"qti21/{q.id}.zip" for q in bank.quizzes)
+    assert bank.assessments  # source/final-exam.yaml
+    assert sorted(out.files) == sorted(f"qti21/{q.id}.zip" for q in (*bank.quizzes, *bank.assessments))
     for name, data in out.files.items():
         assert validate_package(data, name) == []
 

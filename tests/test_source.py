@@ -34,13 +34,16 @@ def test_seed_bank_loads() -> None:
     warnings: list = []
     bank = load_paths(["source"], warnings)
     assert [q.id for q in bank.quizzes] == sorted(q.id for q in bank.quizzes)
-    assert len(bank.quizzes) == 3 and bank.question_count == 24
+    assert len(bank.quizzes) == 4 and bank.question_count == 32
+    assert [a.id for a in bank.assessments] == ["final-exam"]
     assert warnings == []
     for quiz in bank.quizzes:
         assert quiz.lang == "ur"
         for q in quiz.questions:
-            assert q.type is QuestionType.SINGLE
-            assert len(q.correct_indexes) == 1, q.id
+            # the three seed quizzes are single-answer; the fourth has every type but essay
+            if quiz.id != "zero-memory-arithmetic":
+                assert q.type is QuestionType.SINGLE
+                assert len(q.correct_indexes) == 1, q.id
             assert q.explanation, q.id
 
 

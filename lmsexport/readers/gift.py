@@ -34,12 +34,9 @@ no place for:
 
 from __future__ import annotations
 
-import html
-import json
-import math
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
@@ -63,7 +60,8 @@ from ..model import (
     SourceLoc,
     Text,
 )
-from ..writers.gift import GRADE_TOLERANCE, WEIGHT_RE, format_weight, nearest_grade
+from ..moodle import GRADE_TOLERANCE, has_markup, html_to_plain, nearest_grade, parse_meta, split_lang
+from ..writers.gift import WEIGHT_RE, format_weight
 
 _PHP_TRIM = " \t\n\r\0\x0b"
 """The characters PHP's trim() removes; Moodle trims lines and texts with it."""
@@ -90,9 +88,6 @@ _PHP_NUMERIC = re.compile(
 _ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 _ID_COMMENT = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
 _TAG_COMMENT = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f])+)]")
-_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_MARKUP = re.compile(r"</?[A-Za-z!][^>]*>")
-_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 _FORMATS = ("moodle", "html", "plain", "markdown")
 
 
@@ -169,25 +164,6 @@ def _unescape_gift(t: _Text) -> _Text:
 def _post(s: str) -> str:
     """Moodle's escapedchar_post(): the escaped characters themselves."""
     return _POST.sub(lambda m: _POST_CHAR[m.group(0)], s)
-
-
-def html_to_plain(text: str) -> str:
-    """What a browser shows for an `[html]` text, as plain text (inverse of the writer's HTML step)."""
-    text = _HTML_SPACE.sub(" ", text).strip(" ")
-    text = text.replace("&nbsp;", " ")
-    text = _BR.sub("\n", text)
-    return html.unescape(text)
-
-
-_LANG_SPAN = re.compile(r'<span lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</span>\Z', re.DOTALL)
-
-
-def split_lang(html_text: str) -> tuple[str | None, str]:
-    """The writer's `<span lang=.. dir=..>` wrapper taken off an [html] text: (lang, inner)."""
-    m = _LANG_SPAN.match(html_text.strip())
-    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
-        return None, html_text
-    return m.group(1), m.group(2)
 
 
 def unescape_text(gift: str) -> str:
@@ -688,83 +664,12 @@ def read_gift(text: str, path: str) -> GiftFile:
 
 
 def _meta(comments: tuple[str, ...], prefix: str) -> dict[str, object]:
-    """The JSON of lmsexport's `// prefix {...}` comment, with every value checked.
-
-    These lines are ours, but a GIFT file is untrusted input: a value of the wrong type or
-    outside its domain is dropped (the field keeps what Moodle itself would give it).
-    """
+    """The JSON of lmsexport's `// prefix {...}` comment, with every value checked (parse_meta)."""
     for line in comments:
         body = line[2:].strip()
         if body.startswith(prefix):
-            try:
-                data = json.loads(body[len(prefix) :])
-            except (ValueError, RecursionError):
-                return {}
-            if not isinstance(data, dict):
-                return {}
-            return {k: v for k, v in data.items() if k in _META_CHECKS and _META_CHECKS[k](v)}
+            return parse_meta(body[len(prefix) :])
     return {}
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _is_text(v: object) -> bool:
-    return isinstance(v, str) and v.strip() == v and bool(v)
-
-
-def _is_texts(v: object) -> bool:
-    return isinstance(v, list) and all(_is_text(x) for x in v)
-
-
-_META_CHECKS: dict[str, Callable[[object], bool]] = {
-    # question metadata
-    "points": lambda v: _is_number(v) and v > 0,  # type: ignore[operator]
-    "tags": _is_texts,
-    "case_sensitive": lambda v: isinstance(v, bool),
-    "answer": _is_number,
-    "distractors": _is_texts,
-    # quiz metadata
-    "id": lambda v: isinstance(v, str) and bool(_ID_RE.match(v)),
-    "title": _is_text,
-    "lang": lambda v: isinstance(v, str) and bool(re.fullmatch(r"[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*", v)),
-    "description": _is_text,
-    "difficulty": lambda v: v in {d.value for d in Difficulty},
-    "category": _is_text,
-    "shuffle": lambda v: isinstance(v, bool),
-    "description_html": _is_text,
-    # assessment metadata (id, title, lang and description as for a quiz)
-    "sections": lambda v: _is_sections(v),
-}
-
-
-def _is_sections(v: object) -> bool:
-    """The `sections` of `lmsexport-assessment:` metadata, as writers.gift.write_assessment writes it."""
-
-    def is_draw(d: object) -> bool:
-        return (
-            isinstance(d, dict)
-            and isinstance(d.get("name"), str)
-            and bool(_ID_RE.match(d["name"]))
-            and _is_text(d.get("category"))
-            and isinstance(d.get("random"), bool)
-            and (
-                d.get("pick") is None
-                or (isinstance(d["pick"], int) and not isinstance(d["pick"], bool) and d["pick"] > 0)
-            )  # fmt: skip
-            and (d.get("points") is None or (_is_number(d["points"]) and d["points"] > 0))
-            and (d.get("pick") is None) != d["random"]
-        )
-
-    return isinstance(v, list) and all(
-        isinstance(sec, dict)
-        and (sec.get("title") is None or _is_text(sec["title"]))
-        and isinstance(sec.get("shuffle"), bool)
-        and isinstance(sec.get("draws"), list)
-        and all(is_draw(d) for d in sec["draws"])
-        for sec in v
-    )
 
 
 class _Mapper:
@@ -829,7 +734,7 @@ class _Mapper:
     def plain_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[str | None, str | None]:
         if t is None or not t.text:
             return None, None
-        if t.format == "html" and _MARKUP.search(_BR.sub("", split_lang(t.text)[1])):
+        if t.format == "html" and has_markup(t.text):
             self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
         return t.plain_and_lang()
 

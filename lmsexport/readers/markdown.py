@@ -21,6 +21,7 @@ start; when it cannot be found it is reported at the scalar.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..model import (
@@ -65,7 +66,9 @@ def parser() -> MarkdownIt:
 
     md = MarkdownIt("commonmark", {"html": True})
     md.enable("table")
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    # allow_space/allow_digits off: "costs $5 and $6" is money, not a formula (pandoc's rule: no
+    # space inside the dollars, no digit right after the closing one).
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False, double_inline=True)
     # Keep every link as a link token so its scheme is checked (and refused) here, with a
     # position; markdown-it would otherwise quietly turn a javascript: link into text.
     md.validateLink = lambda url: True  # type: ignore[method-assign]
@@ -73,11 +76,18 @@ def parser() -> MarkdownIt:
 
 
 class _Reader:
-    def __init__(self, ctx: Any, node: Any, what: str) -> None:
+    def __init__(self, ctx: Any, node: Any, what: str, text: str) -> None:
         self.ctx = ctx
         self.node = node
         self.what = what
+        self.lines = text.splitlines()
         self.ok = True
+
+    def source_line(self, t: Token) -> str | None:
+        """The first line of a block token's Markdown source (what to look for in the file)."""
+        if t.map is None or t.map[0] >= len(self.lines):
+            return None
+        return self.lines[t.map[0]].strip()[:40] or None
 
     def error(self, needle: str | None, message: str, rule: str, hint: str | None = None) -> None:
         self.ok = False
@@ -85,6 +95,13 @@ class _Reader:
 
     def loc(self, needle: str | None) -> SourceLoc:
         return self.ctx.locate(self.node, needle)
+
+    def src_loc(self, src: str) -> SourceLoc:
+        """Where an image's path is written: found as `](path`, then past the `](`."""
+        if not src:
+            return self.node.loc
+        loc = self.ctx.locate(self.node, f"]({src}")
+        return replace(loc, col=loc.col + 2) if loc != self.node.loc else loc
 
     # ----------------------------------------------------------------- blocks
 
@@ -115,16 +132,19 @@ class _Reader:
                 table, i = self.table(tokens, i + 1)
                 out.append(table)
             elif t.type == "html_block":
-                self.html(t.content)
+                self.html(t.content, self.source_line(t))
                 i += 1
             elif t.type in _REFUSED_BLOCKS:
                 name, hint = _REFUSED_BLOCKS[t.type]
                 self.error(
-                    t.markup or None, f"{name} cannot be carried by every format", "markup.unsupported", hint
+                    self.source_line(t),
+                    f"{name} cannot be carried by every format",
+                    "markup.unsupported",
+                    hint,
                 )
                 i = self._skip(tokens, i)
             else:
-                self.error(None, f"unexpected Markdown ({t.type})", "markup.unsupported")
+                self.error(self.source_line(t), f"unexpected Markdown ({t.type})", "markup.unsupported")
                 i = self._skip(tokens, i)
         return out, i
 
@@ -233,10 +253,10 @@ class _Reader:
             i += 1
         return out, i
 
-    def html(self, raw: str) -> None:
+    def html(self, raw: str, needle: str | None = None) -> None:
         first = raw.strip().splitlines()[0] if raw.strip() else raw
         self.error(
-            first[:40],
+            needle or first[:40],
             f"raw HTML ({_short(first)}) is not allowed",
             "markup.raw-html",
             hint="write Markdown instead (*em*, **strong**, `code`); "
@@ -259,14 +279,15 @@ class _Reader:
         src = str(t.attrs.get("src", ""))
         alt = t.content.strip()
         if not alt:
-            self.error(
-                src or None,
-                f"image '{_short(src)}' has no alt text",
+            self.ok = False
+            self.ctx.error(
+                self.src_loc(src),
+                f"{self.what}: image '{_short(src)}' has no alt text",
                 "markup.image-alt",
                 hint="write what the image shows between the brackets: ![1F1B schedule of 4 stages](img.svg)",
             )
             return None
-        media = self.ctx.media(self.loc(src or None), src, self.what)
+        media = self.ctx.media(self.src_loc(src), src, self.what)
         if media is None:
             self.ok = False
             return None
@@ -278,7 +299,12 @@ class _Reader:
 
         problem = tex_error(tex)
         if problem is not None:
-            self.error(tex[:40] or None, f"formula ${_short(tex)}$: {problem}", "markup.bad-tex")
+            self.ok = False
+            loc = self.loc(tex[:40] or None)
+            before = tex[: problem.offset]
+            if loc != self.node.loc and "\n" not in before:
+                loc = replace(loc, col=loc.col + len(before))
+            self.ctx.error(loc, f"{self.what}: formula ${_short(tex)}$: {problem}", "markup.bad-tex")
         return Math(tex, display)
 
 
@@ -293,7 +319,7 @@ def read_markdown(ctx: Any, node: Any, text: str, what: str) -> Rich | None:
     ``ctx`` is the loader's context: it reports (``error``), locates a needle from the scalar
     ``node`` on (``locate``) and reads image files (``media``).
     """
-    reader = _Reader(ctx, node, what)
+    reader = _Reader(ctx, node, what, text)
     blocks, _ = reader.blocks(parser().parse(text), 0, None)
     if not reader.ok:
         return None

@@ -132,7 +132,7 @@ class _Reader:
         aligns: list[str | None] = []
         for tr in _rows(el):
             cells = [c for c in tr if _tag(c) in ("td", "th")]
-            row = [tuple(_trim(_merge(self.inline_children(c)), True)) for c in cells]
+            row = [tuple(_trim(_merge(self.inline_children(c)), self.collapse)) for c in cells]
             in_head = _tag(tr.getparent()) == "thead" or (
                 not header and not rows and all(_tag(c) == "th" for c in cells)
             )

@@ -45,7 +45,6 @@ question/format.php) and from running its importer (see the project's lms-notes)
 from __future__ import annotations
 
 import base64
-import html
 import json
 import re
 from collections.abc import Iterable
@@ -76,26 +75,20 @@ from ..model import (
     is_rtl,
     plain_text,
 )
+from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests use them from here
+    GRADE_TOLERANCE,
+    MOODLE_GRADES,
+    NAME_CHARS,
+    format_number,
+    format_percent,
+    lang_span,
+    multi_answer_weights,
+    name_from_stem,
+    nearest_grade,
+    text_to_html,
+)
 from . import Output, WriteContext
 from .richtext import Flavour, Renderer, to_html
-
-# Moodle's question_bank::ensure_fraction_options_initialised(): p/q for q <= 6, p/10, 1/q
-# for q <= 10, and 1/20, stored rounded to 7 decimals, plus their negatives, 0, 1 and -1.
-_RAW_FRACTIONS = (
-    "0.9", "0.8333333", "0.8", "0.75", "0.7", "0.6666667", "0.6", "0.5", "0.4", "0.3333333",
-    "0.3", "0.25", "0.2", "0.1666667", "0.1428571", "0.125", "0.1111111", "0.1", "0.05",
-)  # fmt: skip
-MOODLE_GRADES: tuple[Fraction, ...] = tuple(
-    sorted(
-        {Fraction(0), Fraction(1), Fraction(-1)}
-        | {Fraction(f) for f in _RAW_FRACTIONS}
-        | {-Fraction(f) for f in _RAW_FRACTIONS}
-    )
-)
-"""Every fraction Moodle's importer accepts as an answer weight (exact 7-decimal values)."""
-
-GRADE_TOLERANCE = Fraction(1, 100000)
-"""match_grade_options() accepts a weight within this distance of a listed grade."""
 
 WEIGHT_RE = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")
 """format.php's $giftanswerweightregex: what Moodle takes for a weight at the start of an answer."""
@@ -108,8 +101,6 @@ _GIFT_ESCAPES = (
     ("\n", "\\n"),
 )  # fmt: skip
 """GIFT's escapes, backslash first so that no escape is escaped again."""
-_COLLAPSIBLE_SPACE = re.compile(r"(?<![^ \n]) | (?![^ \n])")
-"""A space HTML would collapse or drop: first or last, in a run, or beside a line break."""
 _MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
 _FORBIDDEN_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CATEGORY_SPECIALS = re.compile(r"[~=#{}:\\]")
@@ -135,18 +126,12 @@ def escape_text(text: str, lang: str | None = None) -> str:
     whatever its own direction, lays Urdu out right to left (and English inside an Urdu quiz
     left to right); Moodle's HTML purifier keeps both attributes.
     """
-    # Whole-string replaces (C speed) in an order where no step can produce what a later one
-    # rewrites; tests/test_perf.py checks it against the character-by-character definition.
-    out = html.escape(text, quote=False)
-    if "\t" in out or "\r" in out:
-        out = out.replace("\t", "&#9;").replace("\r", "&#13;")
-    if out[:1] == " " or out[-1:] == " " or "  " in out or " \n" in out or "\n " in out:
-        out = _COLLAPSIBLE_SPACE.sub("&nbsp;", out)
-    out = out.replace("\n", "<br>")
+    out = text_to_html(text)
+    # GIFT-only: a leading `[` is a format tag and a leading `%` a weight to Moodle.
     if text[:1] in ("[", "%"):
         out = f"&#{ord(text[0])};" + out[1:]
     if lang is not None:
-        out = f'<span lang="{html.escape(lang)}" dir="{direction(lang)}">{out}</span>'
+        out = lang_span(out, lang)
     return _escape_gift(out)
 
 
@@ -202,34 +187,7 @@ def escape_plain(text: str) -> str:
 
 def format_weight(fraction: Fraction) -> str:
     """`%w%` as Moodle prints a grade: percent to 5 decimals, trailing zeros dropped."""
-    percent = f"{float(fraction * 100):.5f}".rstrip("0").rstrip(".")
-    return f"%{'0' if percent == '-0' else percent}%"
-
-
-def nearest_grade(target: Fraction) -> Fraction:
-    """The allowed grade closest to `target` (ties go to the smaller magnitude)."""
-    return min(MOODLE_GRADES, key=lambda g: (abs(g - target), abs(g)))
-
-
-def multi_answer_weights(n_correct: int, n_wrong: int) -> tuple[Fraction, Fraction, bool]:
-    """Weights (correct, wrong, exact) for a multi-answer question.
-
-    Correct picks share +100% and wrong picks share -100%, so ticking every box scores 0.
-    `exact` is False when 1/n is not on Moodle's list and the nearest grade was taken.
-    """
-    correct = nearest_grade(Fraction(1, n_correct))
-    wrong = nearest_grade(Fraction(-1, n_wrong)) if n_wrong else Fraction(0)
-    exact = abs(correct - Fraction(1, n_correct)) < GRADE_TOLERANCE and (
-        n_wrong == 0 or abs(wrong - Fraction(-1, n_wrong)) < GRADE_TOLERANCE
-    )
-    return correct, wrong, exact
-
-
-def format_number(value: float) -> str:
-    """A number as PHP's is_numeric() reads it back exactly: `12`, `0.5`, `1e-07`."""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return repr(float(value))
+    return f"%{format_percent(fraction)}%"
 
 
 def _meta_comment(prefix: str, data: dict[str, object]) -> str:
@@ -475,8 +433,11 @@ class _QuestionWriter:
         return lines
 
 
-NAME_CHARS = 80
-"""Longest question name, as Moodle names a question without one (it allows 255)."""
+def _break_placeholders(text: str) -> str:
+    # A label only: Moodle's escape placeholders (&&058; ...) cannot be written in it, so break them.
+    while "&&" in text:
+        text = text.replace("&&", "& &")
+    return text
 
 
 def question_name(question: Question) -> str:
@@ -485,14 +446,7 @@ def question_name(question: Question) -> str:
     The id travels separately as the question's ID number (`// [id:...]`), so the name is
     free to be what an instructor recognises: the question itself.
     """
-    # A label only: Moodle's escape placeholders (&&058; ...) cannot be written in it, so break them.
-    text = " ".join(plain_text(question.stem).split())
-    while "&&" in text:
-        text = text.replace("&&", "& &")
-    if len(text) <= NAME_CHARS:
-        return text
-    cut = text[: NAME_CHARS - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+    return name_from_stem(question, _break_placeholders)
 
 
 def category_path(quiz: Quiz) -> tuple[str, bool]:
