@@ -62,7 +62,20 @@ def test_builds_with_only_the_expected_warnings(output) -> None:
         "gift.shuffle-not-carried",
         "gift.distractors-not-carried",
         "gift.case-sensitive-not-carried",
+        "gift.image-as-data-uri",
     }
+
+
+def test_each_image_is_warned_about_once(output) -> None:
+    """Moodle removes data: images where the site cleans all HTML (forceclean): never silently."""
+    images = [d for d in output.warnings if d.rule == "gift.image-as-data-uri"]
+    assert [d.message for d in images] == [
+        f"question 'rich-pipeline-diagram': the stem shows the image '{name}' as a data: URI (GIFT has "
+        "no files): Moodle shows it, except on a site with 'Content cleaning everywhere' (forceclean), "
+        "which removes it"
+        for name in ("img/stages.svg", "img/bar.png")
+    ]
+    assert all(d.severity is Severity.WARNING and "Moodle XML" in (d.hint or "") for d in images)
 
 
 def test_reads_back_equal(bank: Bank, output, text: str) -> None:

@@ -36,7 +36,7 @@ question/format.php) and from running its importer (see the project's lms-notes)
   a `<div lang=".." dir="..">` around the blocks. Formulas are TeX between `\\(..\\)` or
   `\\[..\\]`, which Moodle's MathJax filter typesets; code is `<code class="ltr" dir="ltr">`
   so it stays left to right inside Urdu. Images are `data:` URIs in the `<img src>` (see
-  `data_uri` for why Moodle shows them).
+  `data_uri` for why Moodle shows them, and where it does not: each is warned about).
 * An assessment has no GIFT form: its file puts each draw's questions in a category of their
   own (`$course$/<assessment id>/<n>. <section>/<draw>`) and explains at the top, in a comment
   in the assessment's language, how to build the quiz in Moodle from those categories.
@@ -73,6 +73,7 @@ from ..model import (
     direction,
     inlines_of,
     is_rtl,
+    media_of,
     plain_text,
 )
 from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests use them from here
@@ -230,11 +231,23 @@ class _QuestionWriter:
             return escape_text(text, marked)
         self._check_math_delimiters(text, what)
         self._check_chars(plain_text(text), what)
+        for media in media_of(text):
+            self._warn_image(media, what)
         try:
             return escape_rich(text, marked)
         except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
             self.error("gift.control-character", f"{what} cannot be written as HTML: {e}")
             return ""
+
+    def _warn_image(self, media: Media, what: str) -> None:
+        """An image travels as a data: URI, which Moodle shows unless the site cleans all HTML
+        (see data_uri): never silently."""
+        self.warn(
+            "gift.image-as-data-uri",
+            f"{what} shows the image '{media.name}' as a data: URI (GIFT has no files): Moodle shows "
+            "it, except on a site with 'Content cleaning everywhere' (forceclean), which removes it",
+            "import Moodle XML instead, which carries images as files",
+        )
 
     def _check_math_delimiters(self, text: Text, what: str) -> None:
         """Moodle's MathJax filter typesets `\\(..\\)`, `\\[..\\]` and `$$..$$` wherever
