@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-from .model import Difficulty, Question, direction
+from .model import Difficulty, Question, direction, plain_text
 
 # -- grades -------------------------------------------------------------------------------
 
@@ -154,7 +154,7 @@ def name_from_stem(question: Question, clean: Callable[[str], str] | None = None
     instructor recognises: the question itself. `clean` adapts the one-line text to what a
     format cannot hold in a name, before it is shortened.
     """
-    text = " ".join(question.stem.split())
+    text = " ".join(plain_text(question.stem).split())  # a rich stem's words, formulas as TeX
     if clean is not None:
         text = clean(text)
     if len(text) <= NAME_CHARS:
@@ -196,8 +196,39 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     "difficulty": lambda v: v in {d.value for d in Difficulty},
     "category": _is_text,
     "shuffle": lambda v: isinstance(v, bool),
+    "description_html": _is_text,
+    # assessment metadata (GIFT's `lmsexport-assessment:` comment; id, title, lang as a quiz's)
+    "sections": lambda v: _is_sections(v),
 }
 """Every key lmsexport writes into its metadata comments, with the check its value must pass."""
+
+
+def _is_sections(v: object) -> bool:
+    """The `sections` of an assessment's metadata, as writers.gift.write_assessment writes them."""
+
+    def is_draw(d: object) -> bool:
+        return (
+            isinstance(d, dict)
+            and isinstance(d.get("name"), str)
+            and bool(_ID_RE.match(d["name"]))
+            and _is_text(d.get("category"))
+            and isinstance(d.get("random"), bool)
+            and (
+                d.get("pick") is None
+                or (isinstance(d["pick"], int) and not isinstance(d["pick"], bool) and d["pick"] > 0)
+            )  # fmt: skip
+            and (d.get("points") is None or (_is_number(d["points"]) and d["points"] > 0))
+            and (d.get("pick") is None) != d["random"]
+        )
+
+    return isinstance(v, list) and all(
+        isinstance(sec, dict)
+        and (sec.get("title") is None or _is_text(sec["title"]))
+        and isinstance(sec.get("shuffle"), bool)
+        and isinstance(sec.get("draws"), list)
+        and all(is_draw(d) for d in sec["draws"])
+        for sec in v
+    )
 
 
 def parse_meta(encoded: str) -> dict[str, object]:
