@@ -766,7 +766,9 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
                         f"assessment '{assessment.id}': draw '{draw.name}' gives its questions "
                         f"{'/'.join(_marks(m) for m in sorted(marks))} points, but GIFT has no marks: "
                         "Moodle gives each question its default mark 1",
-                        Severity.WARNING,
+                        # A note: Moodle builds no quiz from GIFT, the instructor does, from the
+                        # file's instructions, which list these marks.
+                        Severity.NOTE,
                         "gift.points-not-carried",
                         "set the marks in the quiz as the comment at the top of the file lists them",
                     )
@@ -778,7 +780,7 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
             where,
             f"assessment '{assessment.id}': GIFT has no quizzes: the file holds its questions, one "
             "category per draw, and instructions to build the quiz from them in Moodle",
-            Severity.WARNING,
+            Severity.NOTE,
             "gift.assessment-not-carried",
             f"after importing, follow the comment at the top of gift/{assessment.id}.gift.txt",
         ),
