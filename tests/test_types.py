@@ -28,7 +28,7 @@ QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 @pytest.fixture(scope="module")
 def bank():
-    return load_paths([CASE / "bank.yaml"])
+    return load_paths([CASE / "bank.yaml", CASE / "exam.yaml"])
 
 
 @pytest.fixture(scope="module")
