@@ -833,6 +833,7 @@ class _Mapper:
         refused: set[str] = set()
 
         def image(src: str) -> Media | None:
+            loc = t.loc
             try:
                 if src.startswith(PLUGINFILE):
                     key = "/" + urllib.parse.unquote(src[len(PLUGINFILE) :])
@@ -840,12 +841,13 @@ class _Mapper:
                     if f is None:
                         return None  # the XML reader has warned: moodlexml.missing-file
                     used.add(key)
+                    loc = f.loc or loc
                     return media_from_bytes(decode_base64(f.data), f.name)
                 return media_from_data_uri(src)
             except MediaError as e:
                 self.diags.append(
                     Diagnostic(
-                        t.loc,
+                        loc,
                         f"the image '{src[:60]}' cannot be read: {e}",
                         Severity.ERROR,
                         "moodlexml.bad-image",
