@@ -23,12 +23,17 @@ and reports, each at its line, what Moodle refuses or silently changes:
   not add up to 100 %.
 
 `read_quiz` then maps the questions onto the model (`Quiz`), as lmsexport.readers.gift does:
-the question id is the ID number, `<span lang dir>` wrappers give the languages back,
-`<!-- lmsexport... -->` comments written by lmsexport.writers.moodlexml restore what Moodle
-XML has no element for; what the model has no place for (descriptions, cloze and calculated
-questions, hints, per-answer feedback on short answers, partial credit, images) is dropped
-with a warning. The file is untrusted input: it is parsed by validate.parse_untrusted (no
-DTD, no entities, no network) within the limits below (docs/security.md).
+the question id is the ID number, `<span lang dir>` and `<div lang dir>` wrappers give the
+languages back, rich HTML (a text that starts with a block element) is read into the model's
+tree by readers/richhtml.py with its images from the field's `<file>`s, checked as the loader
+checks image files (lmsexport.media), and `<!-- lmsexport... -->` comments written by
+lmsexport.writers.moodlexml restore what Moodle XML has no element for. A file from elsewhere
+is read leniently; what the model has no place for (description, cloze and calculated
+questions, hints, per-answer feedback on short answers, partial credit, headings, styles,
+files no image shows) is dropped with a warning. An assessment's file reads as the quiz of its
+questions (`read_quiz`) or as the assessment (`read_assessment`). The file is untrusted input:
+it is parsed by validate.parse_untrusted (no DTD, no entities, no network) within the limits
+below (docs/security.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Moodle XML writer: one `moodle/<quiz-id>.xml` per quiz, in Moodle's own lossless question format.
+"""Moodle XML writer: `moodle/<quiz-id>.xml` per quiz and `moodle/<assessment-id>.xml` per
+assessment, in Moodle's own lossless question format.
 
 Moodle XML is what Moodle itself exports: unlike GIFT it carries marks, choice shuffling,
-case-sensitive short answers, matching distractors, ID numbers and tags. Every element is
+case-sensitive short answers, matching distractors, ID numbers, tags and files. Every element is
 written the way Moodle's exporter writes it and read the way its importer reads it
 (moodle/moodle question/format/xml/format.php, qformat_xml; question/format.php,
 qformat_default; the question types' save_question_options()). What each field becomes in
@@ -10,13 +11,15 @@ Moodle is tabled in docs/moodle-xml.md.
 * One file per quiz: a category question (`$course$/top/<category or title>`, the quiz's
   description as the category's info), then one `<question>` per question in source order.
 * Texts. Every formatted text (stem, choice, feedback, explanation, matching left item,
-  category info) goes through `_QuestionWriter.rich()`: plain source text -> HTML that Moodle
-  shows exactly as written (lmsexport.moodle.text_to_html), `format="html"`, wrapped in
-  `<span lang dir>` when its language is right to left or not the quiz's (as in GIFT). Texts
-  Moodle stores unformatted (short answers, matching right items, names, tags, the category)
-  go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped: a text
-  holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it, because
-  Moodle's importer has been seen to drop white space standing alone between two entity
+  category info) goes through `_QuestionWriter.rich()`: a plain text -> HTML that Moodle shows
+  exactly as written (lmsexport.moodle.text_to_html), a rich text -> the shared renderer's HTML
+  blocks (writers/richtext.py, FLAVOUR: TeX in `\\( \\)`/`\\[ \\]` for Moodle's MathJax filter,
+  images as `@@PLUGINFILE@@/<name>` with the file as a `<file>` of the field, ltr code),
+  `format="html"`, marked with its language when it is right to left or not the quiz's (as in
+  GIFT). Texts Moodle stores unformatted (short answers, matching right items, names, tags, the
+  category) go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped:
+  a text holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it,
+  because Moodle's importer has been seen to drop white space standing alone between two entity
   references (the project's lms-notes; PHP 8.2 with libxml2 2.9.14 keeps it, and
   tests/test_moodlexml_php.py parses every file with PHP); any other text is written as it is.
 * Marks as `<defaultgrade>` (Moodle stores 7 decimals), the explanation as the general
@@ -26,16 +29,14 @@ Moodle is tabled in docs/moodle-xml.md.
 * Grades (`fraction`) are percentages from Moodle's list of allowed grades, shared with the
   GIFT writer (lmsexport.moodle.multi_answer_weights): a multi-answer question's right choices
   share +100 % and its wrong ones -100 %.
-* What Moodle XML has no element for (a numerical range's exact bounds and preferred answer,
-  the quiz's id, title, language, difficulty and category as the source has them, and
-  `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which Moodle's parser never
-  reports and lmsexport.readers.moodlexml reads back, so `lmsexport check` proves the round
-  trip lossless.
-
-Coming: rich text (images embedded as `<file name path="/" encoding="base64">` inside the
-text's element, referenced as `@@PLUGINFILE@@/name`; TeX as `\\( \\)` for MathJax) will be
-rendered in rich(), and assessments drawing from pools will become one file per assessment
-with one category per pool.
+* What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
+  question's own difficulty, the quiz's id, title, language, difficulty and category as the
+  source has them, and `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which
+  Moodle's parser never reports and lmsexport.readers.moodlexml reads back, so `lmsexport check`
+  proves the round trip lossless.
+* An assessment (write_assessment) cannot be a Moodle quiz in a question format: its file puts
+  each draw's questions in a category of their own, worth their points in the assessment, with
+  instructions (lmsexport.moodle) to build the quiz from those categories.
 """
 
 from __future__ import annotations
