@@ -249,7 +249,9 @@ def _tag(el: etree._Element) -> str:
     tag = el.tag
     if not isinstance(tag, str):
         return "#comment"
-    return etree.QName(tag).localname.lower()
+    # Not etree.QName(): the HTML parser makes elements of damaged markup (`<partition?<`) whose
+    # names QName refuses.
+    return tag.rsplit("}", 1)[-1].lower()
 
 
 def _merge(inlines: list[Inline]) -> list[Inline]:
