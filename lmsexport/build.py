@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Assessment, Bank, Quiz, SourceLoc
-from .writers import WRITERS, Output, WriteContext, get_writer
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -257,7 +257,8 @@ class FileResult:
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
     full: Quiz | None = None
-    """The whole quiz, when the build has assessments to resolve against it."""
+    """The whole quiz, when the build needs it at the end: assessments draw from it, and
+    bank-wide formats (a cartridge) are written from every quiz."""
     assessment: Assessment | None = None
     """An assessment file's recipe (unresolved: its outputs are written once the bank is known)."""
     n_questions: int = 0
@@ -289,9 +290,10 @@ class BuildResult:
 def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
-    Every XML member is validated as in build(); index.html is left out (it needs every quiz).
-    An assessment file is only loaded: its outputs need the whole bank (build_assessments).
-    With ``keep``, the whole quiz comes back too, for the assessments to draw from.
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz),
+    and so are the bank-wide formats (BANK_WIDE). An assessment file is only loaded: its
+    outputs need the whole bank (build_assessments). With ``keep``, or when a bank-wide format
+    is built, the whole quiz comes back too.
     """
     from .source import load_file
 
@@ -306,11 +308,12 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool =
     if isinstance(quiz, Assessment):
         result.assessment = quiz
         return result
-    if keep:
+    if keep or BANK_WIDE.intersection(formats):
         result.full = quiz
     result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
-    out, errors = run_writers(Bank((quiz,)), formats, WriteContext(formats=formats, timestamp=timestamp))
+    ctx = WriteContext(formats=formats, timestamp=timestamp)
+    out, errors = run_writers(Bank((quiz,)), tuple(f for f in formats if f not in BANK_WIDE), ctx)
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
@@ -396,10 +399,14 @@ def build_files(
 
     from .source import check_ids
 
-    check_ids(ids, source_errors)
+    # In path order, whatever order the workers finished in: "first defined at" must not depend on it.
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
     resolved: list[Assessment] = []
     if recipes and not source_errors:
-        resolved, assessed, errors = build_assessments(recipes, paths, kept, names, timestamp, source_errors)
+        per_file = tuple(f for f in names if f not in BANK_WIDE)
+        resolved, assessed, errors = build_assessments(
+            recipes, paths, kept, per_file, timestamp, source_errors
+        )
         if not source_errors and not result.errors:
             result.errors.extend(errors)
             writer_warnings.extend(assessed.warnings)
@@ -421,6 +428,22 @@ def build_files(
     result.quizzes = len(headers)
     result.assessments = len(recipes)
     result.questions = sum(n for _, n in headers)
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    if bank_wide:
+        # One output for the whole bank: written last, from every quiz and assessment, as build()
+        # would.
+        ctx = WriteContext(formats=names, timestamp=timestamp)
+        quizzes = tuple(sorted(kept.values(), key=lambda q: q.id))
+        out, errors = run_writers(Bank(quizzes, tuple(resolved)), bank_wide, ctx)
+        kept.clear()
+        if errors:
+            result.errors = errors
+            result.warnings = source_warnings
+            return result
+        result.warnings += out.warnings
+        for rel, data in sorted(out.files.items()):
+            emit(rel, data)
+            result.files += 1
     if "html" in names:
         from .writers.html import render_index_of
 
@@ -491,14 +514,19 @@ def _run_pool(
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if "qti21" in names and context.get_start_method() == "fork":
+    if {"qti21", "qti12", "cc13"} & set(names) and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
         # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
         # this process instead would mean parsing every document back (~0.1 ms an item, more
         # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
-        from .package import warm_schemas
+        if "qti21" in names:
+            from .package import warm_schemas
 
-        warm_schemas()
+            warm_schemas()
+        if {"qti12", "cc13"} & set(names):
+            from .validate_qti12 import warm
+
+            warm()
     # Largest files first, so that no worker is left with a big file while the other idles.
     order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
     with ProcessPoolExecutor(
@@ -546,6 +574,7 @@ def tool_fingerprint() -> str:
     import zlib
 
     import jinja2
+    import pygments
     import yaml
     from lxml import etree
 
@@ -556,6 +585,7 @@ def tool_fingerprint() -> str:
     versions = (
         __version__, platform.python_version(), etree.LXML_VERSION, etree.LIBXML_VERSION,
         zlib.ZLIB_RUNTIME_VERSION, jinja2.__version__, yaml.__version__,
+        pygments.__version__,  # highlighted code on the HTML pages
     )  # fmt: skip
     digest.update(repr(versions).encode())
     package = Path(__file__).resolve().parent

@@ -17,6 +17,10 @@ from .model import MEDIA_EXTENSIONS, Media
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """Largest image file (2 MiB): a diagram or a screenshot fits; a photo should be scaled down."""
+MAX_PACKAGE_MEDIA_BYTES = 64 * 1024 * 1024
+"""Most image bytes one package (a quiz's or an assessment's zip, each image counted once) may
+carry (64 MiB, 32 images at the per-image limit): a package must stay an upload an LMS takes in
+one go, and far below what lmsexport validate accepts of a package (validate.MAX_TOTAL_BYTES)."""
 MAX_PIXELS = 40_000_000
 """Largest width x height an image may state (a 10,000 x 4,000 screenshot fits)."""
 MAX_SIDE = 20_000

@@ -1,9 +1,10 @@
 """Every question type through every format: tests/cases/types/bank.yaml and its golden outputs.
 
-The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
-`expected/qti21/<quiz>/...` (the package's members, unzipped so diffs are readable),
-`expected/gift/<quiz>.gift.txt`, `expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and
-`expected/index.html`.
+The bank is the worked examples of docs/source-format.md; exam.yaml is an assessment over it.
+Expected outputs live beside them: `expected/qti21/<quiz or assessment>/...` and
+`expected/qti12/<quiz>/...` (the packages' members, unzipped so diffs are readable),
+`expected/cc/bank/...` (the cartridge's members), `expected/gift/<quiz>.gift.txt`,
+`expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and `expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
 
@@ -20,9 +21,10 @@ from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
 from lmsexport.model import QuestionType
 from lmsexport.source import load_paths
 from lmsexport.validate import validate_package, validate_xml_bytes
+from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
 
 CASE = Path(__file__).resolve().parent / "cases" / "types"
-FORMATS = ["qti21", "gift", "moodlexml", "html"]
+FORMATS = ["qti21", "qti12", "cc13", "gift", "moodlexml", "html"]
 QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 
@@ -45,11 +47,11 @@ def test_golden_outputs(output, golden) -> None:
     expected = CASE / "expected"
     seen = set()
     for path, data in output.files.items():
-        if path.endswith(".zip"):
-            quiz = Path(path).stem
+        if path.endswith((".zip", ".imscc")):
+            folder = Path(path).with_suffix("").as_posix()  # qti21/<quiz>, qti12/<quiz>, cc/bank
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
                 for name in zf.namelist():
-                    rel = f"qti21/{quiz}/{name}"
+                    rel = f"{folder}/{name}"
                     golden(expected / rel, zf.read(name))
                     seen.add(rel)
         else:
@@ -59,15 +61,25 @@ def test_golden_outputs(output, golden) -> None:
     assert not stale, f"expected files no build produces any more: {sorted(stale)}"
 
 
-def test_every_qti_file_is_schema_valid(output) -> None:
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    data = output.files[zip_path]
-    assert validate_package(data, zip_path) == []
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
-        assert len(xml_members) == 1 + 1 + 10  # manifest, test, one item per question
-        for name in xml_members:
-            assert validate_xml_bytes(zf.read(name), name) == [], name
+def test_every_qti_file_is_schema_valid(output, bank) -> None:
+    zips = sorted(p for p in output.files if p.startswith("qti21/"))
+    assert zips == ["qti21/every-type-exam.zip", "qti21/every-type.zip"]
+    questions = {"every-type": 10, "every-type-exam": len(bank.assessments[0].candidates)}
+    for zip_path in zips:
+        data = output.files[zip_path]
+        assert validate_package(data, zip_path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
+            # manifest, test, one item per question it may show
+            assert len(xml_members) == 1 + 1 + questions[Path(zip_path).stem]
+            for name in xml_members:
+                assert validate_xml_bytes(zf.read(name), name) == [], name
+
+
+def test_every_qti12_and_cc_file_is_valid(output) -> None:
+    (qti12_zip,) = [p for p in output.files if p.startswith("qti12/")]
+    assert validate_qti12_package(output.files[qti12_zip], qti12_zip) == []
+    assert validate_cartridge(output.files["cc/bank.imscc"], "cc/bank.imscc") == []
 
 
 def test_interactions_per_type(output, bank) -> None:
@@ -81,8 +93,7 @@ def test_interactions_per_type(output, bank) -> None:
         QuestionType.MATCHING: "matchInteraction",
         QuestionType.ESSAY: "extendedTextInteraction",
     }
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    with zipfile.ZipFile(io.BytesIO(output.files[zip_path])) as zf:
+    with zipfile.ZipFile(io.BytesIO(output.files["qti21/every-type.zip"])) as zf:
         manifest = etree.fromstring(zf.read("imsmanifest.xml"))
         declared = {
             r.get("identifier"): r.findtext(".//{*}interactionType")
@@ -149,4 +160,6 @@ def test_lossy_conversions_are_warned_about(output) -> None:
     assert ("gift.case-sensitive-not-carried", "megatron-name") in rules
     assert ("gift.distractors-not-carried", "zero-stages-match") in rules
     assert any(r == "qti21.canvas-numerical" for r, _ in rules)
+    assert ("qti12.canvas-case-sensitive", "megatron-name") in rules
+    assert ("cc13.matching-split", "zero-stages-match") in rules
     assert all(d.severity.value == "warning" for d in output.warnings)

@@ -59,6 +59,8 @@ class Flavour:
     """Whether elements may carry `dir` (HTML may; QTI 2.1 may not)."""
     list_start: bool = True
     """Whether <ol> may carry `start` (QTI 2.1's may not)."""
+    title_attr: bool = True
+    """Whether <a> and <img> may carry `title` (QTI 2.1's may not)."""
     protect_tex: bool = False
     """For formats whose formulas are TeX in text (GIFT, Moodle XML): a text that spells a MathJax
     delimiter (MATHJAX_DELIMITERS) goes into `<span class="tex2jax_ignore">`, which MathJax does
@@ -173,6 +175,12 @@ class Renderer:
     def _ltr(self) -> dict[str, str]:
         return {"class": "ltr", "dir": "ltr"} if self.f.dir_attr else {"class": "ltr"}
 
+    def _title(self, attrs: dict[str, str], title: str, what: str) -> None:
+        if self.f.title_attr:
+            attrs["title"] = title
+        else:
+            self.lost.append(f"the title {title!r} of {what}")
+
     @staticmethod
     def _align(table: Table, col: int) -> dict[str, str]:
         align = table.aligns[col] if col < len(table.aligns) else None
@@ -196,7 +204,7 @@ class Renderer:
             elif isinstance(x, Link):
                 attrs = {"href": x.url}
                 if x.title:
-                    attrs["title"] = x.title
+                    self._title(attrs, x.title, "a link")
                 self.inlines(x.children, self._el(parent, "a", **attrs))
             elif isinstance(x, Image):
                 attrs = {"src": self.f.image_src(x), "alt": x.alt}
@@ -204,7 +212,7 @@ class Renderer:
                     attrs["width"] = str(x.media.width)
                     attrs["height"] = str(x.media.height)
                 if x.title:
-                    attrs["title"] = x.title
+                    self._title(attrs, x.title, "an image")
                 self._el(parent, "img", **attrs)
             elif isinstance(x, Math):
                 math = self.f.math(x)

@@ -1,11 +1,14 @@
-"""Generate the hostile QTI packages of tests/bad/package/, byte for byte the same on every run,
-and the packages of tests/good/package/ that must pass (what real tools' packages do).
+"""Generate the hostile packages of tests/bad/package/ (QTI 2.1, QTI 1.2 and cartridges), byte
+for byte the same on every run, and the packages of tests/good/package/ that must pass (what real
+tools' packages do).
 
     python tests/bad/package/make_cases.py [OUT_DIR]    # default: this folder and tests/good/package/
                                                         # (given OUT_DIR: OUT_DIR and OUT_DIR/good)
 
-Each package starts from one small valid package (a manifest and one item) and breaks it one
-way; the names say how. Zips are written by hand-patched zipfile output where zipfile
+Each package starts from one small valid package and breaks it one way; the names say how:
+QTI 2.1 packages (a manifest and one item), ``qti12-*`` Canvas-flavour QTI 1.2 packages (a
+manifest, one assessment, Canvas's settings file) and ``cc-*.imscc`` Common Cartridges (the
+shared example schemas/examples/cc/cc13-ur-mc). Zips are written by hand-patched zipfile output where zipfile
 cannot produce the hostile form (symlink modes, encryption flags, duplicate names), with a
 fixed timestamp so the bytes never change. The zip bomb stays small on disk: 10 MiB of
 spaces inside an XML element deflate to about 10 KiB (ratio ~1000:1).
@@ -385,11 +388,216 @@ def good_cases() -> dict[str, bytes]:
     }
 
 
+# --------------------------------------------------------------------------- QTI 1.2 and cartridges
+
+QTI12_MANIFEST = """<?xml version="1.0" encoding="UTF-8"?>
+<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" identifier="m1">
+  <metadata><schema>IMS Content</schema><schemaversion>1.1.3</schemaversion></metadata>
+  <organizations/>
+  <resources>
+    <resource identifier="r1" type="imsqti_xmlv1p2">
+      <file href="quiz/quiz.xml"/>
+      <dependency identifierref="r2"/>
+    </resource>
+    <resource identifier="r2" type="associatedcontent/imscc_xmlv1p1/learning-application-resource"
+        href="quiz/assessment_meta.xml">
+      <file href="quiz/assessment_meta.xml"/>
+    </resource>
+  </resources>
+</manifest>
+"""
+
+QTI12_ASSESSMENT = """<?xml version="1.0" encoding="UTF-8"?>
+<questestinterop>
+  <assessment ident="quiz" title="Quiz">
+    <section ident="root_section">
+      <item ident="q1" title="Q1">
+        <itemmetadata><qtimetadata>
+          <qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>multiple_choice_question</fieldentry></qtimetadatafield>
+        </qtimetadata></itemmetadata>
+        <presentation>
+          <material><mattext texttype="text/plain">2 + 2?</mattext></material>
+          <response_lid ident="response1" rcardinality="Single">
+            <render_choice>
+              <response_label ident="A"><material><mattext>4</mattext></material></response_label>
+              <response_label ident="B"><material><mattext>5</mattext></material></response_label>
+            </render_choice>
+          </response_lid>
+        </presentation>
+        <resprocessing>
+          <outcomes><decvar varname="SCORE" vartype="Decimal" minvalue="0" maxvalue="100"/></outcomes>
+          <respcondition continue="No">
+            <conditionvar><varequal respident="response1">A</varequal></conditionvar>
+            <setvar action="Set" varname="SCORE">100</setvar>
+          </respcondition>
+        </resprocessing>
+      </item>
+    </section>
+  </assessment>
+</questestinterop>
+"""
+
+CANVAS_META = """<?xml version="1.0" encoding="UTF-8"?>
+<quiz xmlns="http://canvas.instructure.com/xsd/cccv1p0" identifier="quiz">
+  <title>Quiz</title>
+  <shuffle_answers>false</shuffle_answers>
+</quiz>
+"""
+
+
+def _qti12(**replace: str) -> list[tuple[str, bytes]]:
+    files = {
+        "imsmanifest.xml": QTI12_MANIFEST,
+        "quiz/quiz.xml": QTI12_ASSESSMENT,
+        "quiz/assessment_meta.xml": CANVAS_META,
+        **replace,
+    }
+    return [(name, text.encode("utf-8")) for name, text in files.items()]
+
+
+def _with_doctype(document: str, doctype: str) -> str:
+    return document.replace(
+        '<?xml version="1.0" encoding="UTF-8"?>\n', '<?xml version="1.0"?>\n' + doctype + "\n"
+    )
+
+
+CC_EXAMPLE = Path(__file__).resolve().parents[3] / "schemas" / "examples" / "cc" / "cc13-ur-mc"
+CC_MANIFEST = (CC_EXAMPLE / "imsmanifest.xml").read_text(encoding="utf-8")
+CC_ASSESSMENT = (CC_EXAMPLE / "quiz-ur-001" / "assessment.xml").read_text(encoding="utf-8")
+CC_RESPONSE_LABEL_C = CC_ASSESSMENT[
+    CC_ASSESSMENT.index('              <response_label ident="C">') : CC_ASSESSMENT.index(
+        "            </render_choice>"
+    )
+]
+
+
+def _cc(**replace: str) -> list[tuple[str, bytes]]:
+    files = {"imsmanifest.xml": CC_MANIFEST, "quiz-ur-001/assessment.xml": CC_ASSESSMENT, **replace}
+    return [(name, text.encode("utf-8")) for name, text in files.items()]
+
+
+def qti12_and_cc_cases() -> dict[str, bytes]:
+    entity = '<!DOCTYPE questestinterop [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+    return {
+        "qti12-internal-subset.zip": _zip(
+            _qti12(**{"quiz/quiz.xml": _with_doctype(QTI12_ASSESSMENT, entity).replace("2 + 2?", "&xxe;")})
+        ),
+        "qti12-billion-laughs.zip": _zip(
+            _qti12(
+                **{
+                    "quiz/quiz.xml": _with_doctype(
+                        QTI12_ASSESSMENT, f"<!DOCTYPE questestinterop [{LAUGHS}]>"
+                    ).replace("2 + 2?", "&lol9;")
+                }
+            )
+        ),
+        "qti12-utf16-internal-subset.zip": _zip(
+            [
+                *_qti12()[:1],
+                (
+                    "quiz/quiz.xml",
+                    _with_doctype(QTI12_ASSESSMENT, entity)
+                    .replace('"1.0"?>', '"1.0" encoding="UTF-16"?>')
+                    .encode("utf-16"),
+                ),
+                *_qti12()[2:],
+            ]
+        ),
+        "qti12-remote-dtd-never-fetched.zip": _zip(
+            _qti12(
+                **{
+                    "quiz/quiz.xml": _with_doctype(
+                        QTI12_ASSESSMENT,
+                        '<!DOCTYPE questestinterop SYSTEM "http://attacker.example/qti.dtd">',
+                    ).replace('<item ident="q1"', '<item ident="q1" onload="x"')
+                }
+            )
+        ),
+        "qti12-not-dtd-valid.zip": _zip(
+            _qti12(**{"quiz/quiz.xml": QTI12_ASSESSMENT.replace("<presentation>", "<presentation><flow/>")})
+        ),
+        "qti12-missing-file.zip": _zip(_qti12()[:1] + _qti12()[2:]),
+        "qti12-href-outside.zip": _zip(
+            _qti12(**{"imsmanifest.xml": QTI12_MANIFEST.replace('"quiz/quiz.xml"', '"../../etc/passwd"')})
+        ),
+        "qti12-bad-canvas-meta.zip": _zip(
+            _qti12(**{"quiz/assessment_meta.xml": CANVAS_META.replace(">false<", ">maybe<")})
+        ),
+        "qti12-zip-bomb.zip": _zip(
+            [*_qti12(), ("quiz/bomb.xml", b"<a>" + b" " * (10 * 1024 * 1024) + b"</a>")]
+        ),
+        "qti12-remote-schema-location.zip": _zip(
+            _qti12(
+                **{
+                    "quiz/quiz.xml": QTI12_ASSESSMENT.replace(
+                        "<questestinterop>",
+                        '<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" '
+                        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation='
+                        '"http://www.imsglobal.org/xsd/ims_qtiasiv1p2 http://attacker.example/qti.xsd">',
+                    )
+                }
+            )
+        ),
+        "cc-schematron-violation.imscc": _zip(
+            _cc(
+                **{
+                    "quiz-ur-001/assessment.xml": CC_ASSESSMENT.replace(
+                        "cc.multiple_choice.v0p1", "cc.true_false.v0p1"
+                    )
+                }
+            )
+        ),
+        "cc-xsd-invalid.imscc": _zip(
+            _cc(**{"quiz-ur-001/assessment.xml": CC_ASSESSMENT.replace('action="Set"', 'action="Add"')})
+        ),
+        "cc-missing-resource.imscc": _zip(
+            _cc(
+                **{
+                    "imsmanifest.xml": CC_MANIFEST.replace(
+                        'identifierref="quiz-ur-001"', 'identifierref="gone"'
+                    )
+                }
+            )
+        ),
+        "cc-missing-file.imscc": _zip(_cc()[:1]),
+        "cc-xxe.imscc": _zip(
+            _cc(
+                **{
+                    "quiz-ur-001/assessment.xml": _with_doctype(CC_ASSESSMENT, entity).replace(
+                        "اسلام آباد</mattext>", "&xxe;</mattext>", 1
+                    )
+                }
+            )
+        ),
+        "cc-not-a-cartridge.imscc": _zip(_good()),
+        "cc-duplicate-item-ident.imscc": _zip(
+            _cc(
+                **{
+                    "quiz-ur-001/assessment.xml": CC_ASSESSMENT.replace(
+                        "    </section>",
+                        CC_ASSESSMENT[
+                            CC_ASSESSMENT.index("      <item ") : CC_ASSESSMENT.index("    </section>")
+                        ]
+                        + "    </section>",
+                    )
+                }
+            )
+        ),
+        "cc-zip-bomb.imscc": _zip(
+            [*_cc(), ("quiz-ur-001/bomb.xml", b"<a>" + b" " * (10 * 1024 * 1024) + b"</a>")]
+        ),
+        "cc-dotdot-path.imscc": _zip([*_cc(), ("../../evil.xml", CC_ASSESSMENT.encode())]),
+        "cc-href-outside.imscc": _zip(
+            _cc(**{"imsmanifest.xml": CC_MANIFEST.replace('"quiz-ur-001/assessment.xml"', '"../secret.xml"')})
+        ),
+    }
+
+
 def main(argv: list[str]) -> None:
     here = Path(__file__).parent
     out = Path(argv[1]) if len(argv) > 1 else here
     good = out / "good" if len(argv) > 1 else here.parents[1] / "good" / "package"
-    for folder, made in ((out, cases()), (good, good_cases())):
+    for folder, made in ((out, {**cases(), **qti12_and_cc_cases()}), (good, good_cases())):
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in made.items():
             (folder / name).write_bytes(data)
