@@ -308,7 +308,11 @@ def build(
     changed, removed = sink.commit(managed)
     if cache is not None:
         cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
-    assessed = f", {result.assessments} assessments" if result.assessments else ""
+    assessed = (
+        f", {result.assessments} assessment{'s' if result.assessments != 1 else ''}"
+        if result.assessments
+        else ""
+    )
     typer.echo(
         f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"

@@ -10,7 +10,9 @@ kinds of input:
   text kept, never silently dropped.
 
 Math is read from TeX between MathJax delimiters (`\\(..\\)`, `\\[..\\]`, and `$$..$$`, which
-Moodle's filter also typesets) in text, and from MathML with a TeX annotation. Images are
+Moodle's filter also typesets) in text, except inside `<span class="tex2jax_ignore">` (which
+MathJax skips, and writers use for text that spells a delimiter), and from MathML with a TeX
+annotation. Images are
 resolved by the caller's ``image`` callback (a data: URI, a package file, @@PLUGINFILE@@).
 The HTML is parsed by lxml.html, which never fetches anything.
 """
@@ -41,6 +43,7 @@ from ..model import (
     Strong,
     Table,
 )
+from ..writers.richtext import TEX_IGNORE_CLASS
 
 _MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]|\$\$(.+?)\$\$", re.S)
 _BLOCK_TAGS = frozenset(
@@ -64,6 +67,8 @@ class _Reader:
         self.image = image
         self.collapse = collapse
         self.lost: list[str] = []
+        self.literal = 0
+        """Depth inside `<span class="tex2jax_ignore">`, whose text is never a formula."""
 
     def lose(self, what: str) -> None:
         if what not in self.lost:
@@ -203,6 +208,13 @@ class _Reader:
             return []
         if tag not in _TRANSPARENT:
             self.lose(f"<{tag}>")
+        if TEX_IGNORE_CLASS in (el.get("class") or "").split():
+            # Text a writer kept from MathJax (Flavour.protect_tex): its delimiters are text.
+            self.literal += 1
+            try:
+                return self.inline_children(el)
+            finally:
+                self.literal -= 1
         return self.inline_children(el)
 
     def mathml(self, el: etree._Element) -> Inline:
@@ -217,6 +229,8 @@ class _Reader:
         """Plain text, with MathJax-delimited TeX read as formulas."""
         if not text:
             return []
+        if self.literal:
+            return [Str(text)]
         out: list[Inline] = []
         at = 0
         for m in _MATH.finditer(text):
@@ -278,7 +292,10 @@ def _trim(inlines: list[Inline], collapse: bool) -> list[Inline]:
         out[0] = Str(out[0].text.lstrip())
     if out and isinstance(out[-1], Str):
         out[-1] = Str(out[-1].text.rstrip())
-    return [x for x in out if not (isinstance(x, Str) and not x.text)]
+    out = [x for x in out if not (isinstance(x, Str) and not x.text)]
+    while out and isinstance(out[-1], LineBreak):
+        out.pop()  # a browser shows nothing for a <br> that ends a paragraph (editors leave them)
+    return out
 
 
 def _inlines_of_block(block: Block) -> list[Inline]:

@@ -17,6 +17,7 @@ Layout rules shared by every format:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -60,6 +61,26 @@ class Flavour:
     """Whether <ol> may carry `start` (QTI 2.1's may not)."""
     title_attr: bool = True
     """Whether <a> and <img> may carry `title` (QTI 2.1's may not)."""
+    protect_tex: bool = False
+    """For formats whose formulas are TeX in text (GIFT, Moodle XML): a text that spells a MathJax
+    delimiter (MATHJAX_DELIMITERS) goes into `<span class="tex2jax_ignore">`, which MathJax does
+    not typeset, with every `\\` and `$` in it as a character reference (`&#92;`, `&#36;`), so
+    that filters reading the HTML source for delimiters (Moodle's filter_mathjaxloader and
+    filter_tex) do not take it for a formula either. readers/richhtml.py reads it back as text."""
+
+
+MATHJAX_DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$")
+"""What MathJax (as Moodle's filter_mathjaxloader configures it) takes for the start or end of a
+formula in text: inline `\\(..\\)`, display `\\[..\\]` and `$$..$$`."""
+TEX_IGNORE_CLASS = "tex2jax_ignore"
+"""The class MathJax 2 and 3 skip when they look for formulas (ignoreClass / ignoreHtmlClass)."""
+_DELIMITER = re.compile(r"\\[()\[\]]|\$\$")
+_TEX_SPECIAL = re.compile(r"[\\$]")
+
+
+def spells_delimiter(text: str) -> bool:
+    """Whether a text holds a MathJax delimiter (it would be typeset as a formula)."""
+    return _DELIMITER.search(text) is not None
 
 
 class Renderer:
@@ -170,7 +191,10 @@ class Renderer:
     def inlines(self, inlines: tuple[Inline, ...], parent: etree._Element) -> None:
         for x in inlines:
             if isinstance(x, Str):
-                _append_text(parent, x.text)
+                if self.f.protect_tex and spells_delimiter(x.text):
+                    _protected(self._el(parent, "span", **{"class": TEX_IGNORE_CLASS}), x.text)
+                else:
+                    _append_text(parent, x.text)
             elif isinstance(x, Emph | Strong):
                 self.inlines(x.children, self._el(parent, "em" if isinstance(x, Emph) else "strong"))
             elif isinstance(x, Code):
@@ -196,6 +220,16 @@ class Renderer:
                     _append_text(parent, math)
                 else:
                     parent.append(math)
+
+
+def _protected(span: etree._Element, text: str) -> None:
+    """Text with every `\\` and `$` as a character reference (see Flavour.protect_tex)."""
+    at = 0
+    for m in _TEX_SPECIAL.finditer(text):
+        _append_text(span, text[at : m.start()])
+        span.append(etree.Entity("#92" if m.group(0) == "\\" else "#36"))
+        at = m.end()
+    _append_text(span, text[at:])
 
 
 def _append_text(parent: etree._Element, text: str) -> None:
