@@ -80,12 +80,15 @@ from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests us
     GRADE_TOLERANCE,
     MOODLE_GRADES,
     NAME_CHARS,
+    draw_category_names,
+    format_marks,
     format_number,
     format_percent,
     lang_span,
     multi_answer_weights,
     name_from_stem,
     nearest_grade,
+    rebuild_instructions,
     text_to_html,
 )
 from . import Output, WriteContext
@@ -545,9 +548,6 @@ removed from the path either way; a context the importer cannot find falls back 
 chosen on the import page, so the prefix is safe wherever course banks do not exist). In the
 course's question bank, every quiz of the course can draw random questions from them."""
 
-SECTION_NAME_CHARS = 60
-"""Longest section title in a category name (Moodle allows 255 characters a name)."""
-
 
 def as_in_assessment(assessment: Assessment, candidate: Candidate) -> Question:
     """A question as an assessment's GIFT file holds it, and as it reads back from there.
@@ -575,19 +575,10 @@ def _category_name(name: str) -> str:
     return name
 
 
-def _shorten(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
-
-
 def draw_category(assessment: Assessment, n: int, section: Section, draw: Draw) -> str:
-    """The `$CATEGORY:` path of the questions of one draw of section `n` (1-based)."""
-    label = (
-        f"{n}. {_shorten(' '.join(section.title.split()), SECTION_NAME_CHARS)}" if section.title else str(n)
-    )
-    names = (assessment.id, label, draw.name)
+    """The `$CATEGORY:` path of the questions of one draw of section `n` (1-based): the names
+    Moodle XML uses too (moodle.draw_category_names), so both files fill the same categories."""
+    names = draw_category_names(assessment, n, section, draw)
     return "/".join((ASSESSMENT_CONTEXT, *(_category_name(x) for x in names)))
 
 
@@ -596,134 +587,12 @@ def _shown_path(category: str) -> str:
     return category.removeprefix(ASSESSMENT_CONTEXT + "/")
 
 
-def _marks(value: float) -> str:
-    return f"{value:g}"
-
-
-# The instructions at the top of an assessment's file, per language (the primary subtag of
-# the assessment's lang; English for any other). Moodle's own labels are quoted in English as
-# its English language pack writes them (mod/quiz/lang/en/quiz.php: 'addasection' = "a new
-# section heading", 'questionbank' = "from question bank", 'addarandomquestion' = "a random
-# question"), since a site's language pack may not translate them.
-_INSTRUCTIONS: dict[str, dict[str, str]] = {
-    "en": {
-        "head": "{title} ({id}): how to build this assessment in Moodle",
-        "intro1": (
-            "GIFT cannot describe a quiz, so this file only fills the question bank, with the"
-            " questions of each draw in a category of their own."
-        ),
-        "intro2": (
-            'Import it (Question bank > Import > "GIFT format") with "Get category from file" ticked'
-            ' (and "Get context from file", to put the categories in the course\'s question bank),'
-            " then create a quiz and, on its Questions page, build it as below."
-        ),
-        "intro3": (
-            "Each section is a section of the Moodle quiz: the first one is there already (edit its"
-            ' heading); add each other one with Add > "a new section heading".'
-        ),
-        "description": "Description (for the quiz's settings): {text}",
-        "section": "Section {n}: {title}",
-        "section-untitled": "Section {n} (no heading)",
-        "shuffle": (
-            '  Tick "Shuffle" for this section: the order of its questions changes with every attempt.'
-        ),
-        "random": (
-            '  {k}. Add > "a random question": category "{path}", "Number of random questions" {pick}'
-            " (of the {size} in the category); maximum mark {marks} each."
-        ),
-        "random-varied": (
-            '  {k}. Add > "a random question": category "{path}", "Number of random questions" {pick}'
-            " (of the {size} in the category); its questions are worth {marks} marks, but Moodle gives a"
-            " random question one maximum mark: choose it."
-        ),
-        "listed": (
-            '  {k}. Add > "from question bank": category "{path}", all of its questions, in this order:'
-            " {ids}."
-        ),
-        "listed-question": "{id} (maximum mark {marks})",
-        "marks": (
-            "Marks: GIFT cannot carry them, so every question imports with a default mark of 1. Set"
-            " each question's maximum mark on the quiz's Questions page as listed above."
-        ),
-        "total": "One attempt: {count} questions, {marks} marks in all.",
-        "total-varied": "One attempt: {count} questions; the total of marks depends on the questions drawn.",
-    },
-    "ur": {
-        "head": "{title} ({id}): Moodle میں یہ امتحان بنانے کا طریقہ",
-        "intro1": (
-            "GIFT کوئز کی ساخت بیان نہیں کر سکتا، اس لیے یہ فائل صرف سوالات کا بینک بھرتی ہے: ہر انتخاب"
-            " (draw) کے سوالات اپنے الگ زمرے (category) میں ہیں۔"
-        ),
-        "intro2": (
-            'اسے Question bank > Import > "GIFT format" سے درآمد کریں اور "Get category from file" پر'
-            ' نشان لگائیں (زمروں کو کورس کے سوالات کے بینک میں رکھنے کے لیے "Get context from file" پر بھی)،'
-            " پھر ایک کوئز بنائیں اور اس کے Questions صفحے پر اسے نیچے دی گئی ترتیب سے بنائیں۔"
-        ),
-        "intro3": (
-            "ہر حصہ Moodle کوئز کا ایک section ہے: پہلا پہلے سے موجود ہے (اس کا عنوان بدل دیں)؛ باقی ہر ایک"
-            ' Add > "a new section heading" سے شامل کریں۔'
-        ),
-        "description": "تفصیل (کوئز کی ترتیبات کے لیے): {text}",
-        "section": "حصہ {n}: {title}",
-        "section-untitled": "حصہ {n} (بغیر عنوان)",
-        "shuffle": '  اس حصے کے لیے "Shuffle" پر نشان لگائیں: ہر کوشش پر اس کے سوالات کی ترتیب بدلتی ہے۔',
-        "random": (
-            '  {k}. Add > "a random question": زمرہ "{path}"، "Number of random questions" {pick}'
-            " (زمرے کے {size} سوالات میں سے)؛ ہر سوال کے زیادہ سے زیادہ نمبر {marks}۔"
-        ),
-        "random-varied": (
-            '  {k}. Add > "a random question": زمرہ "{path}"، "Number of random questions" {pick}'
-            " (زمرے کے {size} سوالات میں سے)؛ ان سوالات کے نمبر {marks} ہیں، لیکن Moodle بے ترتیب سوال"
-            " کو ایک ہی زیادہ سے زیادہ نمبر دیتا ہے: اسے خود چنیں۔"
-        ),
-        "listed": ('  {k}. Add > "from question bank": زمرہ "{path}" کے تمام سوالات، اسی ترتیب سے: {ids}۔'),
-        "listed-question": "{id} (زیادہ سے زیادہ نمبر {marks})",
-        "marks": (
-            "نمبر: GIFT نمبر منتقل نہیں کر سکتا، اس لیے ہر سوال 1 نمبر کے ساتھ درآمد ہوتا ہے۔ کوئز کے"
-            " Questions صفحے پر ہر سوال کے زیادہ سے زیادہ نمبر اوپر دی گئی فہرست کے مطابق مقرر کریں۔"
-        ),
-        "total": "ایک کوشش: {count} سوالات، کل {marks} نمبر۔",
-        "total-varied": "ایک کوشش: {count} سوالات؛ کل نمبر منتخب ہونے والے سوالات پر منحصر ہیں۔",
-    },
-}
-
-
 def _instructions(assessment: Assessment, categories: dict[tuple[int, int], str]) -> list[str]:
-    """The comment an instructor reads first: how to build the quiz in Moodle from the categories."""
-    t = _INSTRUCTIONS.get(assessment.lang.split("-")[0].lower(), _INSTRUCTIONS["en"])
-    # Every line must stay a comment: a line break in a title would end it.
-    lines = [t["head"].format(title=" ".join(assessment.title.split()), id=assessment.id), ""]
-    lines += [t["intro1"], t["intro2"], t["intro3"]]
-    if assessment.description is not None:
-        description = plain_text(assessment.description).split("\n")
-        lines += ["", t["description"].format(text=description[0]), *description[1:]]
-    for n, section in enumerate(assessment.sections, 1):
-        lines.append("")
-        title = " ".join(section.title.split()) if section.title else ""
-        lines.append(t["section"].format(n=n, title=title) if title else t["section-untitled"].format(n=n))
-        if section.shuffle:
-            lines.append(t["shuffle"])
-        for k, draw in enumerate(section.draws, 1):
-            path = _shown_path(categories[n, k])
-            marks = sorted({draw.points_of(c.question) for c in draw.candidates})
-            if draw.is_random:
-                key = "random" if len(marks) == 1 else "random-varied"
-                lines.append(t[key].format(k=k, path=path, pick=draw.count, size=len(draw.candidates),
-                                           marks="/".join(_marks(m) for m in marks)))  # fmt: skip
-            else:
-                ids = ", ".join(
-                    t["listed-question"].format(id=c.question.id, marks=_marks(draw.points_of(c.question)))
-                    for c in draw.candidates
-                )
-                lines.append(t["listed"].format(k=k, path=path, size=len(draw.candidates), ids=ids))
-    total = assessment.total_points
-    lines += ["", t["marks"]]
-    if total is None:
-        lines.append(t["total-varied"].format(count=assessment.question_count))
-    else:
-        lines.append(t["total"].format(count=assessment.question_count, marks=_marks(total)))
+    """The comment an instructor reads first: how to build the quiz in Moodle from the categories
+    (moodle.rebuild_instructions, the wording Moodle XML uses too), every line a comment."""
+    paths = {key: _shown_path(category) for key, category in categories.items()}
     rule = "// " + "=" * 76
-    return [rule, *(f"// {line}".rstrip() for line in lines), rule]
+    return [rule, *(f"// {line}".rstrip() for line in rebuild_instructions(assessment, paths, "gift")), rule]
 
 
 def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
@@ -764,7 +633,7 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
                     Diagnostic(
                         draw.loc or where,
                         f"assessment '{assessment.id}': draw '{draw.name}' gives its questions "
-                        f"{'/'.join(_marks(m) for m in sorted(marks))} points, but GIFT has no marks: "
+                        f"{'/'.join(format_marks(m) for m in sorted(marks))} points, but GIFT has no marks: "
                         "Moodle gives each question its default mark 1",
                         # A note: Moodle builds no quiz from GIFT, the instructor does, from the
                         # file's instructions, which list these marks.
@@ -827,7 +696,7 @@ def write(bank: Bank, ctx: WriteContext) -> Output:
     def add(path: str, written: tuple[str, list[Diagnostic]], loc: SourceLoc | None) -> None:
         data = written[0].encode("utf-8")
         errors.extend(_errors(written[1]))
-        out.warnings.extend(d for d in written[1] if d.severity is Severity.WARNING)
+        out.warnings.extend(d for d in written[1] if d.severity is not Severity.ERROR)  # and notes
         out.warnings.extend(_size_warning(path, data, loc or SourceLoc(path)))
         out.files[path] = data
 
