@@ -21,7 +21,7 @@ from lmsexport import package  # noqa: E402
 from lmsexport.model import Quiz  # noqa: E402
 from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
-from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti21  # noqa: E402
+from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti12, qti21, qti21_package  # noqa: E402
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -49,7 +49,7 @@ def main(n: int) -> None:
         return [qti21.item_tree(z, q) for z in quizzes for q in z.questions]
 
     def manifests() -> list[object]:
-        return [package.manifest_tree(z) for z in quizzes]
+        return [qti21_package.manifest_tree(z) for z in quizzes]
 
     trees = items() + manifests()
     rows = {
@@ -60,11 +60,11 @@ def main(n: int) -> None:
             lambda: [validate_tree(t, "item" if t.tag.endswith("Item") else "manifest", "x") for t in trees]
         ),
         "qti21 serialize": best(lambda: [package.serialize(t) for t in trees]),
-        "qti21 whole writer": best(lambda: package.build_qti21(bank, ctx)),
+        "qti21 whole writer": best(lambda: qti21_package.build_qti21(bank, ctx)),
         "gift writer": best(lambda: gift.write(bank, ctx)),
         "moodlexml writer": best(lambda: moodlexml.write(bank, ctx)),
         "html writer": best(lambda: html.write(bank, ctx)),
-        "qti12 whole writer": best(lambda: package.build_qti12(bank, ctx)),
+        "qti12 whole writer": best(lambda: qti12.build_qti12(bank, ctx)),
     }
     # The cartridges: the per-quiz parts (what a parallel build's workers do), then the assembly
     # (what is left for the build's main process, serially), for each version; and both parts in
@@ -72,16 +72,16 @@ def main(n: int) -> None:
     for fmt in ("cc13", "cc11"):
         parts: list[object] = []
         rows[f"{fmt} parts (in the workers)"] = best(
-            lambda fmt=fmt, parts=parts: parts.__setitem__(slice(None), package.cc_parts(bank, ctx, fmt))
+            lambda fmt=fmt, parts=parts: parts.__setitem__(slice(None), cc13.cc_parts(bank, ctx, fmt))
         )
         rows[f"{fmt} assemble (main process)"] = best(
-            lambda fmt=fmt, parts=parts: package.cc_assemble(parts, (), ctx, fmt)
+            lambda fmt=fmt, parts=parts: cc13.cc_assemble(parts, (), ctx, fmt)
         )
 
     def both() -> None:
         for z in quizzes:
             for version in (cc13.CC13, cc13.CC11):
-                package.cc_part(z, version)
+                cc13.cc_part(z, version)
 
     rows["cc13 + cc11 parts, quiz by quiz"] = best(both)
     q = bank.question_count

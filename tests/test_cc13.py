@@ -16,10 +16,11 @@ from lxml import etree
 
 from lmsexport import validate_qti12 as v
 from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
-from lmsexport.package import build_cc11, build_cc13, serialize
+from lmsexport.package import serialize
 from lmsexport.validate import schema_dir
 from lmsexport.validate_qti12 import validate_cartridge, validate_cc_tree
 from lmsexport.writers import WriteContext, cc13
+from lmsexport.writers.cc13 import build_cc11, build_cc13
 
 CTX = WriteContext(formats=("cc13",))
 Q = {"q": cc13.QTI_NS}
@@ -438,7 +439,7 @@ def test_an_assessment_asks_every_question_it_may_draw(version: cc13.Version) ->
 
 @pytest.mark.parametrize("version", [cc13.CC13, cc13.CC11], ids=["cc13", "cc11"])
 def test_the_cartridge_from_parts_is_the_cartridge_of_the_trees(version: cc13.Version) -> None:
-    """package.cc_assemble writes, from per-quiz parts (compressed in a build's workers), the
+    """cc13.cc_assemble writes, from per-quiz parts (compressed in a build's workers), the
     very bytes of each document cc13.cartridge_documents defines; the zip holds nothing else
     but the images."""
     bank = _exam_bank()

@@ -38,10 +38,10 @@ class Output:
 Writer = Callable[[Bank, WriteContext], Output]
 
 WRITERS: dict[str, str] = {
-    "qti21": "lmsexport.package:build_qti21",
-    "qti12": "lmsexport.package:build_qti12",
-    "cc13": "lmsexport.package:build_cc13",
-    "cc11": "lmsexport.package:build_cc11",
+    "qti21": "lmsexport.writers.qti21_package:build_qti21",
+    "qti12": "lmsexport.writers.qti12:build_qti12",
+    "cc13": "lmsexport.writers.cc13:build_cc13",
+    "cc11": "lmsexport.writers.cc13:build_cc11",
     "gift": "lmsexport.writers.gift:write",
     "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",
@@ -55,8 +55,8 @@ Assemble = Callable[[Iterable[Any], Sequence[Assessment], WriteContext], Output]
 """A bank-wide format's one output from every quiz's part and the bank's resolved assessments."""
 
 SPLIT: dict[str, tuple[str, str]] = {
-    "cc13": ("lmsexport.package:cc13_parts", "lmsexport.package:cc13_assemble"),
-    "cc11": ("lmsexport.package:cc11_parts", "lmsexport.package:cc11_assemble"),
+    "cc13": ("lmsexport.writers.cc13:cc13_parts", "lmsexport.writers.cc13:cc13_assemble"),
+    "cc11": ("lmsexport.writers.cc13:cc11_parts", "lmsexport.writers.cc13:cc11_assemble"),
 }
 """Formats whose one output holds the whole bank (a cartridge), written in two steps: the part
 function runs per source file (with the other formats' writers, in the workers of a parallel

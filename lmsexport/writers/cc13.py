@@ -51,12 +51,14 @@ from; a named warning says so for each random draw.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from ..errors import Diagnostic, Severity
+from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..model import (
     Assessment,
     Bank,
@@ -75,9 +77,13 @@ from ..model import (
     Str,
     Text,
 )
-from . import qti12
+from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
+from . import Output, WriteContext, qti12
 from .qti12 import _el, short_title
 from .qti21 import TRUE_FALSE_LABELS, num, true_false_labels
+
+if TYPE_CHECKING:
+    from ..validate_qti12 import CcVersion
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -941,3 +947,199 @@ def exam_warnings(assessment: Assessment, version: Version = CC13) -> list[Diagn
 
 def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
     return Diagnostic(loc, message, Severity.WARNING, rule)
+
+
+# --------------------------------------------------------------------------- Common Cartridges
+#
+# A cartridge holds the whole bank, so it cannot be one quiz's output like the other formats'.
+# It is written in two steps, registered in writers.SPLIT: cc_parts, run per source file (in the
+# workers of a parallel build), builds, validates, serialises and compresses what one quiz
+# contributes (its assessment and its items as its category's bank holds them); cc_assemble, run
+# once with every quiz's part, writes the manifest, the assessments of the bank's assessments
+# and each category's bank (from the parts' compressed items), and zips. The in-memory writers
+# (build_cc13, build_cc11) are the same two steps, so both paths give the same bytes.
+
+
+@dataclass
+class CcPart:
+    """What one quiz contributes to a cartridge (picklable: a worker sends it to the parent)."""
+
+    quiz: Quiz
+    """The quiz's header (no questions)."""
+    assessment: Deflated
+    """Its CC assessment, serialised and compressed."""
+    bank: Deflated | None
+    """Its items as its category's bank holds them (serialised as there, indented inside the
+    objectbank), compressed as a piece of that member (join_deflated); None in a 1.1 cartridge."""
+    bank_idents: tuple[str, ...]
+    media: dict[str, Media]
+    """The images its texts show, by file name."""
+    warnings: list[Diagnostic]
+    problems: list[Diagnostic]
+    """Its documents' validation errors (a bug of ours): the cartridge is not written."""
+
+
+def _cc_check(version: str) -> CcVersion:
+    from ..validate_qti12 import CC_VERSIONS
+
+    return CC_VERSIONS[version]
+
+
+def _bank_frame(ident: str, title: str, version: Version) -> tuple[bytes, bytes]:
+    """The serialised bank document around its items: what comes before the first item and
+    after the last one (the serialisation of the bank without items, cut where they would go)."""
+    empty = serialize(bank_tree(ident, title, [], version))
+    cut = empty.rindex(b"  </objectbank>")
+    return empty[:cut], empty[cut:]
+
+
+def _bank_items(tree: etree._Element, ident: str, title: str, version: Version) -> bytes:
+    """The serialised items of a bank document built by bank_tree(ident, title, ...)."""
+    data = serialize(tree)
+    prefix, suffix = _bank_frame(ident, title, version)
+    if not (data.startswith(prefix) and data.endswith(suffix)):  # pragma: no cover - lxml's layout
+        raise AssertionError("a bank's serialisation does not frame its items as expected")
+    return data[len(prefix) : len(data) - len(suffix)]
+
+
+def cc_part(quiz: Quiz, version: Version) -> CcPart:
+    """A quiz's part of a cartridge: its documents built (quiz_documents), validated
+    against the version's CC profile (XSD and Schematron), serialised and compressed."""
+    from ..validate_qti12 import validate_cc_tree
+
+    check = _cc_check(version.manifest_ns)
+    docs = quiz_documents(quiz, version)
+    where = f"{version.cartridge_path}!"
+    problems = validate_cc_tree(docs.assessment, "cc-qti", where + assessment_path(quiz), check)
+    bank = None
+    idents: tuple[str, ...] = ()
+    if docs.bank is not None:
+        title = category_title(quiz)
+        problems += validate_cc_tree(docs.bank, "cc-qti", f"{where}{BANK_DIR} (items of {quiz.id})", check)
+        bank = deflate(_bank_items(docs.bank, quiz.id, title, version), final=False)
+        idents = tuple(item.get("ident") or "" for item in docs.bank[0].iterchildren(f"{{{QTI_NS}}}item"))
+    warnings = quiz_warnings(quiz, version)
+    return CcPart(
+        quiz.header, deflate(serialize(docs.assessment)), bank, idents, docs.media, warnings, problems
+    )
+
+
+def _bank_piece(part: CcPart, taken: set[str], version: Version) -> Deflated:
+    """A part's bank items for its category's bank. Its item idents are unique within the quiz
+    (cc_items); one another quiz of the category already has is renamed here as
+    rename_clash renames it (rare: a matching question's part named like another quiz's
+    question), by reading the part's own items back."""
+    assert part.bank is not None
+    if taken.isdisjoint(part.bank_idents):
+        taken.update(part.bank_idents)
+        return part.bank
+    title = category_title(part.quiz)
+    prefix, suffix = _bank_frame(part.quiz.id, title, version)
+    items = zlib.decompressobj(-15).decompress(part.bank.data)
+    tree = etree.fromstring(prefix + items + suffix, etree.XMLParser(resolve_entities=False, no_network=True))
+    for el in tree.iter():  # the layout's white space goes (the items hold no mixed content)
+        if len(el) and el.text and not el.text.strip():
+            el.text = None
+        if el.tail and not el.tail.strip():
+            el.tail = None
+    held = [rename_clash(item, taken) for item in tree[0].iterchildren(f"{{{QTI_NS}}}item")]
+    renamed = bank_tree(part.quiz.id, title, held, version)
+    return deflate(_bank_items(renamed, part.quiz.id, title, version), final=False)
+
+
+def cc_parts(bank: Bank, ctx: WriteContext, fmt: str) -> list[CcPart]:
+    """The parts of a bank's quizzes (a parallel build calls it with one source file's quiz)."""
+    version = VERSIONS[fmt]
+    return [cc_part(quiz, version) for quiz in bank.quizzes]
+
+
+def cc_assemble(
+    parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext, fmt: str
+) -> Output:
+    """The cartridge from every quiz's part and the bank's (resolved) assessments: the manifest,
+    then per category its quizzes' assessments and its bank, then each assessment and its pool
+    banks, then the images; every document validated before anything is written. Raises
+    SchemaValidationError with every problem of every part."""
+    from ..validate_qti12 import validate_cc_tree
+
+    version = VERSIONS[fmt]
+    check = _cc_check(version.manifest_ns)
+    by_id = {p.quiz.id: p for p in parts}
+    ordered = [by_id[k] for k in sorted(by_id)]
+    output = Output(warnings=[w for p in ordered for w in p.warnings])
+    output.warnings += [w for a in assessments for w in exam_warnings(a, version)]
+    problems = [d for p in ordered for d in p.problems]
+    if not ordered:
+        return output
+    where = f"{version.cartridge_path}!"
+    cats = categories(p.quiz for p in ordered)
+    media: dict[str, Media] = {}
+    for p in ordered:
+        media.update(p.media)
+    for a in assessments:
+        media.update(qti12.media_files(t for c in a.candidates for t in qti12.question_texts(c.question)))
+        media.update(qti12.media_files([a.description]))
+    resources = Resources({p.quiz.id: tuple(p.media) for p in ordered}, tuple(assessments))
+    manifest = manifest_tree([p.quiz for p in ordered], cats, version, resources)
+    problems += validate_cc_tree(manifest, "cc-manifest", where + MANIFEST_PATH, check)
+
+    def members() -> Iterator[tuple[str, Deflated]]:
+        yield MANIFEST_PATH, deflate(serialize(manifest))
+        for cat in cats:
+            pieces: list[Deflated] = []
+            taken: set[str] = set()
+            for quiz in cat.quizzes:
+                part = by_id[quiz.id]
+                yield assessment_path(quiz), part.assessment
+                if part.bank is not None:
+                    pieces.append(_bank_piece(part, taken, version))
+            if version.banks:
+                prefix, suffix = _bank_frame(cat.name, cat.title, version)
+                yield (
+                    bank_path(cat),
+                    join_deflated([deflate(prefix, final=False), *pieces, deflate(suffix)]),
+                )
+        for assessment in assessments:
+            # Built here, from the resolved assessment: one document at a time.
+            for path, kind, tree in exam_documents(assessment, version):
+                problems.extend(validate_cc_tree(tree, kind, where + path, check))
+                yield path, deflate(serialize(tree))
+        for name in sorted(media):
+            yield media_path(name), deflate(media[name].data)
+
+    data = zip_deflated(members(), ctx.timestamp)
+    if problems:
+        raise SchemaValidationError(problems)
+    output.files[version.cartridge_path] = data
+    return output
+
+
+def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
+    """The cc13 writer: one IMS Common Cartridge 1.3 of the whole bank at cc/bank.imscc.
+
+    The manifest, every assessment and every question bank are validated against the CC 1.3
+    profiles (XSD and their Schematron rules) before anything is zipped.
+    """
+    return cc_assemble(cc_parts(bank, ctx, "cc13"), bank.assessments, ctx, "cc13")
+
+
+def build_cc11(bank: Bank, ctx: WriteContext) -> Output:
+    """The cc11 writer: the same cartridge in Common Cartridge 1.1, which Moodle restores (it
+    recognises 1.0 and 1.1 only: backup/converter/imscc11/lib.php), at cc11/bank-cc11.imscc."""
+    return cc_assemble(cc_parts(bank, ctx, "cc11"), bank.assessments, ctx, "cc11")
+
+
+def cc13_parts(bank: Bank, ctx: WriteContext) -> list[CcPart]:
+    return cc_parts(bank, ctx, "cc13")
+
+
+def cc13_assemble(parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext) -> Output:
+    return cc_assemble(parts, assessments, ctx, "cc13")
+
+
+def cc11_parts(bank: Bank, ctx: WriteContext) -> list[CcPart]:
+    return cc_parts(bank, ctx, "cc11")
+
+
+def cc11_assemble(parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext) -> Output:
+    return cc_assemble(parts, assessments, ctx, "cc11")

@@ -38,16 +38,18 @@ renderer, lmsexport.writers.richtext): the one place where a text becomes QTI 1.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from lxml import etree
 
-from ..errors import Diagnostic, Severity
+from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..mathml import to_mathml
 from ..model import (
     Assessment,
+    Bank,
     Draw,
     Math,
     Media,
@@ -61,6 +63,8 @@ from ..model import (
     media_of,
     plain_text,
 )
+from ..package import validated_zip
+from . import Output, WriteContext
 from .qti21 import TITLE_MAX, num
 from .richtext import Flavour, Renderer
 
@@ -964,3 +968,29 @@ def exam_warnings(assessment: Assessment) -> list[Diagnostic]:
 
 def _warn(loc: SourceLoc, message: str, rule: str, hint: str | None = None) -> Diagnostic:
     return Diagnostic(loc, message, Severity.WARNING, rule, hint=hint)
+
+
+# --------------------------------------------------------------------------- the writer
+
+
+def build_qti12(bank: Bank, ctx: WriteContext) -> Output:
+    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip, and
+    one per assessment at qti12/<assessment-id>.zip (random draws as Canvas question groups).
+
+    Every document is validated (QTI 1.2.1 DTD, IMS CP 1.1 XSD, Canvas's settings file) before
+    anything is zipped; all invalid documents of the bank are reported together.
+    """
+    output = Output()
+    problems: list[Diagnostic] = []
+    packages = itertools.chain(
+        ((quiz_package(quiz), lossy_warnings(quiz)) for quiz in bank.quizzes),
+        ((exam_package(a), exam_warnings(a)) for a in bank.assessments),
+    )
+    for pkg, warnings in packages:  # one package's trees at a time
+        data = validated_zip(pkg.docs, pkg.path, ctx.timestamp, problems, pkg.files)
+        output.warnings += warnings
+        if data is not None:
+            output.files[pkg.path] = data
+    if problems:
+        raise SchemaValidationError(problems)
+    return output
