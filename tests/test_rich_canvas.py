@@ -373,3 +373,22 @@ def test_items_from_skeletons_are_the_built_items(quiz: Quiz) -> None:
                 slow = cc13.build_item_tree(quiz, made[target.id], "cat", etree.Element(f"{Q}section"))
                 assert etree.tostring(fast) == etree.tostring(slow)
     qti12._SKELETONS.clear()
+
+
+def test_a_literal_tex_delimiter_is_not_a_formula() -> None:
+    """Prose that spells ``\\(`` or ``$$`` is kept from MathJax (Canvas's with
+    new_math_equation_handling, Moodle's filter): a ``tex2jax_ignore`` span with ``\\`` and ``$``
+    as character references, read back as the same text."""
+    from lmsexport.model import Para, Str
+
+    text = "cost \\(n\\) or $$x$$ in prose"
+    quiz = Quiz("lit", "Lit", "en", (Question("q", QuestionType.ESSAY, Rich((Para((Str(text),)),))),))
+    out = build(Bank((quiz,)), FORMATS)
+    files = members(out.files["qti12/lit.zip"])
+    item = etree.fromstring(files["lit/lit.xml"]).find(".//item")
+    mattext = item.find("presentation/material/mattext")
+    assert "tex2jax_ignore" in mattext.text and "\\(" not in mattext.text and "$$" not in mattext.text
+    assert read_text(mattext, quiz.questions[0].stem, None) == quiz.questions[0].stem
+    cc = etree.fromstring(members(out.files["cc11/bank-cc11.imscc"])["lit/assessment.xml"])
+    (stem,) = [m.text for m in cc.iter(f"{Q}mattext")]
+    assert "tex2jax_ignore" in stem and "\\(" not in stem  # the item's title stays plain text

@@ -135,8 +135,11 @@ def _math(formula: Math) -> etree._Element:
 
 def flavour(image_prefix: str) -> Flavour:
     """The shared renderer's settings for QTI 1.2 HTML: MathML, ``dir`` and ``start`` allowed (it
-    is HTML), code left to right, images at ``image_prefix + <content-addressed name>``."""
-    return Flavour(math=_math, image_src=lambda image: image_prefix + image.media.filename)
+    is HTML), code left to right, images at ``image_prefix + <content-addressed name>``, and text
+    that spells a MathJax delimiter protected (Flavour.protect_tex): Canvas typesets ``\\(..\\)``
+    in text when its new_math_equation_handling is on (packages/mathml ``isMathInElement``) and
+    Moodle's MathJax filter always does, so a literal ``\\(`` in prose would become a formula."""
+    return Flavour(math=_math, image_src=lambda image: image_prefix + image.media.filename, protect_tex=True)
 
 
 FLAVOUR = flavour(f"{MEDIA_DIR}/")
