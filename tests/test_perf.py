@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from typer.testing import CliRunner
@@ -31,6 +31,7 @@ from lmsexport.cli import app
 from lmsexport.errors import SourceError
 from lmsexport.model import Question, Quiz, direction
 from lmsexport.package import serialize
+from lmsexport.readers import gift as gift_reader
 from lmsexport.source import discover, load_paths
 from lmsexport.writers import gift, qti21
 
@@ -369,3 +370,100 @@ def test_pool_workers_die_with_a_killed_build(tmp_path: Path) -> None:
         for w in workers:  # ours: do not leave them behind when the assertion fails
             with contextlib.suppress(ProcessLookupError):
                 os.kill(w, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------- GIFT reader positions
+
+
+class _PerChar:
+    """The GIFT reader's texts as first written: a position stored for every character. The
+    reference definition the reader's lazily computed positions are checked against."""
+
+    def __init__(self, s: str, pos: list[tuple[int, int]]) -> None:
+        assert len(s) == len(pos)
+        self.s, self.pos = s, pos
+
+    @classmethod
+    def join(cls, lines: list[tuple[int, str]]) -> _PerChar:
+        chars: list[str] = []
+        pos: list[tuple[int, int]] = []
+        for k, (lineno, raw) in enumerate(lines):
+            stripped = raw.strip(gift_reader._PHP_TRIM)
+            col = len(raw) - len(raw.lstrip(gift_reader._PHP_TRIM)) + 1
+            if stripped.startswith("//"):
+                stripped = " "
+            if k:
+                chars.append("\n")
+                pos.append(pos[-1])
+            chars.extend(stripped)
+            pos.extend((lineno, col + i) for i in range(len(stripped)))
+        return cls("".join(chars), pos).strip()
+
+    def __getitem__(self, key: slice) -> _PerChar:
+        return _PerChar(self.s[key], self.pos[key])
+
+    def strip(self) -> _PerChar:
+        start = len(self.s) - len(self.s.lstrip(gift_reader._PHP_TRIM))
+        end = len(self.s.rstrip(gift_reader._PHP_TRIM))
+        return self[start:end] if start < end else self[start:start]
+
+    def unescape(self) -> _PerChar:
+        chars: list[str] = []
+        pos: list[tuple[int, int]] = []
+        i = 0
+        for m in gift_reader._TOKEN.finditer(self.s):
+            chars.extend(self.s[i : m.start()])
+            pos.extend(self.pos[i : m.start()])
+            out = gift_reader._UNESCAPED[m.group(0)]
+            chars.extend(out)
+            pos.extend([self.pos[m.start()]] * len(out))
+            i = m.end()
+        chars.extend(self.s[i:])
+        pos.extend(self.pos[i:])
+        return _PerChar("".join(chars), pos)
+
+    def without(self, start: int, end: int, instead: str) -> _PerChar:
+        return _PerChar(
+            self.s[:start] + instead + self.s[end:],
+            self.pos[:start] + [self.pos[start]] * len(instead) + self.pos[end:],
+        )
+
+
+def _same_positions(fast: gift_reader._Text, ref: _PerChar) -> None:
+    assert fast.s == ref.s
+    assert [fast.at(i) for i in range(len(fast.s))] == ref.pos
+
+
+_GIFT_LINE = st.text(st.sampled_from(list(" \t\\:#={}~n&092;/x\u0627")), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GIFT_LINE, min_size=1, max_size=6), st.data())
+def test_gift_reader_positions_are_the_per_character_ones(lines: list[str], data: st.DataObject) -> None:
+    """Joining, trimming, slicing, unescaping and splicing a text give every character the
+    position the reader's first, per-character definition gave it."""
+    blocks = list(gift_reader._blocks(lines))
+    assume(blocks)
+    block = blocks[-1]
+    fast, _ = gift_reader._Block("t", block, [])._join()
+    ref = _PerChar.join(block)
+    _same_positions(fast, ref)
+    fast, ref = gift_reader._unescape_gift(fast), ref.unescape()
+    _same_positions(fast, ref)
+    for _ in range(3):
+        n = len(ref.s)
+        if n == 0:
+            break
+        start = data.draw(st.integers(0, n - 1))
+        end = data.draw(st.integers(start, n))
+        op = data.draw(st.sampled_from(["slice", "strip", "without", "unescape"]))
+        if op == "slice":
+            fast, ref = fast[start:end], ref[start:end]
+        elif op == "strip":
+            fast, ref = fast.strip(), ref.strip()
+        elif op == "without":
+            instead = data.draw(st.sampled_from(["", "_____", "~="]))
+            fast, ref = fast.without(start, end, instead), ref.without(start, end, instead)
+        else:
+            fast, ref = gift_reader._unescape_gift(fast), ref.unescape()
+        _same_positions(fast, ref)
