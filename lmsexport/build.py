@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Bank, Quiz, SourceLoc
@@ -69,70 +71,82 @@ def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP
     return result
 
 
-def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
-    """Build every format in memory (validating every XML file), read every GIFT file back
-    and compare it with the bank; return all diagnostics.
+# --------------------------------------------------------------------------- check: the round trip
 
-    Errors of the writers come back as diagnostics rather than an exception, so that a
-    pipeline sees every problem of the run at once.
-    """
+READERS: dict[str, str] = {
+    "gift": "lmsexport.readers.gift:read_back",
+}
+"""Format -> "module:function" of the reader check reads that format's files of a quiz back
+with: ``(quiz, the files written for it) -> (path of the file read, the quiz read back)``,
+raising LmsExportError for what it cannot read. One line per format that has a reader."""
+
+
+def round_trip(name: str, quiz: Quiz, files: Mapping[str, bytes]) -> list[Diagnostic]:
+    """Read the quiz's files of format ``name`` back with its reader and compare with the quiz:
+    a diagnostic (rule ``<format>.round-trip``) for each question that is missing or differs,
+    and one if only the quiz's own fields differ."""
+    from dataclasses import fields
+
+    module, func = READERS[name].split(":")
+    read_back = getattr(importlib.import_module(module), func)
+    try:
+        path, back = read_back(quiz, files)
+    except LmsExportError as e:
+        return list(e.diagnostics)
+    if back == quiz:
+        return []
     diags: list[Diagnostic] = []
-    for name in WRITERS:
-        try:
-            out = build(bank, [name], timestamp)
-        except LmsExportError as e:
-            diags.extend(e.diagnostics)
+    rule = f"{name}.round-trip"
+    theirs = {q.id: q for q in back.questions}
+    for q in quiz.questions:
+        other = theirs.get(q.id)
+        if other is None:
+            why = "is missing"
+        elif other != q:
+            names = [f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)]
+            why = "differs in " + ", ".join(names)
+        else:
             continue
-        diags.extend(out.warnings)
-        if name == "gift":
-            diags.extend(gift_round_trip(bank, out))
+        diags.append(
+            Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}", rule=rule)
+        )
+    if back.questions == quiz.questions:
+        diags.append(
+            Diagnostic(
+                quiz.loc or SourceLoc(path),
+                f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
+                rule=rule,
+            )  # fmt: skip
+        )
     return diags
 
 
 def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
     """Read each written GIFT file back (as Moodle's parser would) and compare with the bank."""
-    from dataclasses import fields
+    return [d for quiz in bank.quizzes for d in round_trip("gift", quiz, out.files)]
 
-    from .readers.gift import read_quiz
 
+def check_quiz(quiz: Quiz, names: tuple[str, ...], timestamp: int) -> list[Diagnostic]:
+    """Everything check finds in one quiz: each writer's warnings and errors (every XML file
+    validated) and, for each format that has a reader and was written without errors, what
+    the round trip finds."""
     diags: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        path = f"gift/{quiz.id}.gift.txt"
-        try:
-            back, _ = read_quiz(out.files[path].decode("utf-8"), path, quiz_id=quiz.id, lang=quiz.lang)
-        except LmsExportError as e:
-            diags.extend(e.diagnostics)
-            continue
-        if back == quiz:
-            continue
-        theirs = {q.id: q for q in back.questions}
-        for q in quiz.questions:
-            other = theirs.get(q.id)
-            if other is None:
-                why = "is missing"
-            elif other != q:
-                names = [
-                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
-                ]
-                why = "differs in " + ", ".join(names)
-            else:
-                continue
-            diags.append(
-                Diagnostic(
-                    q.loc or SourceLoc(path),
-                    f"question '{q.id}' read back from {path} {why}",
-                    rule="gift.round-trip",
-                )
-            )
-        if back.questions == quiz.questions:
-            diags.append(
-                Diagnostic(
-                    quiz.loc or SourceLoc(path),
-                    f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
-                    rule="gift.round-trip",
-                )
-            )
+    ctx = WriteContext(formats=names, timestamp=timestamp)
+    bank = Bank((quiz,))
+    for name in names:
+        out, errors = run_writers(bank, (name,), ctx)
+        diags += out.warnings + errors
+        if not errors and name in READERS:
+            diags += round_trip(name, quiz, out.files)
     return diags
+
+
+def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
+    """Build every format in memory (validating every XML file), read every file that has a
+    reader back and compare it with the bank; return all diagnostics, errors included (a
+    pipeline sees every problem of the run at once). check_files does the same, file by file."""
+    names = tuple(WRITERS)
+    return [d for quiz in bank.quizzes for d in check_quiz(quiz, names, timestamp)]
 
 
 # --------------------------------------------------------------------------- streaming, parallel build
@@ -143,8 +157,27 @@ a second process could take is smaller than what starting and feeding it costs."
 
 
 @dataclass
+class FileSummary:
+    """What a build needs of a source file whose outputs it does not make again: what
+    index.html, the checks across files, the counts and the printed warnings use."""
+
+    quiz: Quiz
+    """The quiz without its questions."""
+    n_questions: int
+    ids: list[tuple[str, str, SourceLoc]]
+    """(kind, id, where) of the quiz and every question, for check_ids."""
+    warnings: list[Diagnostic]
+    """Loader warnings first, then the writers'."""
+    source_warnings: int
+    """How many of ``warnings`` come from the loader."""
+    outputs: dict[str, str]
+    """Every output file of this source: path in OUT -> sha256 (hex) of its bytes."""
+
+
+@dataclass
 class FileResult:
-    """What building one source file gives: its outputs, problems and what the bank needs."""
+    """What building (or checking) one source file gives: its outputs, problems and what the
+    bank needs."""
 
     path: str
     size: int
@@ -153,14 +186,43 @@ class FileResult:
     """The quiz without its questions (what index.html needs), or None if it did not load."""
     n_questions: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    """sha256 (hex) of each of ``files``, computed in the worker."""
     warnings: list[Diagnostic] = field(default_factory=list)
-    """Loader warnings first, then the writers' warnings."""
+    """Loader warnings first, then the writers'."""
     source_warnings: int = 0
     """How many of ``warnings`` come from the loader."""
     source_errors: list[Diagnostic] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+
+    def summary(self) -> FileSummary:
+        assert self.quiz is not None
+        return FileSummary(self.quiz, self.n_questions, self.ids, self.warnings, self.source_warnings,
+                           dict(sorted(self.digests.items())))  # fmt: skip
+
+
+class Reuse(Protocol):
+    """What a build may leave as it is in OUT (the rebuild cache answers; see cache.py)."""
+
+    def summary(self, path: str) -> FileSummary | None:
+        """The summary of a source file whose outputs are in OUT exactly as building it (as it
+        is now) would write them, or None: it must be built."""
+
+    def derived(self, unit: str, digest: str) -> bool:
+        """Whether the outputs of ``unit``, made from bank-level data (e.g. every quiz's header
+        for index.html) whose digest is ``digest``, are in OUT as built from that data."""
+
+
+@dataclass
+class Derived:
+    """Outputs made from data of the whole bank rather than from one source file."""
+
+    digest: str
+    """sha256 of the data they are made from (see index_digest)."""
+    outputs: dict[str, str]
+    """Path in OUT -> sha256 of its bytes."""
 
 
 @dataclass
@@ -170,10 +232,19 @@ class BuildResult:
     quizzes: int = 0
     questions: int = 0
     files: int = 0
+    """Output files of the build, emitted or kept."""
     warnings: list[Diagnostic] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     source_failed: bool = False
     """The errors are the loader's (nothing was built), not the writers'."""
+    summaries: dict[str, FileSummary] = field(default_factory=dict)
+    """Every source file of a successful build (path -> summary), built or reused."""
+    reused: set[str] = field(default_factory=set)
+    """Source files whose outputs were kept as they were, not built."""
+    derived: dict[str, Derived] = field(default_factory=dict)
+    """Bank-level units (e.g. "index.html") of a successful build, kept or built."""
+    kept: set[str] = field(default_factory=set)
+    """Bank-level units kept as they were, not built."""
 
 
 def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResult:
@@ -181,6 +252,8 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
 
     Every XML member is validated as in build(); index.html is left out (it needs every quiz).
     """
+    import hashlib
+
     from .source import load_file
 
     p = Path(path)
@@ -197,6 +270,8 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
+    # Hashed here, in the worker, for the rebuild cache: the parent has the streaming to do.
+    result.digests = {k: hashlib.sha256(v).hexdigest() for k, v in result.files.items()}
     return result
 
 
@@ -211,6 +286,22 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def index_digest(headers: Sequence[tuple[Quiz, int]], names: tuple[str, ...]) -> str:
+    """sha256 of what index.html is made from: every quiz's header fields (all but where it
+    was read from) and question count, in bank order, and the formats it links to."""
+    import hashlib
+
+    data = [names] + [(_header_fields(q), n) for q, n in headers]
+    return hashlib.sha256(repr(data).encode("utf-8")).hexdigest()
+
+
+def _header_fields(quiz: Quiz) -> tuple[object, ...]:
+    from dataclasses import fields
+
+    # repr() of str, int, float, bool, None, enums and tuples of them is exact and stable.
+    return tuple((f.name, getattr(quiz, f.name)) for f in fields(quiz) if f.compare and f.name != "questions")
+
+
 def build_files(
     paths: Sequence[Path],
     formats: Iterable[str],
@@ -218,6 +309,9 @@ def build_files(
     emit: Callable[[str, bytes], None],
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    reuse: Reuse | None = None,
+    keep: Callable[[str], None] | None = None,
+    pool_min_bytes: int = 0,
 ) -> BuildResult:
     """Build the bank made of these source files, handing each output file to ``emit`` as soon
     as it is ready, so that no more than a few quizzes' outputs are ever held in memory.
@@ -228,28 +322,33 @@ def build_files(
     ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
     processes forked after the schemas are compiled. ``progress(done, total)`` is called in
     source bytes.
+
+    With ``reuse`` (the rebuild cache), a source file it has a summary for is not loaded or
+    built: its summary stands in for it and each of its outputs goes to ``keep`` instead of
+    ``emit``; so does index.html when the quizzes' headers are those it was made from. The
+    pool is used only when the files to build hold at least ``pool_min_bytes``.
     """
     names = tuple(f for f in WRITERS if f in set(formats))
-    total = sum(p.stat().st_size for p in paths if p.is_file())
     result = BuildResult()
-    source_errors: list[Diagnostic] = []
-    source_warnings: list[Diagnostic] = []
-    writer_warnings: list[Diagnostic] = []
-    ids: list[tuple[str, str, SourceLoc]] = []
-    headers: list[tuple[Quiz, int]] = []
+    summaries: dict[str, FileSummary] = {}
+    if reuse is not None:
+        assert keep is not None
+        for p in paths:
+            found = reuse.summary(p.as_posix())
+            if found is not None:
+                summaries[p.as_posix()] = found
+    todo = [p for p in paths if p.as_posix() not in summaries]
+    total = sum(p.stat().st_size for p in todo if p.is_file())
+    results: dict[str, FileResult] = {}
+    source_failed = False
     emitted: set[str] = set()
     done = 0
 
     def take(fr: FileResult) -> None:
-        nonlocal done
-        source_errors.extend(fr.source_errors)
-        source_warnings.extend(fr.warnings[: fr.source_warnings])
-        writer_warnings.extend(fr.warnings[fr.source_warnings :])
-        ids.extend(fr.ids)
+        nonlocal done, source_failed
         done += fr.size
-        if fr.quiz is not None:
-            headers.append((fr.quiz, fr.n_questions))
-        if not fr.source_errors and not source_errors:
+        source_failed = source_failed or bool(fr.source_errors)
+        if not source_failed:
             result.errors.extend(fr.errors)
             if not result.errors:
                 for rel, data in sorted(fr.files.items()):
@@ -261,17 +360,37 @@ def build_files(
                     emitted.add(rel)
                     emit(rel, data)
                     result.files += 1
+        fr.files = {}  # emitted: not held while the rest is built
+        results[fr.path] = fr
         if progress is not None:
             progress(done, total)
 
-    if jobs > 1 and len(paths) > 1:
-        _run_pool(paths, names, timestamp, min(jobs, len(paths)), take)
+    if jobs > 1 and len(todo) > 1 and total >= pool_min_bytes:
+        _run_pool([(p, build_file, (p.as_posix(), names, timestamp)) for p in todo], jobs, take,
+                  warm="qti21" in names)  # fmt: skip
     else:
-        for p in paths:
+        for p in todo:
             take(build_file(p.as_posix(), names, timestamp))
 
     from .source import check_ids
 
+    # Everything across files in the order of the paths (never in the order the pool
+    # finished), so that "first defined at" names the same file on every run.
+    source_errors: list[Diagnostic] = []
+    source_warnings: list[Diagnostic] = []
+    writer_warnings: list[Diagnostic] = []
+    ids: list[tuple[str, str, SourceLoc]] = []
+    for p in paths:
+        key = p.as_posix()
+        fr = results.get(key)
+        s = summaries[key] if fr is None else None
+        warnings = s.warnings if s is not None else fr.warnings  # type: ignore[union-attr]
+        n_source = s.source_warnings if s is not None else fr.source_warnings  # type: ignore[union-attr]
+        source_warnings += warnings[:n_source]
+        writer_warnings += warnings[n_source:]
+        ids += s.ids if s is not None else fr.ids  # type: ignore[union-attr]
+        if fr is not None:
+            source_errors += fr.source_errors
     check_ids(ids, source_errors)
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
@@ -281,46 +400,185 @@ def build_files(
     result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
     if result.errors:
         return result
-    headers.sort(key=lambda h: h[0].id)
+    for p in paths:
+        key = p.as_posix()
+        fr = results.get(key)
+        if fr is None:
+            result.summaries[key] = summaries[key]
+            result.reused.add(key)
+            for rel in summaries[key].outputs:
+                if rel not in emitted:
+                    emitted.add(rel)
+                    keep(rel)  # type: ignore[misc]
+                    result.files += 1
+        else:
+            result.summaries[key] = fr.summary()
+    headers = sorted(((s.quiz, s.n_questions) for s in result.summaries.values()), key=lambda h: h[0].id)
     result.quizzes = len(headers)
     result.questions = sum(n for _, n in headers)
     if "html" in names:
-        from .writers.html import render_index_of
+        import hashlib
 
-        ctx = WriteContext(formats=names, timestamp=timestamp)
-        emit("index.html", render_index_of(headers, ctx).encode("utf-8"))
+        digest = index_digest(headers, names)
+        if reuse is not None and reuse.derived("index.html", digest):
+            keep("index.html")  # type: ignore[misc]
+            result.kept.add("index.html")
+            result.derived["index.html"] = Derived(digest, {})
+        else:
+            from .writers.html import render_index_of
+
+            ctx = WriteContext(formats=names, timestamp=timestamp)
+            data = render_index_of(headers, ctx).encode("utf-8")
+            emit("index.html", data)
+            result.derived["index.html"] = Derived(digest, {"index.html": hashlib.sha256(data).hexdigest()})
         result.files += 1
     return result
 
 
+# --------------------------------------------------------------------------- check, file by file
+
+
+def check_file(path: str, names: tuple[str, ...], timestamp: int, as_gift: bool = False) -> FileResult:
+    """check's unit of work: load one source file (or read one GIFT file, as Moodle would),
+    then write every format in memory, validate, and read back what has a reader. Nothing is
+    kept but the quiz's header and the diagnostics: loader (or GIFT reader) problems in
+    ``source_errors`` and the first ``source_warnings`` of ``warnings``, the rest in
+    ``warnings`` and ``errors``."""
+    p = Path(path)
+    result = FileResult(path, p.stat().st_size if p.is_file() else 0)
+    if as_gift:
+        from .readers.gift import read_quiz_file
+
+        quiz, found = read_quiz_file(p)
+        result.source_errors = [d for d in found if d.severity is Severity.ERROR]
+        result.warnings = [d for d in found if d.severity is not Severity.ERROR]
+    else:
+        from .source import load_file
+
+        quiz = load_file(p, result.source_errors, result.warnings, result.ids)
+    result.source_warnings = len(result.warnings)
+    if result.source_errors or quiz is None:
+        return result
+    result.quiz = replace(quiz, questions=())
+    result.n_questions = len(quiz.questions)
+    for d in check_quiz(quiz, names, timestamp):
+        (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
+    return result
+
+
+@dataclass
+class CheckResult:
+    """What check_files found, in the groups `lmsexport check` reports."""
+
+    loader_warnings: list[Diagnostic] = field(default_factory=list)
+    loader_errors: list[Diagnostic] = field(default_factory=list)
+    """YAML loader errors, and ids used twice across files."""
+    gift: list[Diagnostic] = field(default_factory=list)
+    """What reading the GIFT files given found, warnings included."""
+    writers: list[Diagnostic] = field(default_factory=list)
+    """Writer warnings and errors, schema validation and round trips of every quiz."""
+    quizzes: int = 0
+    questions: int = 0
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the run reports: loader warnings; then loader errors if any, else (when every
+        GIFT file was read) what the writers found; then what reading the GIFT files found."""
+        diags = self.loader_warnings + self.loader_errors
+        if not self.loader_errors and not self.gift_failed:
+            diags = diags + self.writers
+        return diags + self.gift
+
+    @property
+    def gift_failed(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.gift)
+
+    @property
+    def loaded(self) -> bool:
+        """The whole bank loaded (so its quizzes were written and checked)."""
+        return not self.loader_errors and not self.gift_failed
+
+
+def check_files(
+    paths: Sequence[Path], gift_paths: Sequence[Path], timestamp: int, jobs: int = 1
+) -> CheckResult:
+    """check_bank over the bank made of these YAML files and GIFT files (each read as Moodle
+    would), file by file: with ``jobs`` > 1 each file is loaded, written in every format,
+    validated and read back in a pool of processes forked after the schemas are compiled, as
+    build_files does; ids are checked across the YAML files here."""
+    names = tuple(WRITERS)
+    tasks: list[tuple[Path, Callable[..., FileResult], tuple[object, ...]]] = [
+        (p, check_file, (p.as_posix(), names, timestamp)) for p in paths
+    ] + [(p, check_file, (p.as_posix(), names, timestamp, True)) for p in gift_paths]
+    results: dict[tuple[bool, str], FileResult] = {}
+    gift_keys = {p.as_posix() for p in gift_paths}
+
+    def take(fr: FileResult) -> None:
+        results[(fr.path in gift_keys, fr.path)] = fr
+
+    if jobs > 1 and len(tasks) > 1:
+        _run_pool(tasks, jobs, take, warm=True)
+    else:
+        for _, fn, args in tasks:
+            take(fn(*args))
+
+    from .source import check_ids
+
+    result = CheckResult()
+    ids: list[tuple[str, str, SourceLoc]] = []
+    for as_gift, group in ((False, paths), (True, gift_paths)):
+        for p in group:
+            fr = results[(as_gift, p.as_posix())]
+            own = fr.warnings[: fr.source_warnings]
+            if as_gift:
+                result.gift += own + fr.source_errors
+            else:
+                result.loader_warnings += own
+                result.loader_errors += fr.source_errors
+                ids += fr.ids
+            result.writers += fr.warnings[fr.source_warnings :] + fr.errors
+            if fr.quiz is not None:
+                result.quizzes += 1
+                result.questions += fr.n_questions
+    check_ids(ids, result.loader_errors)
+    if not result.loaded:
+        result.quizzes = result.questions = 0
+    return result
+
+
+# --------------------------------------------------------------------------- the pool
+
+
 def _run_pool(
-    paths: Sequence[Path],
-    names: tuple[str, ...],
-    timestamp: int,
+    tasks: Sequence[tuple[Path, Callable[..., FileResult], tuple[object, ...]]],
     jobs: int,
     take: Callable[[FileResult], None],
+    warm: bool,
 ) -> None:
+    """Run ``fn(*args)`` of every (source path, fn, args) task in a pool of ``jobs`` processes,
+    handing each result to ``take`` (in this process) as soon as it is done."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if "qti21" in names and context.get_start_method() == "fork":
+    if warm and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
-        # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
-        # this process instead would mean parsing every document back (~0.1 ms an item, more
-        # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
+        # in each worker costs that CPU again per worker, and validating their trees in this
+        # process instead would mean parsing every document back (~0.1 ms an item, more than
+        # the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
         from .package import warm_schemas
 
         warm_schemas()
     # Largest files first, so that no worker is left with a big file while the other idles.
-    order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
+    order = sorted(tasks, key=lambda t: -(t[0].stat().st_size if t[0].is_file() else 0))
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
+        max_workers=min(jobs, len(tasks)),
+        mp_context=context,
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
     ) as pool:
-        pending: set[Future[FileResult]] = {
-            pool.submit(build_file, p.as_posix(), names, timestamp) for p in order
-        }
+        pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
@@ -346,39 +604,3 @@ def _die_with_parent(parent: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before prctl: nobody will signal us
         os._exit(1)
-
-
-def tool_fingerprint() -> str:
-    """A digest of everything besides the source that decides a build's bytes or verdict: this
-    package's code, templates and schema list, and the versions of the libraries and zlib.
-
-    The rebuild cache is keyed on it, so editing a writer (even without a version bump) or
-    upgrading lxml or zlib always means a full build.
-    """
-    import hashlib
-    import platform
-    import zlib
-
-    import jinja2
-    import yaml
-    from lxml import etree
-
-    from . import __version__
-    from .validate import schema_dir
-
-    digest = hashlib.sha256()
-    versions = (
-        __version__, platform.python_version(), etree.LXML_VERSION, etree.LIBXML_VERSION,
-        zlib.ZLIB_RUNTIME_VERSION, jinja2.__version__, yaml.__version__,
-    )  # fmt: skip
-    digest.update(repr(versions).encode())
-    package = Path(__file__).resolve().parent
-    for f in sorted(package.rglob("*")):
-        parts = f.relative_to(package).parts
-        # schemas/ (inside a wheel) is covered by its SHA256SUMS; bytecode follows the sources.
-        if f.is_file() and parts[0] != "schemas" and "__pycache__" not in parts:
-            digest.update(f.relative_to(package).as_posix().encode() + b"\0" + f.read_bytes())
-    sums = schema_dir() / "SHA256SUMS"
-    if sums.is_file():
-        digest.update(sums.read_bytes())
-    return digest.hexdigest()

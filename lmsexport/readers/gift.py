@@ -33,12 +33,12 @@ import math
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
 from itertools import accumulate
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from ..errors import Diagnostic, GiftSyntaxError, Severity
@@ -1053,3 +1053,26 @@ def read_quiz_bytes(
         return read_quiz(text, path, quiz_id=quiz_id, lang=lang)
     except GiftSyntaxError as e:
         return None, e.diagnostics
+
+
+def read_quiz_file(path: Path) -> tuple[Quiz | None, list[Diagnostic]]:
+    """A GIFT file on disk as one Quiz and every diagnostic; its size is checked before it is
+    read (what `lmsexport check FILE.gift.txt` does with it)."""
+    where = path.as_posix()
+    try:
+        size = path.stat().st_size
+        if size > MAX_GIFT_BYTES:
+            return None, [gift_too_large(where, size)]
+        data = path.read_bytes()
+    except OSError as e:
+        return None, [Diagnostic(SourceLoc(where), f"cannot read the file: {e.strerror}", rule="gift.io")]
+    return read_quiz_bytes(data, where)
+
+
+def read_back(quiz: Quiz, files: Mapping[str, bytes]) -> tuple[str, Quiz]:
+    """The quiz's GIFT file, as lmsexport.writers.gift wrote it, read back as Moodle would:
+    (its output path, the quiz read). For check's round trip (lmsexport.build.READERS);
+    raises GiftSyntaxError."""
+    path = f"gift/{quiz.id}.gift.txt"
+    back, _ = read_quiz(files[path].decode("utf-8"), path, quiz_id=quiz.id, lang=quiz.lang)
+    return path, back
