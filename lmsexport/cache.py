@@ -196,6 +196,24 @@ def _check(ok: bool) -> None:
         raise _Stale("malformed record")
 
 
+def _check_units(units: Any) -> None:
+    """The units' part of a record has the shape save() writes (checked once, when read)."""
+    _check(isinstance(units, dict))
+    for name, unit in units.items():
+        _check(
+            isinstance(name, str)
+            and isinstance(unit, dict)
+            and unit.keys() == {"inputs", "derived", "outputs"}
+        )
+        inputs, derived, outputs = unit["inputs"], unit["derived"], unit["outputs"]
+        _check(isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()))
+        _check(derived is None or isinstance(derived, str))
+        _check(isinstance(outputs, dict))
+        for rel, v in outputs.items():
+            _check(isinstance(rel, str) and isinstance(v, list) and len(v) == 5 and isinstance(v[4], str))
+            _check(all(isinstance(x, int) and not isinstance(x, bool) for x in v[:4]))
+
+
 # -- the record -----------------------------------------------------------------------------
 
 
@@ -236,12 +254,12 @@ class RebuildCache:
             return
         try:
             record = self._verified(raw)
-            self.sources, self.units = record["sources"], record["units"]
-            self.previous_start = record["started"]
-            _check(isinstance(self.sources, dict) and isinstance(self.units, dict))
-            _check(isinstance(self.previous_start, int))
-        except (_Stale, ValueError, KeyError, TypeError):
-            self.sources, self.units = {}, {}
+            recorded, units, started = record["sources"], record["units"], record["started"]
+            _check(isinstance(recorded, dict) and isinstance(started, int))
+            _check_units(units)
+        except (_Stale, ValueError, KeyError, TypeError, RecursionError):
+            return
+        self.sources, self.units, self.previous_start = recorded, units, started
 
     def _verified(self, raw: bytes) -> dict[str, Any]:
         checksum, _, text = raw.partition(b"\n")
@@ -272,16 +290,11 @@ class RebuildCache:
     def _fresh(self, unit: str, derived: str | None) -> dict[str, Any] | None:
         """The record of a unit that can be reused as it is, or None."""
         rec = self.units.get(unit)
-        try:
-            if rec is None or rec["derived"] != derived:
-                return None
-            inputs = rec["inputs"]
-            _check(isinstance(inputs, dict) and isinstance(rec["outputs"], dict))
-            if any(self.digests.get(path) != digest for path, digest in inputs.items()):
-                return None
-            if not all(self._intact(rel, v) for rel, v in rec["outputs"].items()):
-                return None
-        except (ValueError, KeyError, TypeError):
+        if rec is None or rec["derived"] != derived:
+            return None
+        if any(self.digests.get(path) != digest for path, digest in rec["inputs"].items()):
+            return None
+        if not all(self._intact(rel, v) for rel, v in rec["outputs"].items()):
             return None
         return rec  # type: ignore[no-any-return]
 
@@ -301,7 +314,7 @@ class RebuildCache:
             n, n_source = raw["questions"], raw["source_warnings"]
             _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
             outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
-        except (_Stale, ValueError, KeyError, TypeError):
+        except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         return FileSummary(quiz, n, ids, warnings, n_source, outputs)
 

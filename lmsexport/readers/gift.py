@@ -447,19 +447,25 @@ class _Block:
             start += len(stripped) + 1
         return _Text("\n".join(texts), origin).strip(), comments
 
-    def text_with_format(self, t: _Text, default: str) -> GiftText:
-        """parse_text_with_format(): an optional leading [format] tag, then trim."""
-        t = t.strip()
-        s = t.s
+    def text_with_format(self, t: _Text, default: str, start: int = 0, end: int | None = None) -> GiftText:
+        """parse_text_with_format() of t[start:end]: an optional leading [format] tag, then trim."""
+        s = t.s if start == 0 and end is None else t.s[start:end]
+        lead = len(s) - len(s.lstrip(_PHP_TRIM))
+        s = s.strip(_PHP_TRIM)
         fmt = default
         if s[:1] == "[":
-            end = s.find("]")
-            if end > 0 and s[1:end] in _FORMATS:
-                fmt, t = s[1:end], t[end + 1 :].strip()
-                s = t.s
+            close = s.find("]")
+            if close > 0 and s[1:close] in _FORMATS:
+                fmt, rest = s[1:close], s[close + 1 :]
+                lead += close + 1 + len(rest) - len(rest.lstrip(_PHP_TRIM))
+                s = rest.strip(_PHP_TRIM)
         # Trimming before escapedchar_post() as well as after gives Moodle's text: no
         # placeholder holds or touches white space.
-        return GiftText(_post(s).strip(_PHP_TRIM), fmt, partial(self.loc, t))
+        return GiftText(_post(s).strip(_PHP_TRIM), fmt, partial(self._loc_at, t, start + lead, len(s)))
+
+    def _loc_at(self, t: _Text, i: int, n: int) -> SourceLoc:
+        """Where the n characters of t from i start (the block's first line when n is 0)."""
+        return self.loc(t[i : i + n])
 
     def read(self) -> GiftItem:
         t, comments = self._join()
@@ -569,9 +575,10 @@ class _Block:
 
     def _comment(self, a: _Text) -> tuple[GiftText, GiftText | None]:
         """commentparser(): text, then feedback after the first '#'."""
-        bits = a.split("#", 1)
-        feedback = self.text_with_format(bits[1], self.qformat) if len(bits) > 1 else None
-        return self.text_with_format(bits[0], self.qformat), feedback
+        i = a.s.find("#")
+        if i < 0:
+            return self.text_with_format(a, self.qformat), None
+        return self.text_with_format(a, self.qformat, 0, i), self.text_with_format(a, self.qformat, i + 1)
 
     def _multichoice(self, a: _Text) -> dict[str, Any]:
         s = a.s
