@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from typer.testing import CliRunner
@@ -468,3 +468,68 @@ def test_gift_reader_positions_are_the_per_character_ones(lines: list[str], data
         else:
             fast, ref = gift_reader._unescape_gift(fast), ref.unescape()
         _same_positions(fast, ref)
+
+
+def _split_lang_by_regex(html_text: str) -> tuple[str | None, str]:
+    """gift_reader.split_lang as first written, with its regex: the definition."""
+    m = gift_reader._LANG_SPAN.match(html_text.strip())
+    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
+        return None, html_text
+    return m.group(1), m.group(2)
+
+
+_WRAPPED = st.tuples(
+    st.sampled_from(["", " ", "\n", "\u2028"]),
+    st.sampled_from(['<span lang="', "<span lang=", '<span  lang="', "", '<SPAN lang="']),
+    st.sampled_from(["ur", "en-GB", "-", "x" * 35, "x" * 36, "", "u r", 'u"r', "\u00fc", "ur\n"]),
+    st.sampled_from(['" dir="rtl">', '" dir="ltr">', '" dir="auto">', '" dir="rtl"', '"dir="rtl">', "", ">"]),
+    st.lists(st.sampled_from(["a", "<span", "</span>", "<b>", '"', " ", "\u0627", "</span"]), max_size=4).map(
+        "".join
+    ),
+    st.sampled_from(["</span>", "</span", "", "</span>x", "</span></span>"]),
+    st.sampled_from(["", " ", "\t"]),
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_WRAPPED)
+def test_split_lang_matches_its_regex(text: str) -> None:
+    assert gift_reader.split_lang(text) == _split_lang_by_regex(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list(" \t\n\r\x0c\x0b\xa0\u200f\u2028a<br>&;nbsp")), max_size=20))
+def test_html_to_plain_matches_its_definition(text: str) -> None:
+    expected = html.unescape(
+        gift_reader._BR.sub("\n", gift_reader._HTML_SPACE.sub(" ", text).strip(" ").replace("&nbsp;", " "))
+    )
+    assert gift_reader.html_to_plain(text) == expected
+
+
+_GIFT_PIECES = st.sampled_from(
+    ["\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n", "\\\\", "\\", "\\a", "&&092;", "&&058;", "&&010", "&&",
+     "{", "}", "~", "=", "#", "####", "::", "->", "%50%", "%-100%", "[html]", "[markdown]", "$CATEGORY: ",
+     "// [id:q1]", "\n", "\n\n", "\n0\n", " ", "\t", "T", "a", "\u0627", "1..2", "#3:1", "<br>", "&nbsp;",
+     "\ud800", "\udc3a"]
+)  # fmt: skip
+
+
+def _gift_result(text: str, quick: bool) -> object:
+    from lmsexport.errors import GiftSyntaxError
+
+    try:
+        got = gift_reader.read_gift(text, "t.gift", quick=quick)
+    except GiftSyntaxError as e:
+        return ("error", e.diagnostics)
+    return (got.items, got.warnings)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_GIFT_PIECES, max_size=25).map("".join))
+@example("$CATEGORY: a&&092;b\\\\c\\:d\\n&&058;\n\n::n\\:&&092;::x {=a\\\\\\= ~b}")
+@example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\udb80\\:{T}")
+def test_gift_escapes_read_the_quick_way_are_read_as_moodle_reads_them(text: str) -> None:
+    """Escapes as same-length stand-ins (the quick way) give the items, texts, categories,
+    positions and messages of Moodle's own placeholders (the general way)."""
+    # Items, GiftTexts and diagnostics all compare their locations too.
+    assert _gift_result(text, True) == _gift_result(text, False)

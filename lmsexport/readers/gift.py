@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
-from itertools import accumulate
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -60,9 +59,25 @@ _ESCAPES = {
     "~": "&&126;",
     "n": "&&010",
 }
-_POST_CHAR = {p: ("\n" if k == "n" else k) for k, p in _ESCAPES.items()}
 # A literal "&&092;" is what Moodle's escaped backslash turns into, so it is one too.
 _TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&092;")
+
+# The quick way to the same result (_stand_ins): each escape becomes two characters no text
+# read from a file can hold, a lone surrogate (UTF-8 cannot encode one) and one that names the
+# escaped character. No later step looks into them either, and _post() turns them into their
+# characters as it does Moodle's placeholders, which are left as written until then: the same
+# texts, and, an escape keeping its length, every character keeps its position with no map.
+# The surrogates' second characters are never where a text starts or a problem is found
+# (those are delimiters, or the start of an escape), so every position reported is the
+# general way's. A file that holds _OPAQUE is read the general way (only the
+# pairs this reader makes are turned back, so other lone surrogates stay as they are).
+_OPAQUE = "\udb80"
+_STAND_IN = {c: _OPAQUE + chr(0xDC00 + ord(c)) for c in "\\:#={}~n"}
+"""Escaped character -> its stand-in."""
+_ESCAPE_STAND_INS = (("\\\\", _STAND_IN["\\"]),) + tuple(("\\" + c, _STAND_IN[c]) for c in ":#={}~n")
+_STAND_IN_CHAR = {v: ("\n" if k == "n" else k) for k, v in _STAND_IN.items()}
+_STAND_IN_MOODLE = {v: _ESCAPES.get(k, "\\") for k, v in _STAND_IN.items()}
+"""Stand-in -> what Moodle's escapedchar_pre() leaves (a backslash for an escaped one)."""
 _PHP_NUMERIC = re.compile(
     r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*\Z"
 )
@@ -72,10 +87,10 @@ _TAG_COMMENT = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f])+)]")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _MARKUP = re.compile(r"</?[A-Za-z!][^>]*>")
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
-_HTML_SPACE_RUN = re.compile(r"[\t\n\r\f]|  ")
-"""White space _HTML_SPACE would change: anything but single spaces."""
 _FORMATS = ("moodle", "html", "plain", "markdown")
 _CHOICE_MARK = re.compile("[~=]")
+_WEIGHT_AT = re.compile(WEIGHT_RE.pattern.removeprefix("^"))
+"""WEIGHT_RE for Pattern.match(text, pos): that anchors at pos already, where "^" would not."""
 _ONE, _ZERO = Fraction(1), Fraction(0)
 
 
@@ -101,20 +116,25 @@ class _Lines:
     space): line k's text starts at starts[k]; a joining newline has the position of the
     character before it."""
 
-    __slots__ = ("starts", "lines")
+    __slots__ = ("starts", "lines", "_cols")
 
     def __init__(self, lines: list[tuple[int, str]]) -> None:
         self.lines = lines
         """(line number, line as read) of each line of the block."""
         self.starts = array("q")
+        self._cols: dict[int, tuple[int, int, int]] = {}
 
     def at(self, i: int) -> int:
         k = bisect_right(self.starts, i) - 1
-        lineno, raw = self.lines[k]
-        stripped = raw.lstrip(_PHP_TRIM)
-        n = 1 if stripped.startswith("//") else len(stripped.rstrip(_PHP_TRIM))
+        found = self._cols.get(k)
+        if found is None:  # (line number, column of its text, length of its text), once a line
+            lineno, raw = self.lines[k]
+            stripped = raw.lstrip(_PHP_TRIM)
+            n = 1 if stripped.startswith("//") else len(stripped.rstrip(_PHP_TRIM))
+            found = self._cols[k] = (lineno, len(raw) - len(stripped) + 1, n)
+        lineno, col, n = found
         d = i - self.starts[k]
-        return _pack(lineno, len(raw) - len(stripped) + 1 + (d if d < n else n - 1))
+        return _pack(lineno, col + (d if d < n else n - 1))
 
 
 class _OneLine:
@@ -186,10 +206,10 @@ class _Text:
 
     def strip(self) -> _Text:
         s = self.s
+        if s and s[0] not in _PHP_TRIM and s[-1] not in _PHP_TRIM:
+            return self  # the common case, without copying the text twice to find out
         start = len(s) - len(s.lstrip(_PHP_TRIM))
         end = len(s.rstrip(_PHP_TRIM))
-        if start == 0 and end == len(s):
-            return self
         return self[start:end] if start < end else self[start:start]
 
     def split(self, sep: str, maxsplit: int = -1) -> list[_Text]:
@@ -241,54 +261,103 @@ class _Text:
         return _Text(s[:start] + instead + s[end:], origin)
 
 
-_ONE_CHAR_ESCAPES = tuple((f"\\{k}", v) for k, v in _ESCAPES.items())
-_ONE_CHAR_ESCAPE = re.compile(r"\\[:#={}~n]")
-_UNESCAPED = dict(_ONE_CHAR_ESCAPES) | {"\\\\": "\\", "&&092;": "\\"}
+_ONE_CHAR_PLACEHOLDER = dict(_ESCAPES)
+"""The character after a backslash -> what escapedchar_pre() turns the pair into."""
+_UNESCAPED = {f"\\{k}": v for k, v in _ESCAPES.items()} | {"\\\\": "\\", "&&092;": "\\"}
 """What escapedchar_pre() turns each _TOKEN into."""
 
 
 def _unescape_gift(t: _Text) -> _Text:
     """Moodle's escapedchar_pre(): escapes and placeholders become inert characters; each
-    takes the position of the escape it comes from."""
+    takes the position of the escape it comes from.
+
+    Long texts (a whole block) are costly to scan, so this looks at the text once, cut at its
+    backslashes, rather than once per kind of escape; the regex pass is kept for a text that
+    holds Moodle's escaped-backslash placeholder itself (a backslash written as "&&092;")."""
+    s = t.s
+    if "&&092;" in s:
+        return t.replace_matches(_TOKEN.finditer(s), _UNESCAPED.__getitem__)
+    parts = s.split("\\")
+    if len(parts) == 1:
+        return t
+    origin = _Edited(t)
+    new_starts, new_ends = origin.new_starts.append, origin.new_ends.append
+    old_starts, old_ends = origin.old_starts.append, origin.old_ends.append
+    out = [parts[0]]
+    old = new = len(parts[0])  # where the backslash before parts[k] is, in s and in the result
+    k, last = 1, len(parts) - 1
+    while k <= last:
+        part = parts[k]
+        if not part and k < last:  # a backslash right after this one: "\\\\" -> "\\"
+            following = parts[k + 1]
+            out += ("\\", following)
+            new_starts(new), old_starts(old), old_ends(old + 2), new_ends(new + 1)
+            old, new, k = old + 2 + len(following), new + 1 + len(following), k + 2
+            continue
+        placeholder = _ONE_CHAR_PLACEHOLDER.get(part[:1])
+        if placeholder is None:  # a backslash escaping nothing stays
+            out += ("\\", part)
+            old, new = old + 1 + len(part), new + 1 + len(part)
+        else:
+            out += (placeholder, part[1:])
+            grown = len(placeholder)
+            new_starts(new), old_starts(old), old_ends(old + 2), new_ends(new + grown)
+            old, new = old + 1 + len(part), new + grown + len(part) - 1
+        k += 1
+    if not origin.new_starts:
+        return t
+    return _Text("".join(out), origin)
+
+
+def _stand_ins(t: _Text, found: set[str]) -> _Text:
+    """escapedchar_pre() the quick way: each escape replaced by its stand-in (see _STAND_IN);
+    the stand-ins used are added to ``found``.
+
+    Backslash pairs first: str.replace pairs them left to right as Moodle's regex does, and
+    every backslash left is then the start of a one-character escape or of nothing."""
     s = t.s
     if "\\" not in s:
-        if "&&092;" not in s:
-            return t
-    elif "\\\\" not in s and "&&092;" not in s:
-        # Only escapes of one character (the common case): they cannot overlap and no
-        # placeholder makes another, so replacing each kind in turn gives the one pass.
-        starts = [m.start() for m in _ONE_CHAR_ESCAPE.finditer(s)]
-        if not starts:
-            return t
-        for escape, placeholder in _ONE_CHAR_ESCAPES:
-            s = s.replace(escape, placeholder)
-        origin = _Edited(t)
-        growth = [3 if t.s[i + 1] == "n" else 4 for i in starts]  # "\\n" -> "&&010"
-        origin.old_starts.extend(starts)
-        origin.old_ends.extend(i + 2 for i in starts)
-        shifts = list(accumulate(growth, initial=0))  # shifts[k]: growth before escape k
-        origin.new_starts.extend(i + shift for i, shift in zip(starts, shifts[:-1], strict=True))
-        origin.new_ends.extend(i + 2 + shift for i, shift in zip(starts, shifts[1:], strict=True))
-        return _Text(s, origin)
-    return t.replace_matches(_TOKEN.finditer(s), _UNESCAPED.__getitem__)
+        return t
+    for escape, stand_in in _ESCAPE_STAND_INS:
+        replaced = s.replace(escape, stand_in)
+        if replaced is not s:  # str.replace returns the very string when nothing matched
+            found.add(stand_in)
+            s = replaced
+    return _Text(s, t.origin, t.off)
 
 
-def _post(s: str) -> str:
-    """Moodle's escapedchar_post(): the escaped characters themselves.
+def _post(s: str, stand_ins: Iterable[str] = ()) -> str:
+    """Moodle's escapedchar_post(): the escaped characters themselves, from Moodle's
+    placeholders (also when written literally) and, read the quick way, from stand-ins.
 
     One str.replace per placeholder gives what one left-to-right pass gives: no two
     placeholders can overlap (none ends with a prefix of another) and no character they
-    turn into ("#:={}~" and a line break) is part of one."""
-    if "&&" not in s:
-        return s
-    for placeholder, char in _POST_CHAR.items():
-        s = s.replace(placeholder, char)
+    turn into ("#:={}~", a backslash or a line break) is part of one. ``stand_ins``: those
+    the text may hold."""
+    if "&&" in s:
+        if "&&0" in s:
+            s = s.replace("&&058;", ":").replace("&&035;", "#").replace("&&061;", "=").replace("&&010", "\n")
+            s = s.replace("&&092;", "\\")  # the general way turned these into "\\" already
+        if "&&1" in s:
+            s = s.replace("&&123;", "{").replace("&&125;", "}").replace("&&126;", "~")
+    if stand_ins and _OPAQUE in s:
+        for stand_in in stand_ins:
+            s = s.replace(stand_in, _STAND_IN_CHAR[stand_in])
+    return s
+
+
+def _moodle_raw(s: str) -> str:
+    """A text read the quick way as the general way leaves it before escapedchar_post()."""
+    s = s.replace("&&092;", "\\")
+    for stand_in, raw in _STAND_IN_MOODLE.items():
+        s = s.replace(stand_in, raw)
     return s
 
 
 def html_to_plain(text: str) -> str:
     """What a browser shows for an `[html]` text, as plain text (inverse of the writer's HTML step)."""
-    if _HTML_SPACE_RUN.search(text):
+    # isprintable() is False for tab, line breaks and form feed (and more): one pass, not four.
+    if "  " in text or not text.isprintable():
         text = _HTML_SPACE.sub(" ", text)
     text = text.strip(" ")
     if "&" in text:
@@ -299,14 +368,27 @@ def html_to_plain(text: str) -> str:
 
 
 _LANG_SPAN = re.compile(r'<span lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</span>\Z', re.DOTALL)
+"""The writer's wrapper (split_lang() matches it by hand; test_perf checks the two agree)."""
+_LANG_TAG = re.compile("[A-Za-z0-9-]{1,35}")
+_DIR_ATTRS = ('" dir="rtl">', '" dir="ltr">')
 
 
 def split_lang(html_text: str) -> tuple[str | None, str]:
     """The writer's `<span lang=.. dir=..>` wrapper taken off an [html] text: (lang, inner)."""
-    m = _LANG_SPAN.match(html_text.strip())
-    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
+    s = html_text
+    if not s or s[0].isspace() or s[-1].isspace():
+        s = s.strip()
+    # _LANG_SPAN.match(s), by hand (it runs for every text): lang="...", then dir="rtl|ltr">.
+    if not (s.startswith('<span lang="') and s.endswith("</span>")):
         return None, html_text
-    return m.group(1), m.group(2)
+    close = s.find('"', 12)
+    lang = s[12:close]
+    if close < 0 or s[close : close + 12] not in _DIR_ATTRS or not _LANG_TAG.fullmatch(lang):
+        return None, html_text
+    inner = s[close + 12 : -7]  # (the closing tag cannot overlap the dir attribute's ">")
+    if "<" in inner and ("<span" in inner or "</span" in inner):
+        return None, html_text
+    return lang, inner
 
 
 def unescape_text(gift: str) -> str:
@@ -409,11 +491,17 @@ class GiftFile:
 class _Block:
     """Parses one blank-line-separated block, collecting diagnostics."""
 
-    def __init__(self, path: str, lines: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
+    def __init__(
+        self, path: str, lines: list[tuple[int, str]], diags: list[Diagnostic], quick: bool = False
+    ) -> None:
         self.path = path
         self.lines = lines
         self.diags = diags
         self.qformat = "moodle"
+        self.quick = quick
+        """Escapes as stand-ins (see _STAND_IN): only for a text without _OPAQUE."""
+        self.stand_ins: set[str] = set()
+        """The stand-ins this block's text holds."""
 
     def loc(self, t: _Text, i: int = 0) -> SourceLoc:
         n = len(t.s)
@@ -449,30 +537,33 @@ class _Block:
 
     def text_with_format(self, t: _Text, default: str, start: int = 0, end: int | None = None) -> GiftText:
         """parse_text_with_format() of t[start:end]: an optional leading [format] tag, then trim."""
-        s = t.s if start == 0 and end is None else t.s[start:end]
-        lead = len(s) - len(s.lstrip(_PHP_TRIM))
-        s = s.strip(_PHP_TRIM)
+        s = t.s
+        start, end = _trimmed(s, start, len(s) if end is None else end)
         fmt = default
-        if s[:1] == "[":
-            close = s.find("]")
-            if close > 0 and s[1:close] in _FORMATS:
-                fmt, rest = s[1:close], s[close + 1 :]
-                lead += close + 1 + len(rest) - len(rest.lstrip(_PHP_TRIM))
-                s = rest.strip(_PHP_TRIM)
+        if s[start : start + 1] == "[":
+            close = s.find("]", start, end)
+            if close > start + 1 and s[start + 1 : close] in _FORMATS:
+                fmt = s[start + 1 : close]
+                start, end = _trimmed(s, close + 1, end)
         # Trimming before escapedchar_post() as well as after gives Moodle's text: no
         # placeholder holds or touches white space.
-        return GiftText(_post(s).strip(_PHP_TRIM), fmt, partial(self._loc_at, t, start + lead, len(s)))
+        text = _post(s[start:end], self.stand_ins).strip(_PHP_TRIM)
+        return GiftText(text, fmt, partial(self._loc_at, t, start, end - start))
 
     def _loc_at(self, t: _Text, i: int, n: int) -> SourceLoc:
-        """Where the n characters of t from i start (the block's first line when n is 0)."""
-        return self.loc(t[i : i + n])
+        """Where the n characters of t from i start (the block's first line when n is 0):
+        self.loc(t[i : i + n]) without copying them."""
+        if not n:
+            return SourceLoc(self.path, self.lines[0][0], 1)
+        packed = t.origin.at(t.off + i)
+        return SourceLoc(self.path, packed >> 32, packed & 0xFFFFFFFF)
 
     def read(self) -> GiftItem:
         t, comments = self._join()
         first = self.lines[0][0]
         if not t.s:
             return GiftItem("comment", SourceLoc(self.path, first, 1), tuple(comments))
-        t = _unescape_gift(t)
+        t = _stand_ins(t, self.stand_ins) if self.quick else _unescape_gift(t)
         # The item's fields, set step by step and made into a GiftItem once.
         item: dict[str, Any] = {
             "qtype": "description",
@@ -483,11 +574,14 @@ class _Block:
         }
         if t.s.startswith("$CATEGORY:"):
             # Moodle does not unescape category lines: its placeholders stay in the name.
-            return GiftItem(**item | {"qtype": "category", "category": t[10:].strip().s})
+            category = t[10:].strip().s
+            return GiftItem(
+                **item | {"qtype": "category", "category": _moodle_raw(category) if self.quick else category}
+            )
         if t.s.startswith("::"):
             end = t.s.find("::", 2)
             if end >= 0:
-                item["name"] = _post(t.s[2:end]).strip()
+                item["name"] = _post(t.s[2:end], self.stand_ins).strip()
                 t = t[end + 2 :].strip()
         self._body(t, item)
         return GiftItem(**item)
@@ -548,12 +642,18 @@ class _Block:
 
     def _weight(self, a: _Text, default: Fraction) -> tuple[Fraction | None, _Text]:
         """A leading %w% weight (Moodle's regex), checked against the grade list."""
-        m = WEIGHT_RE.match(a.s)
-        if not m:
-            return default, a
-        end = a.s.find("%", 1)
-        raw = a.s[1:end]
-        rest = a[end + 1 :]
+        weight, start = self._weight_in(a, default, 0, len(a.s))
+        return weight, a[start:]
+
+    def _weight_in(self, t: _Text, default: Fraction, start: int, end: int) -> tuple[Fraction | None, int]:
+        """_weight() of t[start:end]: the weight, and where the rest of the answer starts."""
+        s = t.s
+        if s[start : start + 1] != "%" or not _WEIGHT_AT.match(s, start, end):
+            return default, start
+        close = s.find("%", start + 1, end)
+        raw = s[start + 1 : close]
+        rest = close + 1
+        a = t[start:end]  # for the messages
         try:
             fraction = Fraction(raw.lstrip("-")) / 100 * (-1 if raw.startswith("-") else 1)
         except ValueError:
@@ -573,43 +673,46 @@ class _Block:
             return None, rest
         return near, rest
 
-    def _comment(self, a: _Text) -> tuple[GiftText, GiftText | None]:
-        """commentparser(): text, then feedback after the first '#'."""
-        i = a.s.find("#")
+    def _comment(self, a: _Text, start: int = 0, end: int | None = None) -> tuple[GiftText, GiftText | None]:
+        """commentparser() of a[start:end]: text, then feedback after the first '#'."""
+        end = len(a.s) if end is None else end
+        i = a.s.find("#", start, end)
         if i < 0:
-            return self.text_with_format(a, self.qformat), None
-        return self.text_with_format(a, self.qformat, 0, i), self.text_with_format(a, self.qformat, i + 1)
+            return self.text_with_format(a, self.qformat, start, end), None
+        return self.text_with_format(a, self.qformat, start, i), self.text_with_format(
+            a, self.qformat, i + 1, end
+        )
 
     def _multichoice(self, a: _Text) -> dict[str, Any]:
         s = a.s
         single = "=" in s
         # Moodle marks each '=' as '~=' and splits on '~'; cutting before each '=' and
-        # around each '~' gives the same pieces, with no text to rewrite.
-        pieces = []
+        # around each '~' gives the same pieces, with no text to rewrite. Pieces are kept as
+        # trimmed (start, end) spans of the answer block: no copies until a text is made.
+        spans = []
         start = 0
         for m in _CHOICE_MARK.finditer(s):
             i = m.start()
-            pieces.append(a[start:i])
+            spans.append(_trimmed(s, start, i))
             start = i + 1 if s[i] == "~" else i
-        pieces.append(a[start:])
-        if not pieces[0].strip().s:
-            pieces = pieces[1:]
-        parts = [p.strip() for p in pieces]
-        if len(parts) < 2:
-            self.error(a, 0, f"a multiple-choice question needs at least 2 answers, found {len(parts)}",
+        spans.append(_trimmed(s, start, len(s)))
+        if spans[0][0] == spans[0][1]:
+            spans = spans[1:]
+        if len(spans) < 2:
+            self.error(a, 0, f"a multiple-choice question needs at least 2 answers, found {len(spans)}",
                        "Moodle fails on '{~only}'; add a choice", "gift.too-few-answers")  # fmt: skip
             return {"qtype": "error"}
         answers = []
-        for p in parts:
-            if not p.s:
+        for start, end in spans:
+            if start == end:
                 self.error(a, 0, "empty answer between '~' or '=' markers", rule="gift.empty-answer")
                 continue
-            if p.s[0] == "=":
+            if s[start] == "=":
                 weight: Fraction | None = _ONE
-                p = p[1:]
+                start += 1
             else:
-                weight, p = self._weight(p, _ZERO)
-            text, feedback = self._comment(p)
+                weight, start = self._weight_in(a, _ZERO, start, end)
+            text, feedback = self._comment(a, start, end)
             if weight is not None:
                 answers.append(GiftAnswer(text, weight, feedback))
         return {"qtype": "multichoice", "single": single, "answers": tuple(answers)}
@@ -627,12 +730,12 @@ class _Block:
                 self.error(p, 0, "matching pair has no '->'", rule="gift.bad-pair")
                 continue
             left = self.text_with_format(p[:marker], self.qformat)
-            pairs.append((left, _post(p.s[marker + 2 :]).strip(_PHP_TRIM)))
+            pairs.append((left, _post(p.s[marker + 2 :], self.stand_ins).strip(_PHP_TRIM)))
         return {"qtype": "match", "pairs": tuple(pairs)}
 
     def _truefalse(self, a: _Text) -> dict[str, Any]:
         bits = a.split("#", 2)
-        answer = _post(bits[0].s).strip(_PHP_TRIM)
+        answer = _post(bits[0].s, self.stand_ins).strip(_PHP_TRIM)
         wrong = self.text_with_format(bits[1], self.qformat) if len(bits) > 1 else None
         right = self.text_with_format(bits[2], self.qformat) if len(bits) > 2 else None
         return {"qtype": "truefalse", "truth": answer in ("T", "TRUE"), "true_false_feedback": (wrong, right)}
@@ -692,6 +795,15 @@ class _Block:
         return None
 
 
+def _trimmed(s: str, start: int, end: int) -> tuple[int, int]:
+    """The span of s[start:end] trim() leaves, found without copying it."""
+    while start < end and s[start] in _PHP_TRIM:
+        start += 1
+    while end > start and s[end - 1] in _PHP_TRIM:
+        end -= 1
+    return start, end
+
+
 def _idnumber(comments: list[str]) -> str:
     m = _ID_COMMENT.search("\n".join(comments))
     return m.group(1).strip().replace("\\]", "]") if m else ""
@@ -714,11 +826,15 @@ def _split_lines(text: str) -> Iterator[str]:
     yield text[start:]
 
 
+_BLANK_LINE = re.compile("[ \t\n\r\0\x0b]*0?[ \t\n\r\0\x0b]*\\Z")
+"""A line that trim() leaves empty or "0" (matched without copying the line, as strip would)."""
+
+
 def _blocks(lines: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
     """readquestions(): blocks between lines that PHP's empty() takes for blank ('' or '0')."""
     current: list[tuple[int, str]] = []
     for lineno, line in enumerate(lines, 1):
-        if line.strip(_PHP_TRIM) in ("", "0"):
+        if _BLANK_LINE.match(line):
             if current:
                 yield current
             current = []
@@ -739,8 +855,12 @@ MAX_GIFT_ERRORS = 100
 """Reading stops after this many errors: a file with more is not a GIFT file worth reading on."""
 
 
-def read_gift(text: str, path: str) -> GiftFile:
-    """Every block of a GIFT file as Moodle reads it; raises GiftSyntaxError with every error."""
+def read_gift(text: str, path: str, *, quick: bool = True) -> GiftFile:
+    """Every block of a GIFT file as Moodle reads it; raises GiftSyntaxError with every error.
+
+    ``quick=False`` reads escapes the general way, through Moodle's own placeholders (the
+    definition the quick way is tested against); the result is the same."""
+    quick = quick and _OPAQUE not in text
     diags: list[Diagnostic] = []
     items = []
     n_errors = 0
@@ -753,7 +873,7 @@ def read_gift(text: str, path: str) -> GiftFile:
             )
             break
         before = len(diags)
-        items.append(_Block(path, block, diags).read())
+        items.append(_Block(path, block, diags, quick).read())
         n_errors += sum(d.severity is Severity.ERROR for d in diags[before:])
         if n_errors >= MAX_GIFT_ERRORS:
             diags.append(Diagnostic(SourceLoc(path, block[-1][0]), f"stopping after {n_errors} errors",
