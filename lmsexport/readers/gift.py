@@ -36,7 +36,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -408,20 +407,31 @@ class GiftText:
     location of its choices only, so most are never needed.
     """
 
-    __slots__ = ("text", "format", "_loc", "_where")
+    __slots__ = ("text", "format", "_loc", "_block", "_in", "_start", "_n")
+    _block: _Block
+    _in: _Text
+    _start: int
+    _n: int
 
-    def __init__(self, text: str, format: str, loc: SourceLoc | Callable[[], SourceLoc]) -> None:
+    def __init__(self, text: str, format: str, loc: SourceLoc) -> None:
         self.text = text
         self.format = format
         """moodle, html, plain or markdown."""
-        self._loc: SourceLoc | None = loc if isinstance(loc, SourceLoc) else None
-        self._where = None if isinstance(loc, SourceLoc) else loc
+        self._loc: SourceLoc | None = loc
+
+    @classmethod
+    def _at(cls, text: str, format: str, block: _Block, t: _Text, start: int, n: int) -> GiftText:
+        """A text whose location is that of the n characters of t from start, in block."""
+        self = cls.__new__(cls)
+        self.text, self.format, self._loc = text, format, None
+        self._block, self._in, self._start, self._n = block, t, start, n
+        return self
 
     @property
     def loc(self) -> SourceLoc:
         if self._loc is None:
-            assert self._where is not None
-            self._loc, self._where = self._where(), None
+            self._loc = self._block._loc_at(self._in, self._start, self._n)
+            del self._block, self._in  # what the location was worked out from is not kept
         return self._loc
 
     def _key(self) -> tuple[str, str, SourceLoc]:
@@ -548,7 +558,7 @@ class _Block:
         # Trimming before escapedchar_post() as well as after gives Moodle's text: no
         # placeholder holds or touches white space.
         text = _post(s[start:end], self.stand_ins).strip(_PHP_TRIM)
-        return GiftText(text, fmt, partial(self._loc_at, t, start, end - start))
+        return GiftText._at(text, fmt, self, t, start, end - start)
 
     def _loc_at(self, t: _Text, i: int, n: int) -> SourceLoc:
         """Where the n characters of t from i start (the block's first line when n is 0):
