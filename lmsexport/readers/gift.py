@@ -36,6 +36,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import accumulate
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -530,19 +531,12 @@ class _Block:
 
     def _join(self) -> tuple[_Text, list[str]]:
         """Comment lines out (as Moodle, they become a space), the rest joined with newlines."""
-        comments: list[str] = []
-        texts: list[str] = []
+        texts = [raw.strip(_PHP_TRIM) for _, raw in self.lines]
+        comments = [x for x in texts if x.startswith("//")]
+        if comments:
+            texts = [" " if x.startswith("//") else x for x in texts]
         origin = _Lines(self.lines)
-        starts = origin.starts.append
-        start = 0
-        for _, raw in self.lines:
-            stripped = raw.strip(_PHP_TRIM)
-            if stripped.startswith("//"):
-                comments.append(stripped)
-                stripped = " "
-            texts.append(stripped)
-            starts(start)
-            start += len(stripped) + 1
+        origin.starts.extend(accumulate((len(x) + 1 for x in texts[:-1]), initial=0))
         return _Text("\n".join(texts), origin).strip(), comments
 
     def text_with_format(self, t: _Text, default: str, start: int = 0, end: int | None = None) -> GiftText:
@@ -579,8 +573,8 @@ class _Block:
             "qtype": "description",
             "loc": self.loc(t),
             "comments": tuple(comments),
-            "idnumber": _idnumber(comments),
-            "tags": _tags(comments),
+            "idnumber": _idnumber(comments) if comments else "",
+            "tags": _tags(comments) if comments else (),
         }
         if t.s.startswith("$CATEGORY:"):
             # Moodle does not unescape category lines: its placeholders stay in the name.
@@ -884,7 +878,8 @@ def read_gift(text: str, path: str, *, quick: bool = True) -> GiftFile:
             break
         before = len(diags)
         items.append(_Block(path, block, diags, quick).read())
-        n_errors += sum(d.severity is Severity.ERROR for d in diags[before:])
+        if len(diags) > before:
+            n_errors += sum(d.severity is Severity.ERROR for d in diags[before:])
         if n_errors >= MAX_GIFT_ERRORS:
             diags.append(Diagnostic(SourceLoc(path, block[-1][0]), f"stopping after {n_errors} errors",
                                     rule="gift.too-many-errors"))  # fmt: skip
