@@ -250,7 +250,7 @@ def main() -> int:
         rebuild = measure(lmsexport("build", str(bank), "--out", str(out)), env)
         edited = edit_one(bank)
         edit = measure(lmsexport("build", str(bank), "--out", str(out)), env)
-        if edit.returncode != 0 or f"({quizzes - 1} of {quizzes} source files" not in edit.stdout:
+        if edit.returncode != 0 or f"({quizzes - 1} of {quizzes} quiz files" not in edit.stdout:
             print(f"the edit-one rebuild did not reuse the other files: {edit.stdout}", file=sys.stderr)
         check = measure(lmsexport("check", str(bank)), env)
         if check.returncode != 0:

@@ -22,7 +22,7 @@ from lmsexport.model import Bank, Quiz  # noqa: E402
 from lmsexport.readers.gift import read_quiz  # noqa: E402
 from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
-from lmsexport.writers import WriteContext, gift, html, qti21  # noqa: E402
+from lmsexport.writers import WriteContext, gift, html, moodlexml, qti21, qti21_package  # noqa: E402
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -41,13 +41,13 @@ def main(n: int) -> None:
         load_s = best(lambda: load_paths(paths, []))
     package.warm_schemas()
     quizzes: tuple[Quiz, ...] = bank.quizzes
-    ctx = WriteContext(formats=("qti21", "gift", "html"), timestamp=0)
+    ctx = WriteContext(formats=("qti21", "gift", "moodlexml", "html"), timestamp=0)
 
     def items() -> list[object]:
         return [qti21.item_tree(z, q) for z in quizzes for q in z.questions]
 
     def manifests() -> list[object]:
-        return [package.manifest_tree(z) for z in quizzes]
+        return [qti21_package.manifest_tree(z) for z in quizzes]
 
     trees = items() + manifests()
     gift_texts = [
@@ -69,8 +69,9 @@ def main(n: int) -> None:
             lambda: [validate_tree(t, "item" if t.tag.endswith("Item") else "manifest", "x") for t in trees]
         ),
         "qti21 serialize": best(lambda: [package.serialize(t) for t in trees]),
-        "qti21 whole writer": best(lambda: package.build_qti21(bank, ctx)),
+        "qti21 whole writer": best(lambda: qti21_package.build_qti21(bank, ctx)),
         "gift writer": best(lambda: gift.write(bank, ctx)),
+        "moodlexml writer": best(lambda: moodlexml.write(bank, ctx)),
         "html writer": best(lambda: html.write(bank, ctx)),
         "gift reader (check's read-back)": best(gift_read_back),
     }

@@ -1,8 +1,11 @@
-"""Coverage-guided fuzz targets (atheris / libFuzzer) for the three attack surfaces.
+"""Coverage-guided fuzz targets (atheris / libFuzzer) for the attack surfaces.
 
-    python fuzz/fuzz.py yaml    [libFuzzer flags...]   # the YAML source loader
-    python fuzz/fuzz.py gift    [libFuzzer flags...]   # the GIFT reader
-    python fuzz/fuzz.py package [libFuzzer flags...]   # `lmsexport validate` on a zip
+    python fuzz/fuzz.py yaml      [libFuzzer flags...]   # the YAML source loader
+    python fuzz/fuzz.py gift      [libFuzzer flags...]   # the GIFT reader
+    python fuzz/fuzz.py moodlexml [libFuzzer flags...]   # the Moodle XML reader
+    python fuzz/fuzz.py package   [libFuzzer flags...]   # `lmsexport validate` on a zip
+    python fuzz/fuzz.py qti12     [libFuzzer flags...]   # a QTI 1.2 package (DTD, DOCTYPE policy)
+    python fuzz/fuzz.py cc        [libFuzzer flags...]   # a Common Cartridge (XSD, Schematron)
 
 For example a ten-minute session with a seed corpus:
 
@@ -41,13 +44,40 @@ def _gift(data: bytes) -> None:
     read_quiz_bytes(data, "fuzz.gift.txt")
 
 
+def _moodlexml(data: bytes) -> None:
+    from lmsexport.readers.moodlexml import read_quiz_bytes
+
+    # As `lmsexport check FILE.xml` reads a file: the size limit, the hostile-XML parser and
+    # the reader. It reports problems as diagnostics and never raises.
+    read_quiz_bytes(data, "fuzz.xml")
+
+
 def _package(data: bytes) -> None:
     from lmsexport.validate import validate_package
 
     validate_package(data, "fuzz.zip")
 
 
-TARGETS = {"yaml": _yaml, "gift": _gift, "package": _package}
+def _qti12(data: bytes) -> None:
+    from lmsexport.validate_qti12 import validate_qti12_package
+
+    validate_qti12_package(data, "fuzz.zip")
+
+
+def _cc(data: bytes) -> None:
+    from lmsexport.validate_qti12 import validate_cartridge
+
+    validate_cartridge(data, "fuzz.imscc")
+
+
+TARGETS = {
+    "yaml": _yaml,
+    "gift": _gift,
+    "moodlexml": _moodlexml,
+    "package": _package,
+    "qti12": _qti12,
+    "cc": _cc,
+}
 
 
 def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
@@ -64,7 +94,14 @@ def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
             *ROOT.glob("tests/cases/**/*.gift.txt"),
             *ROOT.glob("tests/bad/gift/*.gift*"),
         ],
+        "moodlexml": [
+            *ROOT.glob("dist/moodle/*.xml"),
+            *ROOT.glob("tests/cases/**/moodle/*.xml"),
+            *ROOT.glob("tests/bad/moodlexml/*.xml"),
+        ],
         "package": [*ROOT.glob("dist/qti21/*.zip"), *ROOT.glob("tests/bad/package/*.zip")],
+        "qti12": [*ROOT.glob("dist/qti12/*.zip"), *ROOT.glob("tests/bad/package/qti12-*.zip")],
+        "cc": [*ROOT.glob("dist/cc/*.imscc"), *ROOT.glob("tests/bad/package/cc-*.imscc")],
     }
     for name, files in sources.items():
         d = corpus / name
@@ -76,7 +113,8 @@ def seed(corpus: Path = ROOT / "fuzz" / "corpus") -> None:
     small = io.BytesIO()
     with zipfile.ZipFile(small, "w") as zf:
         zf.writestr("imsmanifest.xml", b"<manifest/>")
-    (corpus / "package" / "tiny.zip").write_bytes(small.getvalue())
+    for name in ("package", "qti12", "cc"):
+        (corpus / name / "tiny.zip").write_bytes(small.getvalue())
 
 
 def main(argv: list[str]) -> None:
@@ -90,8 +128,10 @@ def main(argv: list[str]) -> None:
     target = TARGETS[argv[1]]
     with atheris.instrument_imports(include=["lmsexport"]):
         import lmsexport.readers.gift  # noqa: F401
+        import lmsexport.readers.moodlexml  # noqa: F401
         import lmsexport.source  # noqa: F401
         import lmsexport.validate  # noqa: F401
+        import lmsexport.validate_qti12  # noqa: F401
     # Warm up (schema compilation, lazy imports) outside the measured loop.
     target(b"")
     atheris.Setup([argv[0], *argv[2:]], target)

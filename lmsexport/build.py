@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Bank, Quiz, SourceLoc
-from .writers import WRITERS, Output, WriteContext, get_writer
+from .model import Assessment, Bank, Quiz, SourceLoc
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -71,82 +70,246 @@ def build(bank: Bank, formats: Iterable[str], timestamp: int = DEFAULT_TIMESTAMP
     return result
 
 
-# --------------------------------------------------------------------------- check: the round trip
+def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
+    """Build every format in memory (validating every XML file), read every GIFT file back
+    and compare it with the bank; return all diagnostics.
 
-READERS: dict[str, str] = {
-    "gift": "lmsexport.readers.gift:read_back",
-}
-"""Format -> "module:function" of the reader check reads that format's files of a quiz back
-with: ``(quiz, the files written for it) -> (path of the file read, the quiz read back)``,
-raising LmsExportError for what it cannot read. One line per format that has a reader."""
-
-
-def round_trip(name: str, quiz: Quiz, files: Mapping[str, bytes]) -> list[Diagnostic]:
-    """Read the quiz's files of format ``name`` back with its reader and compare with the quiz:
-    a diagnostic (rule ``<format>.round-trip``) for each question that is missing or differs,
-    and one if only the quiz's own fields differ."""
-    from dataclasses import fields
-
-    module, func = READERS[name].split(":")
-    read_back = getattr(importlib.import_module(module), func)
-    try:
-        path, back = read_back(quiz, files)
-    except LmsExportError as e:
-        return list(e.diagnostics)
-    if back == quiz:
-        return []
+    Errors of the writers come back as diagnostics rather than an exception, so that a
+    pipeline sees every problem of the run at once.
+    """
     diags: list[Diagnostic] = []
-    rule = f"{name}.round-trip"
-    theirs = {q.id: q for q in back.questions}
-    for q in quiz.questions:
-        other = theirs.get(q.id)
-        if other is None:
-            why = "is missing"
-        elif other != q:
-            names = [f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)]
-            why = "differs in " + ", ".join(names)
-        else:
+    for name in WRITERS:
+        try:
+            out = build(bank, [name], timestamp)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
             continue
-        diags.append(
-            Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}", rule=rule)
-        )
-    if back.questions == quiz.questions:
-        diags.append(
-            Diagnostic(
-                quiz.loc or SourceLoc(path),
-                f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
-                rule=rule,
-            )  # fmt: skip
-        )
+        diags.extend(out.warnings)
+        if name == "gift":
+            diags.extend(gift_round_trip(bank, out))
+        elif name == "moodlexml":
+            diags.extend(moodlexml_round_trip(bank, out))
     return diags
 
 
 def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
     """Read each written GIFT file back (as Moodle's parser would) and compare with the bank."""
-    return [d for quiz in bank.quizzes for d in round_trip("gift", quiz, out.files)]
+    from dataclasses import fields
 
+    from .readers.gift import read_quiz
 
-def check_quiz(quiz: Quiz, names: tuple[str, ...], timestamp: int) -> list[Diagnostic]:
-    """Everything check finds in one quiz: each writer's warnings and errors (every XML file
-    validated) and, for each format that has a reader and was written without errors, what
-    the round trip finds."""
     diags: list[Diagnostic] = []
-    ctx = WriteContext(formats=names, timestamp=timestamp)
-    bank = Bank((quiz,))
-    for name in names:
-        out, errors = run_writers(bank, (name,), ctx)
-        diags += out.warnings + errors
-        if not errors and name in READERS:
-            diags += round_trip(name, quiz, out.files)
+    for quiz in bank.quizzes:
+        path = f"gift/{quiz.id}.gift.txt"
+        try:
+            back, _ = read_quiz(out.files[path].decode("utf-8"), path, quiz_id=quiz.id, lang=quiz.lang)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
+            continue
+        if back == quiz:
+            continue
+        theirs = {q.id: q for q in back.questions}
+        for q in quiz.questions:
+            other = theirs.get(q.id)
+            if other is None:
+                why = "is missing"
+            elif other != q:
+                names = [
+                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
+                ]
+                why = "differs in " + ", ".join(names)
+            else:
+                continue
+            diags.append(
+                Diagnostic(
+                    q.loc or SourceLoc(path),
+                    f"question '{q.id}' read back from {path} {why}",
+                    rule="gift.round-trip",
+                )
+            )
+        if back.questions == quiz.questions:
+            diags.append(
+                Diagnostic(
+                    quiz.loc or SourceLoc(path),
+                    f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
+                    rule="gift.round-trip",
+                )
+            )
+    for assessment in bank.assessments:
+        diags.extend(_assessment_round_trip(assessment, out))
     return diags
 
 
-def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnostic]:
-    """Build every format in memory (validating every XML file), read every file that has a
-    reader back and compare it with the bank; return all diagnostics, errors included (a
-    pipeline sees every problem of the run at once). check_files does the same, file by file."""
-    names = tuple(WRITERS)
-    return [d for quiz in bank.quizzes for d in check_quiz(quiz, names, timestamp)]
+def _assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnostic]:
+    """Read an assessment's GIFT file back: every draw must hold, under its own category, its
+    candidates as the bank has them (writers.gift.as_in_assessment), and keep its pick and points."""
+    from .readers.gift import read_assessment
+    from .writers.gift import as_in_assessment
+
+    path = f"gift/{assessment.id}.gift.txt"
+    try:
+        back, _ = read_assessment(out.files[path].decode("utf-8"), path)
+    except LmsExportError as e:
+        return list(e.diagnostics)
+    diags: list[Diagnostic] = []
+
+    def differs(loc: SourceLoc | None, what: str) -> None:
+        diags.append(Diagnostic(loc or assessment.loc or SourceLoc(path), f"assessment '{assessment.id}': "
+                                f"{what} read back from {path} differs", rule="gift.round-trip"))  # fmt: skip
+
+    ours = [(s, d) for s in assessment.sections for d in s.draws]
+    theirs = [(s, d) for s in back.sections for d in s.draws]
+    if len(ours) != len(theirs) or [s.title for s in assessment.sections] != [s.title for s in back.sections]:
+        differs(assessment.loc, "its sections")
+        return diags
+    for (section, draw), (section2, draw2) in zip(ours, theirs, strict=True):
+        if (section.shuffle, draw.name, draw.is_random, draw.pick, draw.points) != (
+            section2.shuffle,
+            draw2.name,
+            draw2.is_random,
+            draw2.pick,
+            draw2.points,
+        ):
+            differs(draw.loc, f"draw '{draw.name}'")
+        got = {c.question.id: c.question for c in draw2.candidates}
+        for c in draw.candidates:
+            if got.get(c.question.id) != as_in_assessment(assessment, c):
+                differs(c.question.loc, f"question '{c.question.id}' (in the category of draw '{draw.name}')")
+        if [c.question.id for c in draw.candidates] != list(got):
+            differs(draw.loc, f"the questions of draw '{draw.name}'")
+    if (back.title, back.lang, back.description) != (
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+    ):
+        differs(assessment.loc, "its title, language or description")
+    return diags
+
+
+def moodlexml_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
+    """Read each written Moodle XML file back (as Moodle's importer would, with every check of
+    lmsexport.readers.moodlexml) and compare it with the bank, field by field."""
+    from dataclasses import fields
+
+    from .readers.moodlexml import read_quiz
+    from .writers import folder_of
+
+    diags: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        path = f"{folder_of('moodlexml')}/{quiz.id}.xml"
+        try:
+            back, _ = read_quiz(out.files[path], path, quiz_id=quiz.id, lang=quiz.lang)
+        except LmsExportError as e:
+            diags.extend(e.diagnostics)
+            continue
+        if back == quiz:
+            continue
+        theirs = {q.id: q for q in back.questions}
+        for q in quiz.questions:
+            other = theirs.get(q.id)
+            if other == q:
+                continue
+            why = (
+                "is missing"
+                if other is None
+                else "differs in "
+                + ", ".join(
+                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
+                )
+            )
+            diags.append(
+                Diagnostic(
+                    q.loc or SourceLoc(path),
+                    f"question '{q.id}' read back from {path} {why}",
+                    rule="moodlexml.round-trip",
+                )
+            )
+        if back.questions == quiz.questions:
+            names = [
+                f.name for f in fields(quiz) if f.compare and getattr(quiz, f.name) != getattr(back, f.name)
+            ]
+            diags.append(
+                Diagnostic(
+                    quiz.loc or SourceLoc(path),
+                    f"quiz '{quiz.id}' read back from {path} differs in {', '.join(names)}",
+                    rule="moodlexml.round-trip",
+                )
+            )
+    for assessment in bank.assessments:
+        diags.extend(moodlexml_assessment_round_trip(assessment, out))
+    return diags
+
+
+def moodlexml_assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnostic]:
+    """Read an assessment's Moodle XML file back (readers.moodlexml.read_assessment): its title,
+    language, description and sections, and every draw with its pick and points holding, in its
+    own category, its candidates as writers.moodlexml.as_in_assessment writes them."""
+    from .readers.moodlexml import read_assessment
+    from .writers import folder_of
+    from .writers.moodlexml import as_in_assessment
+
+    path = f"{folder_of('moodlexml')}/{assessment.id}.xml"
+    try:
+        back, _ = read_assessment(out.files[path], path)
+    except LmsExportError as e:
+        return list(e.diagnostics)
+    diags: list[Diagnostic] = []
+
+    def differs(loc: SourceLoc | None, what: str) -> None:
+        message = f"assessment '{assessment.id}': {what} read back from {path} differs"
+        diags.append(
+            Diagnostic(loc or assessment.loc or SourceLoc(path), message, rule="moodlexml.round-trip")
+        )
+
+    if (back.title, back.lang, back.description) != (
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+    ):
+        differs(assessment.loc, "its title, language or description")
+    if [(s.title, s.shuffle, len(s.draws)) for s in back.sections] != [
+        (s.title, s.shuffle, len(s.draws)) for s in assessment.sections
+    ]:
+        differs(assessment.loc, "its sections")
+        return diags
+    for draw, draw2 in zip(assessment.draws, back.draws, strict=True):
+        if (draw.name, draw.is_random, draw.pick, draw.points) != (
+            draw2.name,
+            draw2.is_random,
+            draw2.pick,
+            draw2.points,
+        ):
+            differs(draw.loc, f"draw '{draw.name}'")
+        got = {c.question.id: c.question for c in draw2.candidates}
+        if [c.question.id for c in draw.candidates] != list(got):
+            differs(draw.loc, f"the questions of draw '{draw.name}'")
+        for c in draw.candidates:
+            if c.question.id in got and got[c.question.id] != as_in_assessment(assessment, draw, c):
+                differs(c.question.loc, f"question '{c.question.id}' (in the category of draw '{draw.name}')")
+    return diags
+
+
+ROUND_TRIPS: dict[str, Callable[[Bank, Output], list[Diagnostic]]] = {
+    "gift": gift_round_trip,
+    "moodlexml": moodlexml_round_trip,
+}
+"""Format -> the round trip check runs on what that format wrote for a bank: its reader reads
+every file back (quizzes' and assessments') and what differs from the bank is a diagnostic.
+One line per format that has a reader."""
+
+
+def check_quiz(bank: Bank, names: tuple[str, ...], timestamp: int) -> list[Diagnostic]:
+    """Everything check finds in a bank of one quiz, or of assessments only: each writer's
+    warnings and errors (every XML file validated) and, for each format with a reader
+    (ROUND_TRIPS) written without errors, what its round trip finds. As check_bank does for
+    the whole bank, writer by writer."""
+    diags: list[Diagnostic] = []
+    for name in names:
+        out, errors = run_writers(bank, (name,), WriteContext(formats=(name,), timestamp=timestamp))
+        diags += out.warnings + errors
+        if not errors and name in ROUND_TRIPS:
+            diags += ROUND_TRIPS[name](bank, out)
+    return diags
 
 
 # --------------------------------------------------------------------------- streaming, parallel build
@@ -158,11 +321,11 @@ a second process could take is smaller than what starting and feeding it costs."
 
 @dataclass
 class FileSummary:
-    """What a build needs of a source file whose outputs it does not make again: what
-    index.html, the checks across files, the counts and the printed warnings use."""
+    """What a build needs of a quiz file whose outputs it does not make again: what index.html,
+    the checks across files, the counts and the printed warnings use."""
 
     quiz: Quiz
-    """The quiz without its questions."""
+    """The quiz without its questions (Quiz.header)."""
     n_questions: int
     ids: list[tuple[str, str, SourceLoc]]
     """(kind, id, where) of the quiz and every question, for check_ids."""
@@ -184,18 +347,25 @@ class FileResult:
     """Bytes of the source file (progress is counted in source bytes)."""
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
+    full: Quiz | None = None
+    """The whole quiz, when the build needs it at the end: assessments draw from it, and
+    bank-wide formats (a cartridge) are written from every quiz."""
+    assessment: Assessment | None = None
+    """An assessment file's recipe (unresolved: its outputs are written once the bank is known)."""
     n_questions: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
-    """sha256 (hex) of each of ``files``, computed in the worker."""
+    """sha256 (hex) of each of ``files``, computed in the worker (for the rebuild cache)."""
     warnings: list[Diagnostic] = field(default_factory=list)
-    """Loader warnings first, then the writers'."""
+    """Loader warnings first, then the writers' warnings."""
     source_warnings: int = 0
     """How many of ``warnings`` come from the loader."""
     source_errors: list[Diagnostic] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+    reloaded: bool = False
+    """Only loaded again for ``full`` (its outputs and summary are reused): nothing else counts."""
 
     def summary(self) -> FileSummary:
         assert self.quiz is not None
@@ -207,12 +377,13 @@ class Reuse(Protocol):
     """What a build may leave as it is in OUT (the rebuild cache answers; see cache.py)."""
 
     def summary(self, path: str) -> FileSummary | None:
-        """The summary of a source file whose outputs are in OUT exactly as building it (as it
-        is now) would write them, or None: it must be built."""
+        """The summary of a quiz file whose outputs are in OUT exactly as building it (as it is
+        now) would write them, or None: it must be built."""
 
-    def derived(self, unit: str, digest: str) -> bool:
-        """Whether the outputs of ``unit``, made from bank-level data (e.g. every quiz's header
-        for index.html) whose digest is ``digest``, are in OUT as built from that data."""
+    def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
+        """The record of ``unit``, outputs made from bank-level data whose digest is ``digest``
+        and from the source files ``inputs`` (all as they are now), if its outputs are in OUT as
+        made from them; else None."""
 
 
 @dataclass
@@ -220,9 +391,23 @@ class Derived:
     """Outputs made from data of the whole bank rather than from one source file."""
 
     digest: str
-    """sha256 of the data they are made from (see index_digest)."""
+    """sha256 of the data they are made from (index_digest; BANK_UNIT's is of the formats)."""
+    inputs: list[str]
+    """Source files they are made from (all of them for BANK_UNIT)."""
     outputs: dict[str, str]
     """Path in OUT -> sha256 of its bytes."""
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """What their writers warned about (printed again when they are reused)."""
+    assessments: int = 0
+    """Assessments among them (BANK_UNIT)."""
+
+
+BANK_UNIT = "bank"
+"""The unit of every output made from the whole bank: the bank-wide formats' (a cartridge),
+the assessments' (their pools draw from any quiz), and index.html when there are assessments
+(it shows what they draw). Made from every source file: reused only when none changed."""
+
+INDEX_UNIT = "index.html"
 
 
 @dataclass
@@ -230,6 +415,7 @@ class BuildResult:
     """The outcome of build_files: counts and diagnostics; the files went to ``emit``."""
 
     quizzes: int = 0
+    assessments: int = 0
     questions: int = 0
     files: int = 0
     """Output files of the build, emitted or kept."""
@@ -238,19 +424,24 @@ class BuildResult:
     source_failed: bool = False
     """The errors are the loader's (nothing was built), not the writers'."""
     summaries: dict[str, FileSummary] = field(default_factory=dict)
-    """Every source file of a successful build (path -> summary), built or reused."""
+    """Every quiz file of a successful build (path -> summary), built or reused."""
     reused: set[str] = field(default_factory=set)
-    """Source files whose outputs were kept as they were, not built."""
+    """Quiz files whose outputs were kept as they were, not built."""
     derived: dict[str, Derived] = field(default_factory=dict)
-    """Bank-level units (e.g. "index.html") of a successful build, kept or built."""
+    """Bank-level units of a successful build (INDEX_UNIT, BANK_UNIT), kept or made."""
     kept: set[str] = field(default_factory=set)
-    """Bank-level units kept as they were, not built."""
+    """Bank-level units kept as they were, not made."""
+    read: set[str] = field(default_factory=set)
+    """Source files this build read (built, or loaded again for the whole bank's outputs)."""
 
 
-def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResult:
+def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
-    Every XML member is validated as in build(); index.html is left out (it needs every quiz).
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz),
+    and so are the bank-wide formats (BANK_WIDE). An assessment file is only loaded: its
+    outputs need the whole bank (build_assessments). With ``keep``, or when a bank-wide format
+    is built, the whole quiz comes back too.
     """
     import hashlib
 
@@ -264,14 +455,33 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int) -> FileResul
     if diags or quiz is None:
         result.source_errors = diags
         return result
-    result.quiz = replace(quiz, questions=())
+    if isinstance(quiz, Assessment):
+        result.assessment = quiz
+        return result
+    if keep or BANK_WIDE.intersection(formats):
+        result.full = quiz
+    result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
-    out, errors = run_writers(Bank((quiz,)), formats, WriteContext(formats=formats, timestamp=timestamp))
+    ctx = WriteContext(formats=formats, timestamp=timestamp)
+    out, errors = run_writers(Bank((quiz,)), tuple(f for f in formats if f not in BANK_WIDE), ctx)
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
     # Hashed here, in the worker, for the rebuild cache: the parent has the streaming to do.
     result.digests = {k: hashlib.sha256(v).hexdigest() for k, v in result.files.items()}
+    return result
+
+
+def reload_file(path: str) -> FileResult:
+    """A quiz file whose outputs are reused, loaded again only for what is built from the whole
+    bank (assessments, bank-wide formats)."""
+    from .source import load_file
+
+    p = Path(path)
+    result = FileResult(path, 0, reloaded=True)
+    quiz = load_file(p, [], None, None)
+    if isinstance(quiz, Quiz):
+        result.full = quiz
     return result
 
 
@@ -287,19 +497,15 @@ def default_jobs() -> int:
 
 
 def index_digest(headers: Sequence[tuple[Quiz, int]], names: tuple[str, ...]) -> str:
-    """sha256 of what index.html is made from: every quiz's header fields (all but where it
-    was read from) and question count, in bank order, and the formats it links to."""
+    """sha256 of what index.html is made from when the bank has no assessments: every quiz's
+    header and question count, in bank order, and the formats it links to."""
     import hashlib
+    import json
 
-    data = [names] + [(_header_fields(q), n) for q, n in headers]
-    return hashlib.sha256(repr(data).encode("utf-8")).hexdigest()
+    from .cache import encode
 
-
-def _header_fields(quiz: Quiz) -> tuple[object, ...]:
-    from dataclasses import fields
-
-    # repr() of str, int, float, bool, None, enums and tuples of them is exact and stable.
-    return tuple((f.name, getattr(quiz, f.name)) for f in fields(quiz) if f.compare and f.name != "questions")
+    data = [list(names)] + [[encode(q), n] for q, n in headers]
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def build_files(
@@ -320,34 +526,52 @@ def build_files(
     as provisional (the CLI stages them) until the result has no errors. The bytes, warnings
     and errors are those of ``build(load_paths(paths), formats, timestamp)``, whatever
     ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
-    processes forked after the schemas are compiled. ``progress(done, total)`` is called in
-    source bytes.
+    processes forked after the schemas are compiled (only when the files to build hold at
+    least ``pool_min_bytes``). ``progress(done, total)`` is called in source bytes.
 
-    With ``reuse`` (the rebuild cache), a source file it has a summary for is not loaded or
-    built: its summary stands in for it and each of its outputs goes to ``keep`` instead of
-    ``emit``; so does index.html when the quizzes' headers are those it was made from. The
-    pool is used only when the files to build hold at least ``pool_min_bytes``.
+    With ``reuse`` (the rebuild cache), a quiz file it has a summary for is not built: the
+    summary stands in for it and each of its outputs goes to ``keep`` instead of ``emit``; so
+    do index.html when the quizzes' headers are those it was made from, and the outputs of
+    the whole bank (BANK_UNIT) when no source file changed. When those must be made again,
+    reused quiz files are loaded (not written) again for them.
     """
     names = tuple(f for f in WRITERS if f in set(formats))
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    every = [p.as_posix() for p in paths]
     result = BuildResult()
     summaries: dict[str, FileSummary] = {}
+    bank_record: Derived | None = None
     if reuse is not None:
         assert keep is not None
-        for p in paths:
-            found = reuse.summary(p.as_posix())
+        for p in every:
+            found = reuse.summary(p)
             if found is not None:
-                summaries[p.as_posix()] = found
+                summaries[p] = found
+        bank_record = reuse.derived(BANK_UNIT, bank_digest(names), every)
     todo = [p for p in paths if p.as_posix() not in summaries]
+    # Whole quizzes come back from the workers when bank-level outputs must be made from them.
+    # Only files to build can be assessments: a reused file is a quiz file, unchanged.
+    whole = bank_record is None and (bool(bank_wide) or any(_may_be_assessment(p) for p in todo))
+    reload = [p for p in paths if p.as_posix() in summaries] if whole else []
     total = sum(p.stat().st_size for p in todo if p.is_file())
     results: dict[str, FileResult] = {}
+    kept: dict[str, Quiz] = {}
+    recipes: list[Assessment] = []
     source_failed = False
     emitted: set[str] = set()
     done = 0
 
     def take(fr: FileResult) -> None:
         nonlocal done, source_failed
+        result.read.add(fr.path)
+        if fr.full is not None:
+            kept[fr.path] = fr.full
+        if fr.reloaded:
+            return
         done += fr.size
         source_failed = source_failed or bool(fr.source_errors)
+        if fr.assessment is not None:
+            recipes.append(fr.assessment)
         if not source_failed:
             result.errors.extend(fr.errors)
             if not result.errors:
@@ -365,12 +589,13 @@ def build_files(
         if progress is not None:
             progress(done, total)
 
-    if jobs > 1 and len(todo) > 1 and total >= pool_min_bytes:
-        _run_pool([(p, build_file, (p.as_posix(), names, timestamp)) for p in todo], jobs, take,
-                  warm="qti21" in names)  # fmt: skip
+    tasks = [_task(p, build_file, p.as_posix(), names, timestamp, whole) for p in todo]
+    tasks += [_task(p, reload_file, p.as_posix()) for p in reload]
+    if jobs > 1 and len(tasks) > 1 and total >= pool_min_bytes:
+        _run_pool(tasks, jobs, take, warm=names)
     else:
-        for p in todo:
-            take(build_file(p.as_posix(), names, timestamp))
+        for _, fn, args in tasks:
+            take(fn(*args))
 
     from .source import check_ids
 
@@ -380,18 +605,39 @@ def build_files(
     source_warnings: list[Diagnostic] = []
     writer_warnings: list[Diagnostic] = []
     ids: list[tuple[str, str, SourceLoc]] = []
-    for p in paths:
-        key = p.as_posix()
-        fr = results.get(key)
-        s = summaries[key] if fr is None else None
-        warnings = s.warnings if s is not None else fr.warnings  # type: ignore[union-attr]
-        n_source = s.source_warnings if s is not None else fr.source_warnings  # type: ignore[union-attr]
+    for p in every:
+        fr = results.get(p)
+        summary = summaries.get(p) if fr is None else None
+        if summary is not None:
+            warnings, n_source, their_ids = summary.warnings, summary.source_warnings, summary.ids
+        else:
+            assert fr is not None
+            warnings, n_source, their_ids = fr.warnings, fr.source_warnings, fr.ids
+            source_errors += fr.source_errors
         source_warnings += warnings[:n_source]
         writer_warnings += warnings[n_source:]
-        ids += s.ids if s is not None else fr.ids  # type: ignore[union-attr]
-        if fr is not None:
-            source_errors += fr.source_errors
-    check_ids(ids, source_errors)
+        ids += their_ids
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
+    resolved: list[Assessment] = []
+    bank_unit = Derived(bank_digest(names), every, {}) if bank_record is None else bank_record
+    if recipes and not source_errors and bank_record is None:
+        per_file = tuple(f for f in names if f not in BANK_WIDE)
+        resolved, assessed, errors = build_assessments(
+            recipes, paths, kept, per_file, timestamp, source_errors
+        )
+        if not source_errors and not result.errors:
+            result.errors.extend(errors)
+            writer_warnings.extend(assessed.warnings)
+            bank_unit.warnings += assessed.warnings
+            if not result.errors:
+                for rel, data in sorted(assessed.files.items()):
+                    if rel not in emitted:
+                        emitted.add(rel)
+                        emit(rel, data)
+                        bank_unit.outputs[rel] = _sha256(data)
+                        result.files += 1
+    elif bank_record is not None:
+        writer_warnings.extend(bank_record.warnings)
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
         result.warnings = source_warnings
@@ -400,70 +646,194 @@ def build_files(
     result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
     if result.errors:
         return result
-    for p in paths:
-        key = p.as_posix()
-        fr = results.get(key)
+    for p in every:
+        fr = results.get(p)
         if fr is None:
-            result.summaries[key] = summaries[key]
-            result.reused.add(key)
-            for rel in summaries[key].outputs:
+            result.summaries[p] = summaries[p]
+            result.reused.add(p)
+            for rel in summaries[p].outputs:
                 if rel not in emitted:
                     emitted.add(rel)
                     keep(rel)  # type: ignore[misc]
                     result.files += 1
-        else:
-            result.summaries[key] = fr.summary()
+        elif fr.quiz is not None:
+            result.summaries[p] = fr.summary()
     headers = sorted(((s.quiz, s.n_questions) for s in result.summaries.values()), key=lambda h: h[0].id)
     result.quizzes = len(headers)
+    result.assessments = bank_record.assessments if bank_record is not None else len(recipes)
+    bank_unit.assessments = result.assessments
     result.questions = sum(n for _, n in headers)
-    if "html" in names:
-        import hashlib
+    if bank_record is not None:
+        # Nothing changed: the bank's outputs (index.html among them when there are
+        # assessments) are in OUT as made.
+        for rel in bank_record.outputs:
+            keep(rel)  # type: ignore[misc]
+            result.files += 1
+        result.kept.add(BANK_UNIT)
+    elif bank_wide:
+        # One output for the whole bank: written last, from every quiz and assessment, as build()
+        # would.
+        ctx = WriteContext(formats=names, timestamp=timestamp)
+        quizzes = tuple(sorted(kept.values(), key=lambda q: q.id))
+        out, errors = run_writers(Bank(quizzes, tuple(resolved)), bank_wide, ctx)
+        kept.clear()
+        if errors:
+            result.errors = errors
+            result.warnings = source_warnings
+            return result
+        result.warnings += out.warnings
+        bank_unit.warnings += out.warnings
+        for rel, data in sorted(out.files.items()):
+            emit(rel, data)
+            bank_unit.outputs[rel] = _sha256(data)
+            result.files += 1
+    if "html" in names and not (bank_record is not None and result.assessments):
+        from .writers.html import render_index_of
 
         digest = index_digest(headers, names)
-        if reuse is not None and reuse.derived("index.html", digest):
+        index = None
+        if reuse is not None and not result.assessments:
+            index = reuse.derived(INDEX_UNIT, digest)
+        if index is not None:
             keep("index.html")  # type: ignore[misc]
-            result.kept.add("index.html")
-            result.derived["index.html"] = Derived(digest, {})
+            result.derived[INDEX_UNIT] = index
+            result.kept.add(INDEX_UNIT)
         else:
-            from .writers.html import render_index_of
-
             ctx = WriteContext(formats=names, timestamp=timestamp)
-            data = render_index_of(headers, ctx).encode("utf-8")
+            data = render_index_of(headers, ctx, resolved).encode("utf-8")
             emit("index.html", data)
-            result.derived["index.html"] = Derived(digest, {"index.html": hashlib.sha256(data).hexdigest()})
+            if result.assessments:  # it shows what the assessments draw: made from the whole bank
+                bank_unit.outputs["index.html"] = _sha256(data)
+            else:
+                result.derived[INDEX_UNIT] = Derived(digest, [], {"index.html": _sha256(data)})
         result.files += 1
+    result.derived[BANK_UNIT] = bank_unit
     return result
+
+
+def bank_digest(names: tuple[str, ...]) -> str:
+    """What BANK_UNIT is made from besides every source file: the formats."""
+    import hashlib
+
+    return hashlib.sha256(repr(names).encode()).hexdigest()
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _may_be_assessment(path: Path) -> bool:
+    """Whether a source file may be an assessment (a top-level `sections:` key), read cheaply.
+
+    Only decides whether workers send their whole quizzes back (build_assessments needs them);
+    a file this misses (flow style) is still built right, by loading the quizzes again.
+    """
+    try:
+        with open(path, "rb") as fh:
+            return any(line.startswith(b"sections:") for line in fh)
+    except OSError:
+        return False
+
+
+def build_assessments(
+    recipes: list[Assessment],
+    paths: Sequence[Path],
+    kept: dict[str, Quiz],
+    names: tuple[str, ...],
+    timestamp: int,
+    source_errors: list[Diagnostic],
+) -> tuple[list[Assessment], Output, list[Diagnostic]]:
+    """Resolve the assessments against the bank and write their outputs (every format): the
+    resolved assessments (sorted by id), their files and warnings, and the writers' errors.
+
+    ``kept`` holds the quizzes the workers sent back; any other quiz file is loaded again here.
+    Resolution problems (an unknown id, an empty pool...) are appended to ``source_errors``.
+    """
+    from .assessments import resolve_all
+    from .source import load_file
+
+    quizzes: list[Quiz] = []
+    for p in paths:
+        quiz = kept.get(p.as_posix())
+        if quiz is None and p.as_posix() not in {r.loc.path for r in recipes if r.loc}:
+            loaded = load_file(p, [], None, None)
+            quiz = loaded if isinstance(loaded, Quiz) else None
+        if quiz is not None:
+            quizzes.append(quiz)
+    bank = Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+    resolved = sorted(resolve_all(bank, recipes, source_errors), key=lambda a: a.id)
+    if source_errors:
+        return resolved, Output(), []
+    ctx = WriteContext(formats=names, timestamp=timestamp)
+    out, errors = run_writers(Bank((), tuple(resolved)), names, ctx)
+    out.files.pop("index.html", None)
+    return resolved, out, errors
 
 
 # --------------------------------------------------------------------------- check, file by file
 
 
-def check_file(path: str, names: tuple[str, ...], timestamp: int, as_gift: bool = False) -> FileResult:
-    """check's unit of work: load one source file (or read one GIFT file, as Moodle would),
-    then write every format in memory, validate, and read back what has a reader. Nothing is
-    kept but the quiz's header and the diagnostics: loader (or GIFT reader) problems in
-    ``source_errors`` and the first ``source_warnings`` of ``warnings``, the rest in
-    ``warnings`` and ``errors``."""
+def check_file(path: str, timestamp: int, kind: str = "yaml", whole: bool = False) -> FileResult:
+    """check's unit of work: load one source file (or read one GIFT or Moodle XML file, as
+    Moodle would: ``kind``), then write every per-file format in memory, validate, and read
+    back what has a reader (check_quiz). Only the quiz's header and the diagnostics come back
+    (and the whole quiz with ``whole``, or the recipe of an assessment file): the loader's (or
+    reader's) in ``source_errors`` and the first ``source_warnings`` of ``warnings``, the
+    writers' in the rest of ``warnings`` and in ``errors``."""
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
-    if as_gift:
-        from .readers.gift import read_quiz_file
-
-        quiz, found = read_quiz_file(p)
-        result.source_errors = [d for d in found if d.severity is Severity.ERROR]
-        result.warnings = [d for d in found if d.severity is not Severity.ERROR]
-    else:
+    if kind == "yaml":
         from .source import load_file
 
-        quiz = load_file(p, result.source_errors, result.warnings, result.ids)
+        loaded = load_file(p, result.source_errors, result.warnings, result.ids)
+    else:
+        found: list[Diagnostic] = []
+        loaded = read_foreign_file(p, kind, found)
+        result.source_errors = [d for d in found if d.severity is Severity.ERROR]
+        result.warnings = [d for d in found if d.severity is not Severity.ERROR]
     result.source_warnings = len(result.warnings)
-    if result.source_errors or quiz is None:
+    if isinstance(loaded, Assessment):
+        result.assessment = loaded
         return result
-    result.quiz = replace(quiz, questions=())
-    result.n_questions = len(quiz.questions)
-    for d in check_quiz(quiz, names, timestamp):
+    if result.source_errors or loaded is None:
+        return result
+    result.quiz = loaded.header
+    result.n_questions = len(loaded.questions)
+    if whole:
+        result.full = loaded
+    per_file = tuple(f for f in WRITERS if f not in BANK_WIDE)
+    for d in check_quiz(Bank((loaded,)), per_file, timestamp):
         (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
     return result
+
+
+def read_foreign_file(path: Path, kind: str, diags: list[Diagnostic]) -> Quiz | None:
+    """A GIFT ("gift") or Moodle XML ("moodlexml") file read as one quiz, as Moodle's importer
+    would; its size is checked before it is read. Problems are appended to diags."""
+    if kind == "gift":
+        from .readers.gift import MAX_GIFT_BYTES as limit
+        from .readers.gift import gift_too_large as too_large
+        from .readers.gift import read_quiz_bytes
+    else:
+        from .readers.moodlexml import MAX_MOODLEXML_BYTES as limit
+        from .readers.moodlexml import moodlexml_too_large as too_large
+        from .readers.moodlexml import read_quiz_bytes  # type: ignore[assignment]
+
+    where = path.as_posix()
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            diags.append(too_large(where, size))
+            return None
+        data = path.read_bytes()
+    except OSError as e:
+        diags.append(Diagnostic(SourceLoc(where), f"cannot read the file: {e.strerror}", rule=f"{kind}.io"))
+        return None
+    quiz, found = read_quiz_bytes(data, where)
+    diags += found
+    return quiz
 
 
 @dataclass
@@ -472,52 +842,59 @@ class CheckResult:
 
     loader_warnings: list[Diagnostic] = field(default_factory=list)
     loader_errors: list[Diagnostic] = field(default_factory=list)
-    """YAML loader errors, and ids used twice across files."""
-    gift: list[Diagnostic] = field(default_factory=list)
-    """What reading the GIFT files given found, warnings included."""
+    """YAML loader errors, ids used twice across files, assessments that cannot be resolved."""
+    foreign: list[Diagnostic] = field(default_factory=list)
+    """What reading the GIFT and Moodle XML files given found, warnings included."""
     writers: list[Diagnostic] = field(default_factory=list)
-    """Writer warnings and errors, schema validation and round trips of every quiz."""
+    """Writer warnings and errors, schema validation and round trips of the whole bank."""
     quizzes: int = 0
     questions: int = 0
+    assessments: list[Assessment] = field(default_factory=list)
+    """The bank's assessments, resolved (none when the bank did not load)."""
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """What the run reports: loader warnings; then loader errors if any, else (when every
-        GIFT file was read) what the writers found; then what reading the GIFT files found."""
+        """What the run reports, as check_bank over the loaded bank does: loader warnings; then
+        loader errors if any, else (when every GIFT and Moodle XML file was read) what the
+        writers found; then what reading those files found."""
         diags = self.loader_warnings + self.loader_errors
-        if not self.loader_errors and not self.gift_failed:
+        if self.loaded:
             diags = diags + self.writers
-        return diags + self.gift
-
-    @property
-    def gift_failed(self) -> bool:
-        return any(d.severity is Severity.ERROR for d in self.gift)
+        return diags + self.foreign
 
     @property
     def loaded(self) -> bool:
         """The whole bank loaded (so its quizzes were written and checked)."""
-        return not self.loader_errors and not self.gift_failed
+        return not self.loader_errors and not any(d.severity is Severity.ERROR for d in self.foreign)
 
 
 def check_files(
-    paths: Sequence[Path], gift_paths: Sequence[Path], timestamp: int, jobs: int = 1
+    paths: Sequence[Path],
+    timestamp: int,
+    foreign: Sequence[tuple[Path, str]] = (),
+    jobs: int = 1,
+    pool_min_bytes: int = 0,
 ) -> CheckResult:
-    """check_bank over the bank made of these YAML files and GIFT files (each read as Moodle
-    would), file by file: with ``jobs`` > 1 each file is loaded, written in every format,
+    """check_bank over the bank made of these YAML files and of the ``foreign`` (path, "gift" or
+    "moodlexml") files, each read as Moodle would, file by file: with ``jobs`` > 1 (and at least
+    ``pool_min_bytes`` of files) each file is loaded, written in every per-file format,
     validated and read back in a pool of processes forked after the schemas are compiled, as
-    build_files does; ids are checked across the YAML files here."""
+    build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
+    against the YAML quizzes, written, read back) and the bank-wide formats."""
     names = tuple(WRITERS)
-    tasks: list[tuple[Path, Callable[..., FileResult], tuple[object, ...]]] = [
-        (p, check_file, (p.as_posix(), names, timestamp)) for p in paths
-    ] + [(p, check_file, (p.as_posix(), names, timestamp, True)) for p in gift_paths]
-    results: dict[tuple[bool, str], FileResult] = {}
-    gift_keys = {p.as_posix() for p in gift_paths}
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    whole = bool(bank_wide) or any(_may_be_assessment(p) for p in paths)
+    tasks = [_task(p, check_file, p.as_posix(), timestamp, "yaml", whole) for p in paths]
+    tasks += [_task(p, check_file, p.as_posix(), timestamp, kind, whole) for p, kind in foreign]
+    results: dict[tuple[str, str], FileResult] = {}
+    kinds = {p.as_posix(): kind for p, kind in foreign}
 
     def take(fr: FileResult) -> None:
-        results[(fr.path in gift_keys, fr.path)] = fr
+        results[(kinds.get(fr.path, "yaml"), fr.path)] = fr
 
-    if jobs > 1 and len(tasks) > 1:
-        _run_pool(tasks, jobs, take, warm=True)
+    total = sum(p.stat().st_size for p, _, _ in tasks if p.is_file())
+    if jobs > 1 and len(tasks) > 1 and total >= pool_min_bytes:
+        _run_pool(tasks, jobs, take, warm=names)
     else:
         for _, fn, args in tasks:
             take(fn(*args))
@@ -526,50 +903,87 @@ def check_files(
 
     result = CheckResult()
     ids: list[tuple[str, str, SourceLoc]] = []
-    for as_gift, group in ((False, paths), (True, gift_paths)):
+    quizzes: list[Quiz] = []
+    yaml_quizzes: list[Quiz] = []
+    recipes: list[Assessment] = []
+    for kind, group in (("yaml", list(paths)), ("foreign", [p for p, _ in foreign])):
         for p in group:
-            fr = results[(as_gift, p.as_posix())]
+            fr = results[(kinds.get(p.as_posix(), "yaml"), p.as_posix())]
             own = fr.warnings[: fr.source_warnings]
-            if as_gift:
-                result.gift += own + fr.source_errors
+            if kind == "foreign":
+                result.foreign += own + fr.source_errors
             else:
                 result.loader_warnings += own
                 result.loader_errors += fr.source_errors
                 ids += fr.ids
             result.writers += fr.warnings[fr.source_warnings :] + fr.errors
+            if fr.assessment is not None:
+                recipes.append(fr.assessment)
             if fr.quiz is not None:
                 result.quizzes += 1
                 result.questions += fr.n_questions
-    check_ids(ids, result.loader_errors)
+            if fr.full is not None:
+                quizzes.append(fr.full)
+                if kind == "yaml":
+                    yaml_quizzes.append(fr.full)
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), result.loader_errors)
+    if not result.loader_errors and (recipes or bank_wide):
+        if recipes:
+            from .assessments import resolve_all
+
+            bank = Bank(tuple(sorted(yaml_quizzes, key=lambda q: q.id)))
+            found = resolve_all(bank, recipes, result.loader_errors)
+            result.assessments = sorted(found, key=lambda a: a.id)
+        if result.loaded:
+            per_file = tuple(f for f in names if f not in BANK_WIDE)
+            if result.assessments:
+                result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
+            everything = Bank(tuple(sorted(quizzes, key=lambda q: q.id)), tuple(result.assessments))
+            result.writers += check_quiz(everything, bank_wide, timestamp)
     if not result.loaded:
         result.quizzes = result.questions = 0
+        result.assessments = []
     return result
 
 
 # --------------------------------------------------------------------------- the pool
 
 
+Task = tuple[Path, Callable[..., FileResult], tuple[Any, ...]]
+"""A unit of work for the pool: the source file (for its size), the function and its arguments."""
+
+
+def _task(path: Path, fn: Callable[..., FileResult], *args: Any) -> Task:
+    return (path, fn, args)
+
+
 def _run_pool(
-    tasks: Sequence[tuple[Path, Callable[..., FileResult], tuple[object, ...]]],
+    tasks: Sequence[Task],
     jobs: int,
     take: Callable[[FileResult], None],
-    warm: bool,
+    warm: tuple[str, ...] = (),
 ) -> None:
     """Run ``fn(*args)`` of every (source path, fn, args) task in a pool of ``jobs`` processes,
-    handing each result to ``take`` (in this process) as soon as it is done."""
+    handing each result to ``take`` (in this process) as soon as it is done. The schemas the
+    formats ``warm`` validate with are compiled first."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if warm and context.get_start_method() == "fork":
+    if {"qti21", "qti12", "cc13"} & set(warm) and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
-        # in each worker costs that CPU again per worker, and validating their trees in this
-        # process instead would mean parsing every document back (~0.1 ms an item, more than
-        # the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
-        from .package import warm_schemas
+        # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
+        # this process instead would mean parsing every document back (~0.1 ms an item, more
+        # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
+        if "qti21" in warm:
+            from .package import warm_schemas
 
-        warm_schemas()
+            warm_schemas()
+        if {"qti12", "cc13"} & set(warm):
+            from .validate_qti12 import warm as warm_qti12
+
+            warm_qti12()
     # Largest files first, so that no worker is left with a big file while the other idles.
     order = sorted(tasks, key=lambda t: -(t[0].stat().st_size if t[0].is_file() else 0))
     with ProcessPoolExecutor(

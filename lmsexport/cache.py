@@ -41,13 +41,13 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from . import model
-from .build import BuildResult, FileSummary
+from .build import BuildResult, Derived, FileSummary
 from .errors import Diagnostic, Severity
 from .model import SourceLoc
 
@@ -200,10 +200,11 @@ def _check_units(units: Any) -> None:
     """The units' part of a record has the shape save() writes (checked once, when read)."""
     _check(isinstance(units, dict))
     for name, unit in units.items():
+        # (a bank-level unit also has "warnings" and "assessments", checked when it is used)
         _check(
             isinstance(name, str)
             and isinstance(unit, dict)
-            and unit.keys() == {"inputs", "derived", "outputs"}
+            and {"inputs", "derived", "outputs"} <= unit.keys()
         )
         inputs, derived, outputs = unit["inputs"], unit["derived"], unit["outputs"]
         _check(isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()))
@@ -287,10 +288,11 @@ class RebuildCache:
                 return False
         return True
 
-    def _fresh(self, unit: str, derived: str | None) -> dict[str, Any] | None:
-        """The record of a unit that can be reused as it is, or None."""
+    def _fresh(self, unit: str, derived: str | None, inputs: Iterable[str]) -> dict[str, Any] | None:
+        """The record of a unit that can be reused as it is, or None: made from the data whose
+        digest is ``derived`` and from exactly the files ``inputs``, all as they are now."""
         rec = self.units.get(unit)
-        if rec is None or rec["derived"] != derived:
+        if rec is None or rec["derived"] != derived or rec["inputs"].keys() != set(inputs):
             return None
         if any(self.digests.get(path) != digest for path, digest in rec["inputs"].items()):
             return None
@@ -299,9 +301,9 @@ class RebuildCache:
         return rec  # type: ignore[no-any-return]
 
     def summary(self, path: str) -> FileSummary | None:
-        """build.Reuse: the recorded summary of a source file whose outputs can stay."""
-        rec = self._fresh(_source_unit(path), None)
-        if rec is None or rec["inputs"] != {path: self.digests.get(path)}:
+        """build.Reuse: the recorded summary of a quiz file whose outputs can stay."""
+        rec = self._fresh(_source_unit(path), None, (path,))
+        if rec is None:
             return None
         try:
             raw = self.sources[path]
@@ -313,27 +315,44 @@ class RebuildCache:
             warnings = [_diagnostic_from(d) for d in raw["warnings"]]
             n, n_source = raw["questions"], raw["source_warnings"]
             _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
-            outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
-        return FileSummary(quiz, n, ids, warnings, n_source, outputs)
+        return FileSummary(quiz, n, ids, warnings, n_source, {rel: v[4] for rel, v in rec["outputs"].items()})
 
-    def derived(self, unit: str, digest: str) -> bool:
-        """build.Reuse: whether a bank-level unit's outputs are those made from this digest."""
-        return self._fresh(unit, digest) is not None
+    def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
+        """build.Reuse: a bank-level unit whose outputs can stay, as recorded."""
+        rec = self._fresh(unit, digest, inputs)
+        if rec is None:
+            return None
+        try:
+            warnings = [_diagnostic_from(d) for d in rec["warnings"]]
+            assessments = rec["assessments"]
+            _check(isinstance(assessments, int))
+        except (_Stale, ValueError, KeyError, TypeError):
+            return None
+        outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
+        return Derived(digest, list(inputs), outputs, warnings, assessments)
 
     # -- writing --------------------------------------------------------------------------
 
     def save(self, result: BuildResult) -> None:
-        """Record a build that succeeded and whose files are now in OUT. A source file that
-        changed while it was being built is left out (it is built again next time)."""
+        """Record a build that succeeded and whose files are now in OUT. What was made from a
+        source file that changed while this build read it is left out (made again next time:
+        it may be of either text)."""
+        changed = set()
+        for path in result.read:
+            try:
+                if file_digest(Path(path)) != self.digests.get(path):
+                    changed.add(path)
+            except OSError:
+                changed.add(path)
         sources: dict[str, Any] = {}
         units: dict[str, Any] = {}
         try:
             for path, s in result.summaries.items():
                 digest = self.digests.get(path)
-                if digest is None or (path not in result.reused and file_digest(Path(path)) != digest):
-                    continue  # changed since this build digested it: what was built may be either
+                if digest is None or path in changed:
+                    continue
                 sources[path] = {
                     "sha256": digest,
                     "quiz": encode(s.quiz),
@@ -344,10 +363,12 @@ class RebuildCache:
                 }
                 units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs)
             for name, d in result.derived.items():
-                outputs = self.units[name]["outputs"] if name in result.kept else d.outputs
-                if name in result.kept:
-                    outputs = {rel: v[4] for rel, v in outputs.items()}
-                units[name] = self._unit({}, d.digest, outputs)
+                inputs = {path: self.digests.get(path) for path in d.inputs}
+                if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
+                    continue
+                units[name] = self._unit(inputs, d.digest, d.outputs)  # type: ignore[arg-type]
+                units[name]["warnings"] = [_diagnostic_to(w) for w in d.warnings]
+                units[name]["assessments"] = d.assessments
         except OSError:
             self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
             return
@@ -363,11 +384,6 @@ class RebuildCache:
             st = (self.out / rel).stat()
             stats[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha]
         return {"inputs": inputs, "derived": derived, "outputs": stats}
-
-    @staticmethod
-    def forget(out: Path) -> None:
-        """Remove the record (a build whose outputs it would no longer describe)."""
-        cache_path(out).unlink(missing_ok=True)
 
 
 def _source_unit(path: str) -> str:

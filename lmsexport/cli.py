@@ -23,7 +23,8 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 app = typer.Typer(
     name="lmsexport",
-    help="Build QTI 2.1 packages, Moodle GIFT files and HTML quizzes from a YAML question bank.",
+    help="Build QTI 2.1 and QTI 1.2 packages, a Common Cartridge, Moodle GIFT files and HTML quizzes "
+    "from a YAML question bank.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -43,7 +44,7 @@ def _main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
-    """lmsexport: one YAML question bank -> QTI 2.1, Moodle GIFT and HTML quizzes."""
+    """lmsexport: one YAML question bank -> QTI 2.1, QTI 1.2 (Canvas), Common Cartridge, GIFT, HTML."""
 
 
 class ReportFormat(str, Enum):
@@ -68,14 +69,9 @@ def _print_diagnostics(diags: list[Diagnostic]) -> None:
 
 
 def _summary(diags: list[Diagnostic]) -> str:
-    n_err = sum(d.severity is Severity.ERROR for d in diags)
-    n_warn = len(diags) - n_err
-    parts = []
-    if n_err:
-        parts.append(f"{n_err} error{'s' if n_err != 1 else ''}")
-    if n_warn:
-        parts.append(f"{n_warn} warning{'s' if n_warn != 1 else ''}")
-    return ", ".join(parts)
+    from .report import summary_line
+
+    return summary_line(diags)
 
 
 def _formats(formats: list[str] | None) -> list[str]:
@@ -88,13 +84,18 @@ def _formats(formats: list[str] | None) -> list[str]:
 
 GIFT_SUFFIXES = (".gift", ".gift.txt")
 """Files `check` reads as GIFT, the way Moodle's importer would, instead of as YAML."""
+MOODLEXML_SUFFIXES = (".xml",)
+"""Files `check` reads as Moodle XML, the way Moodle's importer would."""
+YAML_SUFFIXES = (".yaml", ".yml")
+CHECK_KINDS = "YAML sources (.yaml, .yml), GIFT (.gift, .gift.txt) and Moodle XML (.xml)"
+"""What `check` reads, for the message given about any other file."""
 
 
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
         help="Source YAML files or directories searched recursively [default: source/]; "
-        "check also reads .gift/.gift.txt files as Moodle would",
+        "check also reads .gift/.gift.txt (GIFT) and .xml (Moodle XML) files as Moodle would",
         show_default=False,
     ),
 ]
@@ -113,33 +114,46 @@ def check(
 ) -> None:
     """Check the bank as a pipeline would: load, build every format in memory, validate.
 
-    Every XML file is validated against the bundled XSDs and every GIFT file is read back
-    and compared with the bank. Nothing is written. Every problem of the run is reported;
-    exit 0 when sound, 1 on errors (or warnings with --strict), 2 on usage errors.
+    Every XML file is validated against the bundled XSDs and every GIFT and Moodle XML file
+    is read back and compared with the bank. Files given by name are read by their kind:
+    .yaml/.yml as source, .gift/.gift.txt as GIFT and .xml as Moodle XML, each as Moodle's
+    importer reads it. Nothing is written. Every problem of the run is reported; exit 0 when
+    sound, 1 on errors (or warnings with --strict), 2 on usage errors.
     """
+    from .assessments import describe, summarize
     from .build import POOL_MIN_BYTES, check_files, default_jobs, timestamp_from_env
     from .report import RunSummary, failed, to_github, to_json, to_junit
     from .source import PathError, discover
 
     roots = paths or [Path("source")]
-    gift_files = [p for p in roots if p.is_file() and p.name.lower().endswith(GIFT_SUFFIXES)]
-    roots = [p for p in roots if p not in gift_files]
+    named = [p for p in roots if p.is_file()]
+    gift_files = [p for p in named if p.name.lower().endswith(GIFT_SUFFIXES)]
+    xml_files = [p for p in named if p.name.lower().endswith(MOODLEXML_SUFFIXES)]
+    for p in named:
+        if p not in gift_files and p not in xml_files and not p.name.lower().endswith(YAML_SUFFIXES):
+            _usage(f"{p}: check reads {CHECK_KINDS}; this file is none of them")
+    roots = [p for p in roots if p not in gift_files and p not in xml_files]
     try:
         sources = discover(roots)
     except PathError as e:
         _usage(str(e))
     if roots and not sources:
         _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
-    files = [f.as_posix() for f in sources] + [f.as_posix() for f in gift_files]
-    total = sum(f.stat().st_size for f in [*sources, *gift_files] if f.is_file())
-    jobs = default_jobs() if total >= POOL_MIN_BYTES else 1
+    foreign = [(p, "gift") for p in gift_files] + [(p, "moodlexml") for p in xml_files]
+    files = [f.as_posix() for f in sources] + [p.as_posix() for p, _ in foreign]
     try:
-        result = check_files(sources, gift_files, timestamp_from_env(), jobs=jobs)
+        result = check_files(sources, timestamp_from_env(), foreign, default_jobs(), POOL_MIN_BYTES)
         diags = result.diagnostics
-        quizzes, questions = result.quizzes, result.questions
+        quizzes, questions, assessments = result.quizzes, result.questions, result.assessments
     except LmsExportError as e:  # SOURCE_DATE_EPOCH
-        diags, quizzes, questions = list(e.diagnostics), 0, 0
-    summary = RunSummary(files=len(files), quizzes=quizzes, questions=questions, strict=strict)
+        diags, quizzes, questions, assessments = list(e.diagnostics), 0, 0, []
+    summary = RunSummary(
+        files=len(files),
+        quizzes=quizzes,
+        questions=questions,
+        strict=strict,
+        assessments=tuple(summarize(a) for a in assessments),
+    )
     bad = failed(diags, strict)
     if report is ReportFormat.json:
         sys.stdout.write(to_json(diags, summary))
@@ -152,8 +166,12 @@ def check(
         if bad:
             _err(_summary(diags))
         else:
+            for assessment in summary.assessments:
+                typer.echo("\n".join(describe(assessment)))
             tail = f" ({_summary(diags)})" if diags else ""
-            typer.echo(f"ok: {summary.quizzes} quizzes, {summary.questions} questions{tail}")
+            n = len(summary.assessments)
+            assessed = f", {n} assessment{'s' if n != 1 else ''}" if n else ""
+            typer.echo(f"ok: {summary.quizzes} quizzes{assessed}, {summary.questions} questions{tail}")
     if bad:
         raise typer.Exit(EXIT_PROBLEMS)
 
@@ -183,10 +201,11 @@ def build(
     Every XML file is validated against the bundled XSDs before anything is written.
     Files are written to a temporary directory beside OUT and moved into place only
     when the whole build succeeded; unchanged files are left untouched. A rebuild makes
-    again only the outputs of the source files that changed (and index.html when a quiz's
-    title, language or size did): a small cache file beside OUT records what the last
-    build made; any change to lmsexport, its libraries, the formats or SOURCE_DATE_EPOCH,
-    and any output changed by hand, means building again. --check never reads it.
+    again only the outputs of the source files that changed (and what is made from the
+    whole bank, such as index.html, when that changed): a small cache file beside OUT
+    records what the last build made. Any change to lmsexport, its libraries, the formats
+    or SOURCE_DATE_EPOCH, and any output changed by hand, means building again; --check
+    never reads the cache.
     """
     from .build import POOL_MIN_BYTES, build_files, default_jobs, timestamp_from_env
     from .source import PathError, discover
@@ -248,15 +267,21 @@ def build(
     changed, removed = sink.commit(managed)
     if cache is not None:
         cache.save(result)
+    assessed = (
+        f", {result.assessments} assessment{'s' if result.assessments != 1 else ''}"
+        if result.assessments
+        else ""
+    )
+    quiz_files = len(result.summaries)
     reused = len(result.reused)
-    if reused == len(sources) and not changed and not result.derived.keys() - result.kept:
+    if reused == quiz_files and not changed and not result.derived.keys() - result.kept:
         tail = " (cached)"
     elif reused:
-        tail = f" ({reused} of {len(sources)} source files unchanged, not rebuilt)"
+        tail = f" ({reused} of {quiz_files} quiz files unchanged, not rebuilt)"
     else:
         tail = ""
     typer.echo(
-        f"built {result.quizzes} quizzes, {result.questions} questions into {out}: "
+        f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"
         + (f", {removed} removed" if removed else "")
         + tail
@@ -312,32 +337,280 @@ class _progress_bar:  # noqa: N801 - used as a context manager, like open()
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="QTI 2.1 packages (.zip) or single QTI XML files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="QTI 2.1 or QTI 1.2 packages (.zip), Common Cartridges (.imscc) or single QTI XML files."
+        ),
+    ],
+    report: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too (never on notes).")] = False,
 ) -> None:
-    """Validate existing QTI 2.1 packages or XML files against the bundled XSDs, offline.
+    """Validate existing packages or XML files against the bundled schemas, offline.
 
-    Checks the manifest, that every referenced file is present and every item is
-    referenced, and every XML file against its schema. Packages are untrusted input:
-    unsafe paths, links, encrypted entries, zip bombs, DTDs and external entities are
-    refused. Problems print as member:line; exit 1 if any.
+    A zip is checked as QTI 2.1, QTI 1.2 or Common Cartridge as its manifest says (a
+    .imscc is a cartridge): the manifest, that every referenced file is present, and every
+    XML file against its schema (XSD, the QTI 1.2.1 DTD, the Common Cartridge Schematron
+    rules). Packages are untrusted input: unsafe paths, links, encrypted entries, zip
+    bombs, entity declarations and external entities are refused. Problems print as
+    member:line; exit 1 on errors (or warnings with --strict); notes (harmless facts)
+    never fail.
     """
-    from .validate import validate_package, validate_xml_file
+    from .report import RunSummary, failed, to_github, to_json, to_junit
+    from .validate import validate_xml_file
+    from .validate_qti12 import validate_any_package, validate_qti12_xml_file
 
     diags: list[Diagnostic] = []
     for f in files:
         if not f.is_file():
             _usage(f"{f}: no such file")
     for f in files:
-        if f.suffix.lower() == ".zip":
-            diags += validate_package(f, f.as_posix())
+        if f.suffix.lower() in (".zip", ".imscc"):
+            diags += validate_any_package(f, f.as_posix())
         else:
-            diags += validate_xml_file(f)
-    errors = [d for d in diags if d.severity is Severity.ERROR]
-    _print_diagnostics(diags)
-    if errors:
-        _err(_summary(diags))
+            found = validate_qti12_xml_file(f, str(f))
+            diags += validate_xml_file(f) if found is None else found
+    summary = RunSummary(files=len(files), strict=strict, command="validate")
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags))
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(f"ok: {len(files)} file(s) valid{tail}")
+    if bad:
         raise typer.Exit(EXIT_PROBLEMS)
-    typer.echo(f"ok: {len(files)} file(s) valid")
+
+
+class LintReport(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
+
+
+def _selector_list(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [v.strip() for raw in values for v in raw.split(",") if v.strip()]
+
+
+@app.command()
+def lint(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Source YAML files or directories [default: source/]", show_default=False),
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--select",
+            help="Rules to run: ids or prefixes (LX3, LX401, ALL), comma-separated or repeated; "
+            "replaces the configured select",
+            show_default=False,
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore",
+            help="Rules not to run (ids or prefixes), added to the configured ignore.",
+            show_default=False,
+        ),
+    ] = None,
+    report: Annotated[
+        LintReport,
+        typer.Option("--report", "-r", help="Output: text (people), json, github, junit or sarif."),
+    ] = LintReport.text,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even when rules fire (loading errors still fail).")
+    ] = False,
+    list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule and exit.")] = False,
+) -> None:
+    """Lint the bank against item-writing rules (docs/lint.md): key position and length,
+    clang associations, 'all/none of the above', negative stems, duplicates, Urdu text
+    quality, explanations.
+
+    Each finding prints as path:line:col: warning: message [LX...] with a hint. Configure in
+    pyproject.toml's [tool.lmsexport.lint] (select, ignore, per-file-ignores, significance),
+    found from the current directory upward; ignore in a file with a comment
+    '# lmsexport: ignore[LX301]' at its top, on a line, or above a question's id. Exit 0
+    without findings, 1 with findings (like ruff; notes never fail) or load errors, 2 on
+    usage errors.
+    """
+    from .lint.config import ConfigError, load_config
+    from .lint.engine import lint_paths
+    from .lint.rules import RULES, SelectorError, check_selector, sarif_rules
+    from .report import RunSummary, fails, to_github, to_json, to_junit, to_sarif
+    from .source import PathError, discover
+
+    if list_rules:
+        for r in RULES.values():
+            typer.echo(f"{r.id}  {r.severity.value:<7}  {r.name:<32}  {r.summary}")
+        return
+    try:
+        config = load_config()
+        from dataclasses import replace
+
+        chosen = _selector_list(select)
+        if chosen is not None:
+            config = replace(config, select=tuple(check_selector(s) for s in chosen))
+        extra = _selector_list(ignore)
+        if extra:
+            config = replace(config, ignore=config.ignore + tuple(check_selector(s) for s in extra))
+    except (ConfigError, SelectorError) as e:
+        _usage(str(e))
+    roots = paths or [Path("source")]
+    try:
+        files = discover(roots)
+    except PathError as e:
+        _usage(str(e))
+    if not files:
+        _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+    from .build import POOL_MIN_BYTES, default_jobs
+
+    total = sum(f.stat().st_size for f in files)
+    jobs = default_jobs() if total >= POOL_MIN_BYTES else 1
+    result = lint_paths(files, config, jobs=jobs)
+    diags = result.diagnostics
+    problems = any(d.severity is Severity.ERROR and not d.rule.startswith("LX") for d in diags)
+    bad = problems or (not exit_zero and any(fails(d, True) for d in diags))
+    summary = RunSummary(
+        files=len(files),
+        quizzes=result.quizzes,
+        questions=result.questions,
+        strict=not exit_zero,
+        command="lint",
+        ok=not bad,
+    )
+    if report is LintReport.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is LintReport.github:
+        sys.stdout.write(to_github(diags))
+    elif report is LintReport.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    elif report is LintReport.sarif:
+        rules = sarif_rules(config.docs_url)
+        sys.stdout.write(to_sarif(diags, rules, __version__, config.docs_url))  # type: ignore[arg-type]
+    else:
+        for d in diags:
+            tag = f" [{d.rule}]" if d.rule.startswith("LX") else ""
+            _err(f"{d.loc}: {d.severity.value}: {d.message}{tag}" + (f"\nhint: {d.hint}" if d.hint else ""))
+        ignored = f"; {result.ignored} ignored" if result.ignored else ""
+        if diags:
+            _err(f"{_summary(diags)} in {result.quizzes} quizzes, {result.questions} questions{ignored}")
+        else:
+            typer.echo(f"ok: {result.quizzes} quizzes, {result.questions} questions: no findings{ignored}")
+    if bad:
+        raise typer.Exit(EXIT_PROBLEMS)
+
+
+@app.command()
+def preview(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Source YAML files or directories [default: source/]", show_default=False),
+    ] = None,
+    port: Annotated[
+        int,
+        typer.Option("--port", "-p", help="Port on 127.0.0.1 (0: any free port, printed).", min=0, max=65535),
+    ] = 8000,
+) -> None:
+    """Serve the bank's HTML quizzes on 127.0.0.1, rebuilt and reloaded as you edit.
+
+    The pages are built into a temporary folder exactly as 'lmsexport build --format html'
+    builds them; a changed source file is rebuilt alone and the page in the browser reloads by
+    itself. Problems (path:line:col: error: ...) show above the page and in the terminal.
+    Served on 127.0.0.1 only; Ctrl-C stops and removes the folder.
+    """
+    import threading
+
+    from .build import timestamp_from_env
+    from .preview import Preview, Snapshot, remove, serve, temporary_folder
+    from .source import PathError, discover
+
+    roots = paths or [Path("source")]
+    try:
+        if not discover(roots):
+            _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+        timestamp = timestamp_from_env()
+    except PathError as e:
+        _usage(str(e))
+    except LmsExportError as e:
+        _print_diagnostics(e.diagnostics)
+        raise typer.Exit(EXIT_PROBLEMS) from None
+    folder = temporary_folder()
+    state = Preview(roots, folder, timestamp)
+
+    def report(snapshot: Snapshot) -> None:
+        _print_diagnostics(snapshot.errors + snapshot.warnings)
+        if snapshot.errors:
+            _err(f"build {snapshot.generation}: {_summary(snapshot.errors)}; the page shows them")
+        else:
+            _err(f"build {snapshot.generation}: ok, {len(state.written)} files")
+
+    stop = threading.Event()
+    server = None
+    import signal
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (a service manager, kill) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # started in the background
+    try:
+        report(state.rebuild())
+        try:
+            server = serve(state, port)
+        except OSError as e:
+            _usage(f"cannot listen on 127.0.0.1:{port}: {e.strerror}")
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        def ready() -> None:
+            # Announced once the watcher listens: an edit made after this line is never missed.
+            typer.echo(f"serving {url} (Ctrl-C to stop)")
+            sys.stdout.flush()
+
+        state.watch(stop, report, ready)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        state.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        remove(folder)
+    _err("lmsexport preview: stopped")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the source format, for editors.
+
+    Generated from the definitions the loader checks files against, so it cannot drift from
+    them. With VS Code's YAML extension, save it (lmsexport schema > lmsexport.schema.json)
+    and put this first line in a bank file to get completion, hover docs and checks:
+
+    # yaml-language-server: $schema=lmsexport.schema.json
+    """
+    from .editor_schema import schema_text
+
+    sys.stdout.write(schema_text())
 
 
 def main() -> None:

@@ -9,8 +9,17 @@ from .model import SourceLoc
 
 
 class Severity(str, enum.Enum):
+    """How much a diagnostic matters: errors fail a run, warnings only with --strict, notes never.
+
+    A note states a harmless fact the user may want to know (gcc's and clang's "note:"), e.g.
+    that a QTI 2.1.1 item was checked against the bundled QTI 2.1 schema or that macOS
+    ``__MACOSX/`` debris in a package was ignored; a warning under ``--strict`` would fail a
+    pipeline over a package that imports fine.
+    """
+
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
 
 
 @dataclass(frozen=True)
@@ -59,3 +68,11 @@ class SchemaValidationError(LmsExportError):
 
 class GiftExportError(LmsExportError):
     """Bank content that GIFT cannot carry without breaking Moodle's import."""
+
+
+class MoodleXmlExportError(LmsExportError):
+    """Bank content that Moodle XML cannot carry so that Moodle's importer reads it back."""
+
+
+class MoodleXmlError(LmsExportError):
+    """A Moodle XML file cannot be read the way Moodle would read it."""

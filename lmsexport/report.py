@@ -7,9 +7,10 @@ versioned by its "version" field.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import Diagnostic, Severity
 
@@ -24,16 +25,37 @@ class RunSummary:
     quizzes: int = 0
     questions: int = 0
     strict: bool = False
+    assessments: tuple[dict[str, Any], ...] = ()
+    """Per assessment, what `check` says of it (assessments.summarize): its size and its pools."""
+    command: str = "check"
+    """The command that ran (names the JUnit suite and test cases)."""
+    ok: bool | None = None
+    """The run's verdict when the command decides it otherwise than by severity (lint: every
+    finding fails, unless --exit-zero); None: errors fail, and warnings under strict."""
+
+
+def fails(d: Diagnostic, strict: bool) -> bool:
+    """Errors fail a run; warnings only under --strict; notes never."""
+    return d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
 
 
 def failed(diags: Sequence[Diagnostic], strict: bool) -> bool:
-    """Errors fail a run; warnings only under --strict."""
-    return any(d.severity is Severity.ERROR or strict for d in diags)
+    return any(fails(d, strict) for d in diags)
 
 
-def counts(diags: Sequence[Diagnostic]) -> tuple[int, int]:
-    errors = sum(d.severity is Severity.ERROR for d in diags)
-    return errors, len(diags) - errors
+def counts(diags: Sequence[Diagnostic]) -> tuple[int, int, int]:
+    """Errors, warnings and notes."""
+    by = Counter(d.severity for d in diags)
+    return by[Severity.ERROR], by[Severity.WARNING], by[Severity.NOTE]
+
+
+def summary_line(diags: Sequence[Diagnostic]) -> str:
+    """ "2 errors, 1 warning, 3 notes" (empty parts left out)."""
+    parts = []
+    for n, word in zip(counts(diags), ("error", "warning", "note"), strict=True):
+        if n:
+            parts.append(f"{n} {word}{'s' if n != 1 else ''}")
+    return ", ".join(parts)
 
 
 def to_text(diags: Sequence[Diagnostic]) -> str:
@@ -41,19 +63,22 @@ def to_text(diags: Sequence[Diagnostic]) -> str:
 
 
 def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
-    errors, warnings = counts(diags)
+    errors, warnings, notes = counts(diags)
     obj = {
         "version": REPORT_VERSION,
         "tool": "lmsexport",
-        "ok": not failed(diags, summary.strict),
+        "ok": summary.ok if summary.ok is not None else not failed(diags, summary.strict),
         "strict": summary.strict,
         "counts": {
             "errors": errors,
             "warnings": warnings,
+            "notes": notes,
             "files": summary.files,
             "quizzes": summary.quizzes,
+            "assessments": len(summary.assessments),
             "questions": summary.questions,
         },
+        "assessments": list(summary.assessments),
         "problems": [
             {
                 "file": d.loc.path,
@@ -82,7 +107,8 @@ def to_github(diags: Sequence[Diagnostic]) -> str:
     """GitHub Actions workflow commands: each problem annotates its file and line in the diff."""
     lines = []
     for d in sorted(diags, key=Diagnostic.sort_key):
-        kind = "error" if d.severity is Severity.ERROR else "warning"
+        # GitHub's three annotation levels match ours one to one.
+        kind = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}[d.severity]
         props = [f"file={_gh_prop(d.loc.path)}"]
         if d.loc.line:
             props.append(f"line={d.loc.line}")
@@ -95,28 +121,29 @@ def to_github(diags: Sequence[Diagnostic]) -> str:
 
 
 def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Sequence[str] = ()) -> str:
-    """JUnit XML (GitLab, Jenkins): one test case per checked file, a failure per problem."""
+    """JUnit XML (GitLab, Jenkins): one test case per checked file or package, a failure per problem."""
     from lxml import etree
 
     by_file: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
-        by_file[d.loc.path].append(d)
+        # A package member (pkg.zip!items/q1.xml) belongs to its package's test case.
+        by_file[d.loc.path.split("!", 1)[0]].append(d)
     names = sorted(set(checked_files) | by_file.keys())
     failing = [n for n in names if failed(by_file.get(n, []), summary.strict)]
-    suites = etree.Element("testsuites", name="lmsexport check")
+    suites = etree.Element("testsuites", name=f"lmsexport {summary.command}")
     suite = etree.SubElement(
         suites,
         "testsuite",
-        name="lmsexport check",
+        name=f"lmsexport {summary.command}",
         tests=str(len(names)),
         failures=str(len(failing)),
         errors="0",
         skipped="0",
     )
     for name in names:
-        case = etree.SubElement(suite, "testcase", classname="lmsexport.check", name=name)
+        case = etree.SubElement(suite, "testcase", classname=f"lmsexport.{summary.command}", name=name)
         problems = sorted(by_file.get(name, []), key=Diagnostic.sort_key)
-        hard = [d for d in problems if d.severity is Severity.ERROR or summary.strict]
+        hard = [d for d in problems if fails(d, summary.strict)]
         if hard:
             failure = etree.SubElement(
                 case,
@@ -129,3 +156,112 @@ def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Se
         if soft:
             etree.SubElement(case, "system-out").text = to_text(soft)
     return etree.tostring(suites, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+
+
+# --------------------------------------------------------------------------- SARIF 2.1.0
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What SARIF says of a rule (a reportingDescriptor)."""
+
+    id: str
+    name: str
+    summary: str
+    """shortDescription: one sentence."""
+    description: str
+    """fullDescription: why it matters."""
+    severity: Severity = Severity.WARNING
+    help_uri: str | None = None
+    """Absolute URL of the rule's documentation; None leaves helpUri out."""
+    help_markdown: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def _sarif_uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/!$&'()*+,;=:@-._~")
+
+
+def to_sarif(
+    diags: Sequence[Diagnostic],
+    rules: Sequence[RuleInfo],
+    version: str,
+    information_uri: str | None = None,
+) -> str:
+    """A SARIF 2.1.0 log of one run (GitHub code scanning reads it: `upload-sarif`).
+
+    Every result names its rule by id and index; rules that diagnostics use but ``rules`` does
+    not describe (the loader's source.* errors) are described from the diagnostic itself. Paths
+    are relative URIs against %SRCROOT% (the repository root when run from it); columns count
+    Unicode code points, as every message of lmsexport does.
+    """
+    import hashlib
+
+    described = {r.id: r for r in rules}
+    ordered = list(rules)
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        if d.rule not in described:
+            extra = RuleInfo(d.rule, d.rule, d.rule, d.rule, d.severity)
+            described[d.rule] = extra
+            ordered.append(extra)
+    index = {r.id: i for i, r in enumerate(ordered)}
+    descriptors = []
+    for r in ordered:
+        desc: dict[str, Any] = {
+            "id": r.id,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.description},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]},
+        }
+        if r.help_uri:
+            desc["helpUri"] = r.help_uri
+        if r.help_markdown:
+            desc["help"] = {"text": r.description, "markdown": r.help_markdown}
+        if r.tags:
+            desc["properties"] = {"tags": list(r.tags)}
+        descriptors.append(desc)
+    results = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        physical: dict[str, Any] = {
+            "artifactLocation": {"uri": _sarif_uri(d.loc.path), "uriBaseId": "%SRCROOT%"}
+        }
+        if d.loc.line > 0:
+            region: dict[str, Any] = {"startLine": d.loc.line}
+            if d.loc.col > 0:
+                region["startColumn"] = d.loc.col
+            physical["region"] = region
+        text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        fingerprint = hashlib.sha256(f"{d.rule}\0{d.loc.path}\0{d.message}".encode()).hexdigest()[:32]
+        results.append(
+            {
+                "ruleId": d.rule,
+                "ruleIndex": index[d.rule],
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": text},
+                "locations": [{"physicalLocation": physical}],
+                "partialFingerprints": {"lmsexport/v1": fingerprint},
+            }
+        )
+    driver: dict[str, Any] = {"name": "lmsexport", "version": version, "semanticVersion": version}
+    if information_uri:
+        driver["informationUri"] = information_uri
+    driver["rules"] = descriptors
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "invocations": [{"executionSuccessful": True}],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"

@@ -22,17 +22,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import sourcespec as spec
 from .errors import Diagnostic, Severity, SourceError
 from .model import (
+    Assessment,
     Bank,
     Choice,
     Difficulty,
+    Draw,
+    Media,
     NumericKey,
     Pair,
+    Pool,
     Question,
     QuestionType,
     Quiz,
+    Section,
     SourceLoc,
+    Text,
+    plain_text,
 )
 
 # Documented limits (docs/source-format.md#limits).
@@ -355,19 +363,20 @@ def decode_source(data: bytes, path: str, diags: list[Diagnostic]) -> str | None
 
 # --------------------------------------------------------------------------- nodes -> model
 
-QUIZ_KEYS = ("id", "title", "description", "lang", "difficulty", "category", "shuffle", "questions")
-COMMON_QUESTION_KEYS = ("id", "type", "lang", "stem", "points", "explanation", "tags")
+# Which keys each mapping allows and requires: sourcespec.py, the one definition the editor
+# schema (`lmsexport schema`) is generated from too.
+QUIZ_KEYS = spec.QUIZ.names
+COMMON_QUESTION_KEYS = tuple(k.name for k in spec.COMMON_QUESTION)
+ASSESSMENT_KEYS = spec.ASSESSMENT.names
+SECTION_KEYS = spec.SECTION.names
+DRAW_KEYS = spec.DRAW.names
+POOL_KEYS = spec.POOL.names
+MARKUPS = spec.MARKUPS
 TYPE_KEYS: dict[QuestionType, tuple[str, ...]] = {
-    QuestionType.SINGLE: ("choices",),
-    QuestionType.MULTIPLE: ("choices",),
-    QuestionType.TRUE_FALSE: ("answer",),
-    QuestionType.SHORT_ANSWER: ("answers", "case_sensitive"),
-    QuestionType.NUMERICAL: ("answer", "tolerance", "range"),
-    QuestionType.MATCHING: ("pairs", "distractors"),
-    QuestionType.ESSAY: (),
+    t: tuple(k.name for k in ks) for t, ks in spec.TYPE_KEYS.items()
 }
-CHOICE_KEYS = ("text", "correct", "feedback", "lang")
-PAIR_KEYS = ("left", "right")
+CHOICE_KEYS = spec.CHOICE.names
+PAIR_KEYS = spec.PAIR.names
 
 
 @dataclass
@@ -376,7 +385,18 @@ class _Ctx:
     diags: list[Diagnostic]
     warnings: list[Diagnostic] = field(default_factory=list)
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
-    """(kind, id, location of the id's value) of every quiz and question, for check_ids."""
+    """(kind, id, location of the id's value) of every quiz, assessment and question, for check_ids."""
+    markup: str = "plain"
+    """The file's `markup`: how _rich reads its texts."""
+    text: str = ""
+    """The whole file, to locate problems inside a text (locate)."""
+    base: Path | None = None
+    """The folder of the file, which images are read from (None: the text has no file)."""
+    _line_starts: list[int] | None = None
+    _cursor: dict[int, int] = field(default_factory=dict)
+    """Per scalar node (by id), where the last problem inside it was found: problems are
+    reported in reading order, so the next search starts after it (two equal needles, two
+    positions)."""
 
     errors: int = 0
 
@@ -393,6 +413,88 @@ class _Ctx:
                 )
             )
             raise _Abort()
+
+    def locate(self, node: Node, needle: str | None) -> SourceLoc:
+        """Where ``needle`` (text the scalar ``node`` holds) is written in the file, else the node.
+
+        A scalar's value is not the file's text (quotes, escapes, folding, indentation), so a
+        problem found inside a value is located by searching the file from the node onward.
+        """
+        if not needle or not self.text:
+            return node.loc
+        import bisect
+
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        starts = self._line_starts
+        if node.line - 1 >= len(starts):
+            return node.loc
+        start = starts[node.line - 1] + node.col - 1
+        window = 4 * len(node.value if isinstance(node.value, str) else "") + 400
+        at = self.text.find(needle, self._cursor.get(id(node), start), start + window)
+        if at < 0:
+            at = self.text.find(needle, start, start + window)
+        if at < 0:
+            return node.loc
+        self._cursor[id(node)] = at + 1
+        line = bisect.bisect_right(starts, at)
+        return SourceLoc(self.path, line, at - starts[line - 1] + 1)
+
+    def media(self, loc: SourceLoc, src: str, what: str) -> Media | None:
+        """The image file ``src`` of a text, read and checked; None (problem reported) if refused."""
+        from urllib.parse import unquote, urlsplit
+
+        from .media import MAX_IMAGE_BYTES, MediaError, extension_matches, sniff
+
+        def refuse(message: str, hint: str | None = None) -> None:
+            self.error(loc, f"{what}: image '{src}' {message}", "markup.bad-image", hint)
+
+        name = unquote(src)
+        parts = urlsplit(src)
+        if parts.scheme or parts.netloc or src.startswith("//"):
+            refuse(
+                "is a URL", "images must be files of the bank, beside the YAML file, so packages carry them"
+            )
+            return None
+        if not name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+            refuse(
+                "is not a relative path", "write the path relative to this YAML file, e.g. img/schedule.svg"
+            )
+            return None
+        if ".." in name.replace("\\", "/").split("/"):
+            refuse("leaves the bank's folder ('..')", "keep images in this YAML file's folder or below it")
+            return None
+        if self.base is None:
+            refuse("cannot be read: this text is not read from a file")
+            return None
+        path = self.base / name
+        try:
+            inside = path.resolve().is_relative_to(self.base.resolve())
+            if not inside:
+                refuse("leaves the bank's folder (through a link)")
+                return None
+            if not path.is_file():
+                refuse("does not exist" if not path.exists() else "is not a file")
+                return None
+            if path.stat().st_size > MAX_IMAGE_BYTES:
+                refuse(f"is {path.stat().st_size:,} bytes; the limit is {MAX_IMAGE_BYTES:,}", "scale it down")
+                return None
+            data = path.read_bytes()
+        except OSError as e:
+            refuse(f"cannot be read: {e.strerror}")
+            return None
+        try:
+            found = sniff(data)
+        except MediaError as e:
+            refuse(f"is refused: {e}")
+            return None
+        if not extension_matches(name, found.mime):
+            refuse(
+                f"is named like another type than it is: its bytes are {found.mime}",
+                "rename the file to the extension its content has",
+            )
+            return None
+        return Media(name, data, found.mime, found.width, found.height)
 
     def warn(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
         loc = node.loc if isinstance(node, Node) else node
@@ -433,7 +535,9 @@ def _mapping(
                     key,
                     f"key '{name}' does not belong to {what}: it is for {foreign[name]}",
                     "source.foreign-key",
-                    hint=f"remove '{name}', or change the question's type",
+                    hint=f"remove '{name}', or change the question's type"
+                    if what.startswith("question")
+                    else f"remove '{name}'",
                 )
             else:
                 ctx.error(
@@ -483,6 +587,16 @@ def _text(ctx: _Ctx, node: Node, what: str, limit: int = MAX_TEXT_CHARS) -> str 
         )
         return None
     return text
+
+
+def _rich(ctx: _Ctx, node: Node, what: str) -> Text | None:
+    """A text that may carry markup: plain text, or a Rich tree in a `markup: markdown` file."""
+    text = _text(ctx, node, what)
+    if text is None or ctx.markup == "plain":
+        return text
+    from .readers.markdown import read_markdown
+
+    return read_markdown(ctx, node, text, what)
 
 
 def _bool(ctx: _Ctx, node: Node, what: str) -> bool | None:
@@ -573,16 +687,7 @@ def _texts(ctx: _Ctx, node: Node, what: str, unique: bool = True) -> tuple[str, 
     return tuple(out)
 
 
-def _foreign_keys(qtype: QuestionType) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for other, keys in TYPE_KEYS.items():
-        for k in keys:
-            if k not in TYPE_KEYS[qtype]:
-                out.setdefault(k, f"{other.value} questions")
-    return out
-
-
-_FOREIGN_KEYS = {t: _foreign_keys(t) for t in QuestionType}
+_FOREIGN_KEYS = {t: spec.QUESTIONS[t].foreign for t in QuestionType}
 """Per type, computed once: _question needs it for every question."""
 
 
@@ -614,11 +719,11 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     if keys is None:
         return None
     errors_before = len(ctx.diags)
-    _require(ctx, keys, node, what, ("id", "stem"))
+    _require(ctx, keys, node, what, tuple(k.name for k in spec.COMMON_QUESTION if k.required))
     qid = _id(ctx, keys["id"][1], "question id") if "id" in keys else None
     if qid:
         ctx.ids.append(("question", qid, keys["id"][1].loc))
-    stem = _text(ctx, keys["stem"][1], "stem") if "stem" in keys else None
+    stem = _rich(ctx, keys["stem"][1], "stem") if "stem" in keys else None
     fields: dict[str, Any] = {}
     if "lang" in keys:
         fields["lang"] = _lang(ctx, keys["lang"][1], "lang")
@@ -631,7 +736,7 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
         elif points is not None:
             fields["points"] = points
     if "explanation" in keys:
-        fields["explanation"] = _text(ctx, keys["explanation"][1], "explanation")
+        fields["explanation"] = _rich(ctx, keys["explanation"][1], "explanation")
     elif qid:
         ctx.warn(
             node,
@@ -639,6 +744,8 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
             "source.missing-explanation",
             hint="add 'explanation: ...': it is shown after answering in every format",
         )
+    if "difficulty" in keys:
+        fields["difficulty"] = _difficulty(ctx, keys["difficulty"][1])
     if "tags" in keys:
         tags = _texts(ctx, keys["tags"][1], "tags")
         if tags is not None:
@@ -698,16 +805,16 @@ def _choices(
         fields["choices"] = None
         return
     choices: list[Choice] = []
-    seen: dict[str, Node] = {}
+    seen: dict[Text, Node] = {}
     ok = True
     for i, item in enumerate(items):
         ckeys = _mapping(ctx, item, f"choice {i + 1}", CHOICE_KEYS)
-        if ckeys is None or not _require(ctx, ckeys, item, f"choice {i + 1}", ("text",)):
+        if ckeys is None or not _require(ctx, ckeys, item, f"choice {i + 1}", spec.CHOICE.required):
             ok = False
             continue
-        text = _text(ctx, ckeys["text"][1], "choice text")
+        text = _rich(ctx, ckeys["text"][1], "choice text")
         correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
-        feedback = _text(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
+        feedback = _rich(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
         lang = _lang(ctx, ckeys["lang"][1], "lang") if "lang" in ckeys else None
         if (
             text is None
@@ -831,14 +938,14 @@ def _matching(
     if items is None:
         return
     pairs: list[Pair] = []
-    lefts: dict[str, Node] = {}
+    lefts: dict[Text, Node] = {}
     ok = True
     for i, item in enumerate(items):
         pkeys = _mapping(ctx, item, f"pair {i + 1}", PAIR_KEYS)
-        if pkeys is None or not _require(ctx, pkeys, item, f"pair {i + 1}", PAIR_KEYS):
+        if pkeys is None or not _require(ctx, pkeys, item, f"pair {i + 1}", spec.PAIR.required):
             ok = False
             continue
-        left = _text(ctx, pkeys["left"][1], "left")
+        left = _rich(ctx, pkeys["left"][1], "left")
         right = _text(ctx, pkeys["right"][1], "right")
         if left is None or right is None:
             ok = False
@@ -871,17 +978,49 @@ def _matching(
         fields["distractors"] = distractors
 
 
-def _short(text: str, n: int = 40) -> str:
-    text = text.replace("\n", " ")
+def _difficulty(ctx: _Ctx, node: Node) -> Difficulty | None:
+    names = [d.value for d in Difficulty]
+    if node.kind == "scalar" and node.value in names:
+        return Difficulty(node.value)
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(
+        node,
+        f"difficulty must be one of {', '.join(names)}, not '{shown}'",
+        "source.bad-difficulty",
+        hint=_did_you_mean(str(shown), names),
+    )
+    return None
+
+
+def _markup(ctx: _Ctx, keys: dict[str, tuple[Node, Node]]) -> None:
+    """Read the file's `markup` first: it decides how every other text is read."""
+    if "markup" not in keys:
+        return
+    node = keys["markup"][1]
+    if node.kind == "scalar" and node.value in MARKUPS:
+        ctx.markup = node.value
+        return
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(
+        node,
+        f"markup must be one of {', '.join(MARKUPS)}, not '{shown}'",
+        "source.bad-markup",
+        hint=_did_you_mean(str(shown), MARKUPS),
+    )
+
+
+def _short(text: Text, n: int = 40) -> str:
+    text = plain_text(text).replace("\n", " ")
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
-    keys = _mapping(ctx, root, "the quiz", QUIZ_KEYS)
+    keys = _mapping(ctx, root, "the quiz", QUIZ_KEYS, ASSESSMENT_ONLY_KEYS)
     if keys is None:
         return None
     errors_before = len(ctx.diags)
-    _require(ctx, keys, root, "the quiz", ("id", "title", "lang", "questions"))
+    _markup(ctx, keys)
+    _require(ctx, keys, root, "the quiz", spec.QUIZ.required)
     qid = _id(ctx, keys["id"][1], "quiz id") if "id" in keys else None
     if qid:
         ctx.ids.insert(0, ("quiz", qid, keys["id"][1].loc))
@@ -889,20 +1028,9 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
     lang = _lang(ctx, keys["lang"][1], "lang") if "lang" in keys else None
     fields: dict[str, Any] = {}
     if "description" in keys:
-        fields["description"] = _text(ctx, keys["description"][1], "description")
+        fields["description"] = _rich(ctx, keys["description"][1], "description")
     if "difficulty" in keys:
-        dnode = keys["difficulty"][1]
-        names = [d.value for d in Difficulty]
-        if dnode.kind == "scalar" and dnode.value in names:
-            fields["difficulty"] = Difficulty(dnode.value)
-        else:
-            shown = dnode.value if dnode.kind == "scalar" else dnode.describe()
-            ctx.error(
-                dnode,
-                f"difficulty must be one of {', '.join(names)}, not '{shown}'",
-                "source.bad-difficulty",
-                hint=_did_you_mean(str(shown), names),
-            )
+        fields["difficulty"] = _difficulty(ctx, keys["difficulty"][1])
     if "category" in keys:
         category = _text(ctx, keys["category"][1], "category", 500)
         if category is not None:
@@ -930,16 +1058,21 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
     if len(ctx.diags) > errors_before or None in (qid, title, lang):
         return None
     assert qid is not None and title is not None and lang is not None
-    questions_in_lang = _canonical_langs(lang, questions)
+    questions_in_lang = _canonical_langs(lang, questions, fields.get("difficulty"))
     return Quiz(id=qid, title=title, lang=lang, questions=questions_in_lang, loc=root.loc, **fields)
 
 
-def _canonical_langs(quiz_lang: str, questions: list[Question]) -> tuple[Question, ...]:
-    """A lang equal to the enclosing one says nothing: drop it, so that equal content is equal."""
+def _canonical_langs(
+    quiz_lang: str, questions: list[Question], difficulty: Difficulty | None = None
+) -> tuple[Question, ...]:
+    """A lang (or difficulty) equal to the enclosing one says nothing: drop it, so that equal
+    content is equal."""
     out = []
     for q in questions:
         if q.lang == quiz_lang:
             q = replace(q, lang=None)
+        if q.difficulty is not None and q.difficulty == difficulty:
+            q = replace(q, difficulty=None)
         lang = q.lang or quiz_lang
         if any(c.lang == lang for c in q.choices):
             q = replace(q, choices=tuple(replace(c, lang=None) if c.lang == lang else c for c in q.choices))
@@ -947,11 +1080,205 @@ def _canonical_langs(quiz_lang: str, questions: list[Question]) -> tuple[Questio
     return tuple(out)
 
 
+# --------------------------------------------------------------------------- assessments
+
+ASSESSMENT_ONLY_KEYS = spec.QUIZ.foreign
+QUIZ_ONLY_KEYS = spec.ASSESSMENT.foreign
+
+
+def _is_assessment(root: Node) -> bool:
+    """A file with `sections` and no `questions` is an assessment; anything else is read as a quiz."""
+    if root.kind != "map":
+        return False
+    names = {k.value for k, _ in root.value if k.kind == "scalar"}
+    return "sections" in names and "questions" not in names
+
+
+def _assessment(ctx: _Ctx, root: Node) -> Assessment | None:
+    keys = _mapping(ctx, root, "the assessment", ASSESSMENT_KEYS, QUIZ_ONLY_KEYS)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    _markup(ctx, keys)
+    _require(ctx, keys, root, "the assessment", spec.ASSESSMENT.required)
+    aid = _id(ctx, keys["id"][1], "assessment id") if "id" in keys else None
+    if aid:
+        ctx.ids.insert(0, ("assessment", aid, keys["id"][1].loc))
+    title = _text(ctx, keys["title"][1], "title", 500) if "title" in keys else None
+    lang = _lang(ctx, keys["lang"][1], "lang") if "lang" in keys else None
+    description = _rich(ctx, keys["description"][1], "description") if "description" in keys else None
+    sections: list[Section] = []
+    names: dict[str, Node] = {}
+    if "sections" in keys:
+        items = _list(ctx, keys["sections"][1], "sections")
+        if items is not None and not items:
+            ctx.error(keys["sections"][1], "sections is empty", "source.no-sections")
+        for i, item in enumerate(items or ()):
+            section = _section(ctx, item, i, names)
+            if section is not None:
+                sections.append(section)
+    if len(ctx.diags) > errors_before or None in (aid, title, lang):
+        return None
+    assert aid is not None and title is not None and lang is not None
+    return Assessment(
+        id=aid, title=title, lang=lang, sections=tuple(sections), description=description, loc=root.loc
+    )
+
+
+def _section(ctx: _Ctx, node: Node, index: int, names: dict[str, Node]) -> Section | None:
+    what = f"section {index + 1}"
+    keys = _mapping(ctx, node, what, SECTION_KEYS)
+    if keys is None or not _require(ctx, keys, node, what, spec.SECTION.required):
+        return None
+    errors_before = len(ctx.diags)
+    title = _text(ctx, keys["title"][1], "section title", 500) if "title" in keys else None
+    shuffle = _bool(ctx, keys["shuffle"][1], "shuffle") if "shuffle" in keys else False
+    draws: list[Draw] = []
+    items = _list(ctx, keys["draws"][1], "draws")
+    if items is not None and not items:
+        ctx.error(keys["draws"][1], f"{what} has no draws", "source.no-draws")
+    for j, item in enumerate(items or ()):
+        draw = _draw(ctx, item, f"section{index + 1}-draw{j + 1}", f"draw {j + 1} of {what}", names)
+        if draw is not None:
+            draws.append(draw)
+    if len(ctx.diags) > errors_before or shuffle is None:
+        return None
+    return Section(title=title, shuffle=shuffle, draws=tuple(draws), loc=node.loc)
+
+
+def _draw(ctx: _Ctx, node: Node, default_name: str, what: str, names: dict[str, Node]) -> Draw | None:
+    keys = _mapping(ctx, node, what, DRAW_KEYS)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    name = default_name
+    if "name" in keys:
+        name = _id(ctx, keys["name"][1], "draw name") or default_name
+        if name in names:
+            ctx.error(
+                keys["name"][1],
+                f"two draws are named '{name}' (first at line {names[name].line})",
+                "source.duplicate-draw-name",
+                hint="give each draw of an assessment a name of its own",
+            )
+        names[name] = keys["name"][1]
+    points = None
+    if "points" in keys:
+        points = _number(ctx, keys["points"][1], "points")
+        if points is not None and points <= 0:
+            ctx.error(
+                keys["points"][1], f"points must be greater than 0, not {points:g}", "source.bad-points"
+            )
+    fields: dict[str, Any] = {}
+    if "questions" in keys:
+        for other in ("pick", "from"):
+            if other in keys:
+                ctx.error(
+                    keys[other][0],
+                    f"{what} lists its questions, so '{other}' has no meaning here",
+                    "source.draw-kind",
+                    hint="a draw either lists 'questions' by id, or picks 'pick: N' questions 'from' a pool",
+                )
+        ids: list[str] = []
+        id_locs: list[SourceLoc] = []
+        items = _list(ctx, keys["questions"][1], "questions")
+        if items is not None and not items:
+            ctx.error(keys["questions"][1], "questions is empty", "source.no-questions")
+        for item in items or ():
+            qid = _id(ctx, item, "question id")
+            if qid is None:
+                continue
+            if qid in ids:
+                ctx.error(item, f"question '{qid}' is listed twice", "source.duplicate-draw-question")
+                continue
+            ids.append(qid)
+            id_locs.append(item.loc)
+        fields["ids"] = tuple(ids)
+        fields["id_locs"] = tuple(id_locs)
+    elif "pick" in keys or "from" in keys:
+        if not _require(ctx, keys, node, what, ("pick", "from")):
+            return None
+        pnode = keys["pick"][1]
+        if pnode.kind != "scalar" or pnode.tag != _INT or int(pnode.value.replace("_", ""), 0) <= 0:
+            ctx.error(pnode, f"pick must be a whole number above 0, not '{pnode.value}'", "source.bad-pick")
+        else:
+            fields["pick"] = int(pnode.value.replace("_", ""), 0)
+        fields["pool"] = _pool(ctx, keys["from"][1])
+    else:
+        ctx.error(
+            node,
+            f"{what} has neither 'questions' nor 'pick'",
+            "source.missing-key",
+            hint="list questions by id ('questions: [id1, id2]') or draw at random "
+            "('pick: 3' and 'from: {tags: [zero]}')",
+        )
+    if len(ctx.diags) > errors_before:
+        return None
+    return Draw(name=name, points=points, loc=node.loc, **fields)
+
+
+def _pool(ctx: _Ctx, node: Node) -> Pool | None:
+    keys = _mapping(ctx, node, "the pool ('from')", POOL_KEYS)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    fields: dict[str, Any] = {}
+    for key, attr in (("tags", "tags"), ("any_tags", "any_tags")):
+        if key in keys:
+            fields[attr] = _names(ctx, keys[key][1], key, _text)
+    if "category" in keys:
+        category = _text(ctx, keys["category"][1], "category", 500)
+        fields["category"] = category.strip("/") if category else category
+    if "quiz" in keys:
+        fields["quizzes"] = _names(ctx, keys["quiz"][1], "quiz", lambda c, n, w: _id(c, n, "quiz id"))
+    if "type" in keys:
+        fields["types"] = _names(ctx, keys["type"][1], "type", _question_type)
+    if "difficulty" in keys:
+        fields["difficulties"] = _names(
+            ctx, keys["difficulty"][1], "difficulty", lambda c, n, w: _difficulty(c, n)
+        )
+    if "lang" in keys:
+        fields["langs"] = _names(ctx, keys["lang"][1], "lang", _lang)
+    if len(ctx.diags) > errors_before:
+        return None
+    return Pool(**fields)
+
+
+def _names(ctx: _Ctx, node: Node, what: str, read: Any) -> tuple[Any, ...]:
+    """A pool condition's value: one value, or a list of them."""
+    items = [node] if node.kind == "scalar" else _list(ctx, node, what) or []
+    if node.kind == "seq" and not items:
+        ctx.error(
+            node, f"{what} is an empty list", "source.empty-list", hint=f"remove '{what}' or name a value"
+        )
+    values = []
+    for item in items:
+        value = read(ctx, item, what)
+        if value is not None and value not in values:
+            values.append(value)
+    return tuple(values)
+
+
+def _question_type(ctx: _Ctx, node: Node, what: str) -> QuestionType | None:
+    if node.kind == "scalar" and node.value in QuestionType._value2member_map_:
+        return QuestionType(node.value)
+    shown = node.value if node.kind == "scalar" else node.describe()
+    names = [t.value for t in QuestionType]
+    ctx.error(
+        node,
+        f"unknown question type '{shown}'",
+        "source.bad-type",
+        hint=_did_you_mean(str(shown), names) or f"types: {', '.join(names)}",
+    )
+    return None
+
+
 # --------------------------------------------------------------------------- public API
 
 
-def load_text(text: str, path: str, warnings: list[Diagnostic] | None = None) -> Quiz:
-    """One quiz from YAML text. Raises SourceError with every problem of the file."""
+def load_text(text: str, path: str, warnings: list[Diagnostic] | None = None) -> Quiz | Assessment:
+    """One quiz (or an unresolved assessment) from YAML text. Raises SourceError with every
+    problem of the file."""
     diags: list[Diagnostic] = []
     quiz = _load_text(text, path, diags, warnings)
     if diags or quiz is None:
@@ -965,13 +1292,15 @@ def _load_text(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
-) -> Quiz | None:
+) -> Quiz | Assessment | None:
     root = _Composer(text, path, diags).compose()
     if root is None:
         return None
-    ctx = _Ctx(path, diags)
+    folder = Path(path).parent
+    ctx = _Ctx(path, diags, text=text, base=folder if folder.is_dir() else None)
+    quiz: Quiz | Assessment | None
     try:
-        quiz = _quiz(ctx, root)
+        quiz = _assessment(ctx, root) if _is_assessment(root) else _quiz(ctx, root)
     except _Abort:
         quiz = None
     if warnings is not None:
@@ -987,8 +1316,8 @@ def load_bytes(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None = None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
-) -> Quiz | None:
-    """One quiz from a file's bytes; problems are appended to diags (nothing raised)."""
+) -> Quiz | Assessment | None:
+    """One quiz or assessment from a file's bytes; problems are appended to diags (nothing raised)."""
     if len(data) > MAX_FILE_BYTES:
         diags.append(_too_big(path, len(data)))
         return None
@@ -1035,7 +1364,8 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def load_paths(paths: Iterable[str | os.PathLike[str]], warnings: list[Diagnostic] | None = None) -> Bank:
-    """Load every source file under paths into one Bank, checking ids across files.
+    """Load every source file under paths into one Bank, checking ids across files and resolving
+    every assessment against the bank's questions.
 
     Raises SourceError with every problem of every file; PathError for a missing path.
     Warnings (a question without explanation, ...) are appended to `warnings` when given.
@@ -1045,15 +1375,24 @@ def load_paths(paths: Iterable[str | os.PathLike[str]], warnings: list[Diagnosti
         raise PathError("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in paths))
     diags: list[Diagnostic] = []
     quizzes: list[Quiz] = []
+    assessments: list[Assessment] = []
     ids: list[tuple[str, str, SourceLoc]] = []
     for f in files:
-        quiz = load_file(f, diags, warnings, ids)
-        if quiz is not None:
-            quizzes.append(quiz)
+        doc = load_file(f, diags, warnings, ids)
+        if isinstance(doc, Quiz):
+            quizzes.append(doc)
+        elif doc is not None:
+            assessments.append(doc)
     check_ids(ids, diags)
     if diags:
         raise SourceError(sorted(diags, key=Diagnostic.sort_key))
-    return Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+    from .assessments import resolve_all
+
+    bank = Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+    resolved = resolve_all(bank, assessments, diags)
+    if diags:
+        raise SourceError(sorted(diags, key=Diagnostic.sort_key))
+    return Bank(bank.quizzes, tuple(sorted(resolved, key=lambda a: a.id)))
 
 
 def load_file(
@@ -1061,8 +1400,9 @@ def load_file(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None = None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
-) -> Quiz | None:
-    """One source file (a path from discover()) as a Quiz; problems are appended to diags.
+) -> Quiz | Assessment | None:
+    """One source file (a path from discover()) as a Quiz or an unresolved Assessment; problems
+    are appended to diags.
 
     The unit of work of a parallel build: the ids it appends are checked across files by the
     caller (check_ids).
@@ -1081,22 +1421,28 @@ def load_file(
 
 
 def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]) -> None:
-    """Quiz ids and question ids are unique in the bank, also ignoring letter case.
+    """Quiz and assessment ids (one namespace: each names files in dist/) and question ids are
+    unique in the bank, also ignoring letter case.
 
     Ids become file names, and two names differing only by case collide on the
     case-insensitive file systems of Windows and macOS.
     """
-    seen: dict[tuple[str, str], tuple[str, SourceLoc]] = {}
+    seen: dict[tuple[str, str], tuple[str, str, SourceLoc]] = {}
     for kind, ident, loc in ids:
-        key = (kind, ident.casefold())
+        key = ("question" if kind == "question" else "package", ident.casefold())
         if key not in seen:
-            seen[key] = (ident, loc)
+            seen[key] = (kind, ident, loc)
             continue
-        first, first_loc = seen[key]
-        if first == ident:
+        first_kind, first, first_loc = seen[key]
+        if first == ident and first_kind == kind:
             msg = f"duplicate {kind} id '{ident}' (first defined at {first_loc})"
             hint = f"give each {kind} an id of its own"
+        elif first == ident:
+            article = "an" if first_kind[0] in "aeiou" else "a"
+            msg = f"{kind} id '{ident}' is also the id of {article} {first_kind} (defined at {first_loc})"
+            hint = "quizzes and assessments share one set of ids: each names its files in dist/"
         else:
             msg = f"{kind} id '{ident}' differs only by letter case from '{first}' (defined at {first_loc})"
             hint = "ids that differ only by case collide on case-insensitive file systems"
-        diags.append(Diagnostic(loc, msg, rule=f"source.duplicate-{kind}-id", hint=hint))
+        rule = f"source.duplicate-{kind}-id" if kind == first_kind else "source.id-collision"
+        diags.append(Diagnostic(loc, msg, rule=rule, hint=hint))

@@ -27,10 +27,12 @@ def same_content(path: Path, data: bytes) -> bool:
 
 def managed_paths(out: Path, formats: Iterable[str]) -> set[str]:
     """Files under OUT that a build of these formats owns: its format folders and index.html."""
+    from .writers import folder_of
+
     formats = list(formats)
     owned: set[str] = set()
     for f in formats:
-        folder = out / f
+        folder = out / folder_of(f)
         if folder.is_dir():
             owned.update(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())
     if "html" in formats and (out / "index.html").is_file():

@@ -8,11 +8,12 @@ from phoning home, which on a closed network floods the log with refused connect
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from lmsexport.model import Question, QuestionType, Quiz
+from lmsexport.model import Assessment, Question, QuestionType, Quiz
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -26,6 +27,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+T = TypeVar("T")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
@@ -119,3 +121,167 @@ def submit(page: Page) -> None:
 
 def auto_points(quiz: Quiz) -> float:
     return sum(q.points for q in quiz.questions if q.type is not QuestionType.ESSAY)
+
+
+# --------------------------------------------------------------------------- attempts
+#
+# A reference implementation, in Python, of how templates/html/quiz.js draws an attempt, so that
+# the tests can predict (and so check) every selection and order the page shows for a seed.
+
+MASK = 0xFFFFFFFF
+
+
+def _rotl(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & MASK
+
+
+class Xoshiro128ss:
+    """xoshiro128** 1.1 (Blackman and Vigna, https://prng.di.unimi.it/xoshiro128starstar.c)."""
+
+    def __init__(self, a: int, b: int, c: int, d: int) -> None:
+        self.s = [a & MASK, b & MASK, c & MASK, d & MASK]
+
+    def __call__(self) -> int:
+        s = self.s
+        result = (_rotl((s[1] * 5) & MASK, 7) * 9) & MASK
+        t = (s[1] << 9) & MASK
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl(s[3], 11)
+        return result
+
+
+def splitmix32(seed: int) -> Iterator[int]:
+    a = seed & MASK
+    while True:
+        a = (a + 0x9E3779B9) & MASK
+        t = a ^ (a >> 16)
+        t = (t * 0x21F0AAAD) & MASK
+        t ^= t >> 15
+        t = (t * 0x735A2D97) & MASK
+        yield t ^ (t >> 15)
+
+
+def seeded(seed: int) -> Xoshiro128ss:
+    sm = splitmix32(seed)
+    return Xoshiro128ss(next(sm), next(sm), next(sm), next(sm))
+
+
+def below(rng: Callable[[], int], n: int) -> int:
+    limit = 2**32 - (2**32 % n)
+    x = rng()
+    while x >= limit:
+        x = rng()
+    return x % n
+
+
+def shuffled(rng: Callable[[], int], items: Sequence[T]) -> list[T]:
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = below(rng, i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def sample(rng: Callable[[], int], items: Sequence[T], k: int) -> list[T]:
+    chosen = sorted(shuffled(rng, range(len(items)))[:k])
+    return [items[i] for i in chosen]
+
+
+@dataclass(frozen=True)
+class PageQuestion:
+    """A question as a page holds it: its home quiz, and its points on that page."""
+
+    question: Question
+    quiz: Quiz
+    points: float
+
+    @property
+    def shuffles(self) -> bool:
+        return self.quiz.shuffle and self.question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE)
+
+
+def page_questions(page_of: Quiz | Assessment) -> list[PageQuestion]:
+    """The questions of a page in page order (an assessment: every candidate)."""
+    if isinstance(page_of, Quiz):
+        return [PageQuestion(q, page_of, q.points) for q in page_of.questions]
+    return [
+        PageQuestion(c.question, c.quiz, d.points_of(c.question)) for d in page_of.draws for c in d.candidates
+    ]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    ids: list[str]
+    """The questions shown, in order."""
+    choices: dict[str, list[int]]
+    """Per question with choices: the source indexes of its choices in the order shown."""
+
+
+def predict_attempts(page_of: Quiz | Assessment, seed: int, n: int) -> list[Attempt]:
+    """The first n attempts the page shows with ?seed=<seed>."""
+    rng = seeded(seed)
+    everything = page_questions(page_of)
+    attempts = []
+    for _ in range(n):
+        if isinstance(page_of, Quiz):
+            active = list(range(len(everything)))
+        else:
+            active, at = [], 0
+            for section in page_of.sections:
+                chosen: list[int] = []
+                for draw in section.draws:
+                    indexes = list(range(at, at + len(draw.candidates)))
+                    at += len(draw.candidates)
+                    chosen += indexes if draw.pick is None else sample(rng, indexes, draw.pick)
+                active += shuffled(rng, chosen) if section.shuffle else chosen
+        choices = {}
+        for i in active:
+            pq = everything[i]
+            if pq.question.choices or pq.question.type is QuestionType.TRUE_FALSE:
+                count = len(pq.question.choices) or 2
+                choices[pq.question.id] = shuffled(rng, range(count)) if pq.shuffles else list(range(count))
+        attempts.append(Attempt([everything[i].question.id for i in active], choices))
+    return attempts
+
+
+def shown_attempt(page: Page) -> Attempt:
+    """The attempt a page shows now: its questions in order and their choices' order.
+
+    Checks that the page's order is the attempt's (what Tab and a screen reader follow): the
+    questions' positions run 1..n in document order, between the toolbar and the buttons."""
+    got, in_place = page.evaluate(
+        """() => {
+            const els = [...document.querySelectorAll('section[data-position]')];
+            const toolbar = document.querySelector('[data-role=toolbar]');
+            const actions = document.querySelector('[data-role=actions]');
+            const inPlace = els.every(e =>
+                (toolbar.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) &&
+                (actions.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING));
+            return [els.map(e => [Number(e.dataset.position), e.dataset.questionId,
+                                  [...e.querySelectorAll('input[data-choice-index]')]
+                                      .map(i => Number(i.dataset.choiceIndex))]), inPlace];
+        }"""
+    )
+    assert [p for p, _, _ in got] == list(range(1, len(got) + 1)), "page order is not the attempt's"
+    assert in_place, "a question outside the form's toolbar and buttons"
+    return Attempt([qid for _, qid, _ in got], {qid: order for _, qid, order in got if order})
+
+
+def attempt_points(page_of: Quiz | Assessment, ids: Iterable[str]) -> float:
+    """The most an attempt of these questions scores (essays are not scored)."""
+    by_id = {pq.question.id: pq for pq in page_questions(page_of)}
+    return sum(by_id[i].points for i in ids if by_id[i].question.type is not QuestionType.ESSAY)
+
+
+def answer_attempt(page: Page, page_of: Quiz | Assessment, correct: bool) -> list[str]:
+    """Answer every question of the attempt shown; returns their ids."""
+    review_all(page)
+    by_id = {pq.question.id: pq.question for pq in page_questions(page_of)}
+    ids = shown_attempt(page).ids
+    for qid in ids:
+        answer(page, by_id[qid], correct)
+    return ids

@@ -114,11 +114,15 @@ def test_stale_dist_is_named(tmp_path: Path) -> None:
     gift[0].write_text("changed")
     gift[1].unlink()
     (out / "qti21" / "old-quiz.zip").write_bytes(b"PK")
+    (out / "cc" / "old-bank.imscc").write_bytes(b"PK")  # the cc13 format's folder is cc/
     result = run("build", "--check", "--out", str(out))
     assert result.exit_code == 1
     assert f"{gift[0]}: error: stale" in result.stderr
     assert f"{gift[1]}: error: missing" in result.stderr
     assert f"{out / 'qti21' / 'old-quiz.zip'}: error: extra" in result.stderr
+    assert f"{out / 'cc' / 'old-bank.imscc'}: error: extra" in result.stderr
+    assert run("build", "--out", str(out)).exit_code == 0
+    assert not (out / "cc" / "old-bank.imscc").exists() and (out / "cc" / "bank.imscc").is_file()
 
 
 def test_rebuild_leaves_unchanged_files_alone(tmp_path: Path) -> None:

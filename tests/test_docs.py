@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lmsexport.cli import app
-from lmsexport.source import load_text
+from lmsexport.source import load_paths, load_text
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = sorted(c.name or c.callback.__name__ for c in app.registered_commands)
@@ -39,12 +39,22 @@ def _yaml_blocks() -> list[str]:
 
 
 @pytest.mark.parametrize("index", range(len(_yaml_blocks())))
-def test_source_format_examples_load(index: int) -> None:
+def test_source_format_examples_load(index: int, tmp_path: Path) -> None:
     block = _yaml_blocks()[index]
     if block.lstrip().startswith("- id:"):
         header = 'id: example\ntitle: "Example"\nlang: ur\nquestions:\n'
         quiz = load_text(header + block, f"docs/source-format.md#example-{index}")
         assert len(quiz.questions) == 1
+    elif "\nsections:" in block:
+        # an assessment: resolved against the repository's own bank
+        (tmp_path / "example.yaml").write_text(block, encoding="utf-8")
+        bank = load_paths([ROOT / "source", tmp_path / "example.yaml"])
+        assert [a.id for a in bank.assessments] == ["final-exam", "midterm"]
+        assert len(bank.assessments) == 2
+    elif "\nmarkup: markdown" in block:
+        # images are resolved beside the file: the example's live in tests/cases/rich/img/
+        quiz = load_text(block, f"tests/cases/rich/docs-example-{index}.yaml")
+        assert quiz.id == "zero-memory-arithmetic"
     else:
         # the quiz-level example: complete it with one question
         body = block.replace("  - ...\n", '  - {id: q1, type: essay, stem: "s", explanation: "e"}\n')

@@ -15,7 +15,7 @@ SECONDS = int(os.environ.get("LMSEXPORT_FUZZ_SECONDS", "8"))
 pytest.importorskip("atheris", reason="atheris is part of the [test] extra")
 
 
-@pytest.mark.parametrize("target", ["yaml", "gift", "package"])
+@pytest.mark.parametrize("target", ["yaml", "gift", "moodlexml", "package", "qti12", "cc"])
 def test_fuzz_target_runs_clean(target: str, tmp_path: Path) -> None:
     # Seeds go to tmp_path: the run leaves nothing in the repository.
     subprocess.run([sys.executable, "fuzz/fuzz.py", "seed", str(tmp_path / "seeds")], cwd=ROOT, check=True)

@@ -5,6 +5,7 @@ Pages are written to tmp_path and opened from file://, as a learner would open t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,18 +14,39 @@ from browser import (
     CHROMIUM_ARGS,
     DESKTOP,
     PHONE,
+    Attempt,
+    Xoshiro128ss,
     answer,
     answer_all,
+    answer_attempt,
+    attempt_points,
     auto_points,
+    below,
     chromium_path,
+    page_questions,
+    predict_attempts,
     question_box,
     review_all,
+    seeded,
+    shown_attempt,
     submit,
 )
 from conftest import make_types_quiz
-from test_html_writer import PAYLOADS, hostile_quiz, seed_bank
+from test_html_writer import PAYLOADS, hostile_quiz, hostile_rich_quiz
 
-from lmsexport.model import Bank, NumericKey, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Assessment,
+    Bank,
+    CodeBlock,
+    Image,
+    Math,
+    NumericKey,
+    Question,
+    QuestionType,
+    Quiz,
+    inlines_of,
+)
+from lmsexport.source import load_paths
 from lmsexport.writers import WriteContext
 from lmsexport.writers.html import format_number, write
 
@@ -61,13 +83,15 @@ class Loaded:
 def open_page(browser: sync_api.Browser, tmp_path: Path) -> Iterator[Callable[..., Loaded]]:
     contexts: list[sync_api.BrowserContext] = []
 
-    def _open(html: bytes, name: str = "quiz.html", viewport: dict | None = None, js: bool = True) -> Loaded:
+    def _open(
+        html: bytes, name: str = "quiz.html", viewport: dict | None = None, js: bool = True, query: str = ""
+    ) -> Loaded:
         path = tmp_path / name
         path.write_bytes(html)
         context = browser.new_context(viewport=viewport or DESKTOP, java_script_enabled=js)
         contexts.append(context)
         page = context.new_page()
-        loaded = Loaded(page, path.as_uri())
+        loaded = Loaded(page, path.as_uri() + query)
         page.on("request", lambda r: loaded.requests.append(r.url))
         page.on("console", lambda m: loaded.console.append(m.text))
         page.on("pageerror", lambda e: loaded.errors.append(str(e)))
@@ -90,7 +114,8 @@ def quiz_html(quiz: Quiz) -> bytes:
 
 
 def seed_quizzes() -> list[Quiz]:
-    return list(seed_bank().quizzes)
+    """The three plain quizzes of the repository's bank (the fourth has rich text)."""
+    return [q for q in _bank(REPO / "source").quizzes if q.id != "zero-memory-arithmetic"]
 
 
 def score_text(page: sync_api.Page) -> str:
@@ -430,3 +455,418 @@ def test_screenshot_submitted_quizzes(open_page, size: str, viewport: dict) -> N
         assert target.stat().st_size > 10_000
         # Nothing may stick out sideways on a phone.
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+# --- attempts: draws, shuffling, the generator ------------------------------------------
+
+TYPES_CASE = REPO / "tests" / "cases" / "types"
+RICH_CASE = REPO / "tests" / "cases" / "rich"
+
+
+@functools.cache
+def _bank(*paths: Path) -> Bank:
+    return load_paths(list(paths))
+
+
+def types_exam() -> tuple[Bank, Assessment]:
+    bank = _bank(TYPES_CASE / "bank.yaml", TYPES_CASE / "exam.yaml")
+    return bank, bank.assessments[0]
+
+
+def final_exam() -> tuple[Bank, Assessment]:
+    bank = _bank(REPO / "source")
+    (exam,) = bank.assessments
+    return bank, exam
+
+
+def page_html(bank: Bank, page_id: str) -> bytes:
+    return write(bank, WriteContext(formats=("html",))).files[f"html/{page_id}.html"]
+
+
+def test_generator_is_xoshiro128ss(open_page) -> None:
+    """The page's generator against the reference (tests/browser.py, after the C original)."""
+    page = open_page(quiz_html(make_types_quiz())).page
+    got = page.evaluate(
+        "(() => { const r = lmsxRandom.xoshiro128ss(1, 2, 3, 4); return [...Array(500)].map(r); })()"
+    )
+    reference = Xoshiro128ss(1, 2, 3, 4)
+    assert got == [reference() for _ in range(500)]
+    # xoshiro128starstar.c's first outputs from the state {1, 2, 3, 4}:
+    assert got[:6] == [11520, 0, 5927040, 70819200, 2031721883, 1637235492]
+    for seed in (0, 1, 123, 2**31, 2**32 - 1):
+        got = page.evaluate(
+            f"(() => {{ const r = lmsxRandom.seeded({seed}); return [...Array(50)].map(r); }})()"
+        )
+        reference = seeded(seed)
+        assert got == [reference() for _ in range(50)], seed
+    # Integers below n: unbiased (rejection), equal to the reference's for every n.
+    for n in (1, 2, 3, 7, 10, 1000, 2**31 + 1, 2**32 - 1):
+        got = page.evaluate(
+            "n => { const r = lmsxRandom.seeded(9); return [...Array(40)].map(_ => lmsxRandom.below(r, n)) }",
+            n,
+        )
+        reference = seeded(9)
+        assert got == [below(reference, n) for _ in range(40)], n
+        assert all(0 <= x < n for x in got)
+
+
+def _check_attempt(exam: Assessment, attempt: Attempt) -> None:
+    """An attempt of an assessment: `pick` of every random draw, every listed question, each
+    section's questions together (in draw order unless the section shuffles)."""
+    at = 0
+    for section in exam.sections:
+        n = sum(d.count for d in section.draws)
+        shown = attempt.ids[at : at + n]
+        at += n
+        in_order = []
+        for draw in section.draws:
+            ids = [c.question.id for c in draw.candidates]
+            mine = [i for i in shown if i in ids]
+            assert len(mine) == draw.count, draw.name
+            if draw.pick is None:
+                assert sorted(mine) == sorted(ids)
+            in_order += sorted(mine, key=ids.index)
+        if not section.shuffle:
+            assert shown == in_order
+        else:
+            assert sorted(shown) == sorted(in_order)
+    assert at == len(attempt.ids) == exam.question_count
+
+
+@pytest.mark.parametrize("which", ["every-type-exam", "final-exam"])
+def test_assessment_attempts_by_seed(open_page, which: str) -> None:
+    """Two seeds draw two different papers; each is what the reference predicts, scores its
+    own points (full marks and zero), and "try again" draws the seed's next attempt."""
+    bank, exam = types_exam() if which == "every-type-exam" else final_exam()
+    html = page_html(bank, exam.id)
+    papers = []
+    for seed in (11, 12):
+        loaded = open_page(html, name=f"{exam.id}.html", query=f"?seed={seed}")
+        page = loaded.page
+        predicted = predict_attempts(exam, seed, 3)
+        for k, correct in enumerate((True, False, True)):
+            shown = shown_attempt(page)
+            assert shown == predicted[k], (seed, k)
+            _check_attempt(exam, shown)
+            ids = answer_attempt(page, exam, correct)
+            submit(page)
+            total = format_number(attempt_points(exam, ids))
+            assert score_text(page) == (f"{total}/{total}" if correct else f"0/{total}")
+            got = results(page)
+            assert {i: got[i] for i in ids} == {
+                i: expected_result(pq.question, correct)
+                for pq in page_questions(exam)
+                if (i := pq.question.id) in ids
+            }
+            assert {k for k, v in got.items() if v is not None} == set(ids), "an undrawn question was scored"
+            # Each question's mark counts its points in this assessment (draw.points_of).
+            for pq in page_questions(exam):
+                if pq.question.id in ids and pq.question.type is not QuestionType.ESSAY:
+                    mark = question_box(page, pq.question.id).locator('[data-role="mark"]').inner_text()
+                    earned = pq.points if correct else 0
+                    assert mark.endswith(f"({format_number(earned)}/{format_number(pq.points)})"), mark
+            papers.append(shown.ids)
+            page.locator('[data-action="retry"]').click()
+        assert loaded.errors == []
+        assert loaded.requests == [loaded.url]
+    assert papers[0] != papers[3], "two seeds drew the same paper"
+    assert papers[0] != papers[1], "try again drew the same paper"
+
+
+def test_same_seed_same_attempt(open_page) -> None:
+    bank, exam = final_exam()
+    html = page_html(bank, exam.id)
+    first = shown_attempt(open_page(html, query="?seed=424242").page)
+    again = shown_attempt(open_page(html, query="?x=1&seed=424242").page)
+    assert first == again
+    other = shown_attempt(open_page(html, query="?seed=424243").page)
+    assert other != first
+
+
+def test_without_seed_attempts_are_random(open_page) -> None:
+    """No seed: crypto.getRandomValues seeds each page; ten pages all equal would be a 1 in
+    millions coincidence for the final exam (its 'zero' pool alone has 84 draws)."""
+    bank, exam = final_exam()
+    html = page_html(bank, exam.id)
+    seen = set()
+    for _ in range(10):
+        attempt = shown_attempt(open_page(html).page)
+        _check_attempt(exam, attempt)
+        seen.add(tuple(attempt.ids))
+    assert len(seen) > 1
+
+
+def _chi_square(counts: list[int], expected: list[float]) -> float:
+    return sum((c - e) ** 2 / e for c, e in zip(counts, expected, strict=True))
+
+
+# 99.9th percentiles of the chi-square distribution by degrees of freedom.
+CHI2_999 = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47, 5: 20.52, 8: 26.12}
+
+
+def _many_attempts(page: sync_api.Page, n: int) -> list[Attempt]:
+    """n attempts in a row ("try again" n - 1 times), read in the page."""
+    rows = page.evaluate(
+        """n => {
+            const out = [];
+            const retry = document.querySelector('[data-action=retry]');
+            for (let k = 0; k < n; k++) {
+                if (k) retry.click();
+                const shown = [...document.querySelectorAll('section[data-position]')];
+                if (shown.some((e, i) => Number(e.dataset.position) !== i + 1)) throw 'page order';
+                out.push(shown
+                    .map(e => [e.dataset.questionId,
+                               [...e.querySelectorAll('input[data-choice-index]')]
+                                   .map(i => +i.dataset.choiceIndex)]));
+            }
+            return out;
+        }""",
+        n,
+    )
+    return [Attempt([q for q, _ in row], {q: c for q, c in row if c}) for row in rows]
+
+
+def test_draws_and_section_order_are_uniform(open_page) -> None:
+    bank, exam = final_exam()
+    attempts = _many_attempts(open_page(page_html(bank, exam.id), query="?seed=2024").page, 900)
+    assert attempts == predict_attempts(exam, 2024, 900)
+    zero = next(d for d in exam.draws if d.name == "zero")
+    ids = [c.question.id for c in zero.candidates]
+    counts = [sum(i in a.ids for a in attempts) for i in ids]
+    expected = [len(attempts) * zero.count / len(ids)] * len(ids)
+    assert _chi_square(counts, expected) < CHI2_999[len(ids) - 1], counts
+    # The shuffled section: which draw the section's first question comes from, 1/2 each.
+    section = next(s for s in exam.sections if s.shuffle)
+    pipeline = {c.question.id for c in section.draws[0].candidates}
+    start = sum(d.count for s in exam.sections[: exam.sections.index(section)] for d in s.draws)
+    first = [a.ids[start] in pipeline for a in attempts]
+    assert _chi_square([sum(first), len(first) - sum(first)], [len(first) / 2] * 2) < CHI2_999[1]
+
+
+@pytest.mark.parametrize("quiz_id", ["zero-sharded-optimizers", "deepspeed-megatron-stacks"])
+def test_seed_quiz_keys_move_between_attempts(open_page, quiz_id: str) -> None:
+    """The seed quizzes' keys read 1, 2, 3, 4, 1, ... down the page in source order: shuffled
+    per attempt, each key lands on every position about equally often."""
+    quiz = next(q for q in seed_quizzes() if q.id == quiz_id)
+    assert quiz.shuffle
+    singles = [q for q in quiz.questions if q.type is QuestionType.SINGLE and len(q.choices) == 4]
+    assert len(singles) >= 4
+    page = open_page(quiz_html(quiz), query="?seed=77").page
+    attempts = _many_attempts(page, 400)
+    assert attempts == predict_attempts(quiz, 77, 400)
+    for q in singles:
+        (key,) = q.correct_indexes
+        positions = [a.choices[q.id].index(key) for a in attempts]
+        counts = [positions.count(p) for p in range(4)]
+        assert _chi_square(counts, [len(attempts) / 4] * 4) < CHI2_999[3], (q.id, counts)
+    source_pattern = [q.correct_indexes[0] for q in singles]
+    shown_patterns = [[a.choices[q.id].index(q.correct_indexes[0]) for q in singles] for a in attempts]
+    assert shown_patterns.count(source_pattern) <= 1
+
+
+def test_shuffled_choices_still_score_right(open_page) -> None:
+    """Answers are read by source index: a shuffled page scores as the key says."""
+    for quiz in seed_quizzes():
+        for seed, correct in ((5, True), (6, False)):
+            loaded = open_page(quiz_html(quiz), name=f"{quiz.id}.html", query=f"?seed={seed}")
+            shown = shown_attempt(loaded.page)
+            moved = [q for q, order in shown.choices.items() if order != sorted(order)]
+            assert moved, "no choice was shuffled"
+            check_all(loaded, quiz, correct)
+            # The badge marks the keyed choice wherever it was shown.
+            for q in quiz.questions:
+                if q.type is QuestionType.SINGLE:
+                    key = question_box(loaded.page, q.id).locator("li.is-key input")
+                    assert key.get_attribute("data-choice-index") == str(q.correct_indexes[0])
+
+
+def test_assessment_without_javascript_lists_every_candidate(open_page) -> None:
+    bank, exam = final_exam()
+    page = open_page(page_html(bank, exam.id), js=False).page
+    for c in exam.candidates:
+        assert question_box(page, c.question.id).is_visible()
+    assert page.locator("section[data-position]").count() == 0
+    notes = page.locator(".draw-note").all_inner_texts()
+    random = [d for d in exam.draws if d.is_random]
+    assert len(notes) == len(random)
+    for note, draw in zip(notes, random, strict=True):
+        assert f"{len(draw.candidates)} سوالات میں سے {draw.pick} منتخب" in note
+    headings = page.get_by_role("heading", level=2).all_inner_texts()
+    assert headings == [s.title for s in exam.sections]
+    assert not page.locator('[data-action="submit"]').is_visible()
+
+
+def test_assessment_accessibility_and_keyboard(open_page) -> None:
+    bank, exam = types_exam()
+    loaded = open_page(page_html(bank, exam.id), query="?seed=3")
+    page = loaded.page
+    review_all(page)
+    # Sections are regions named by their headings; every question a group named by its stem.
+    for section in exam.sections:
+        assert page.get_by_role("region", name=section.title).count() == 1
+    shown = shown_attempt(page)
+    by_id = {c.question.id: c.question for c in exam.candidates}
+    for qid in shown.ids:
+        group = question_box(page, qid).get_by_role("group")
+        assert group.count() == 1
+        name = group.evaluate("g => g.getAttribute('aria-labelledby') || g.querySelector('legend').id")
+        assert page.locator(f"#{name}").inner_text().strip() == by_id[qid].stem.strip()
+    assert page.locator('[data-role="toggle-view"], [data-action="toggle-view"]').count() == 1
+    page.locator('[data-action="toggle-view"]').click()  # back to one question at a time
+    assert page.locator("section[data-question-id]:visible").count() == 1
+    assert page.locator('[data-role="position"]').inner_text() == f"سوال 1 از {exam.question_count}"
+    # Keyboard only: into the first question, answer it, then submit.
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!document.activeElement.closest('section[data-position=\"1\"]')"):
+            break
+    else:
+        raise AssertionError("Tab never reached the first question")
+    page.keyboard.type("x")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('[data-action=submit]')"):
+            break
+    page.keyboard.press("Enter")
+    page.locator('[data-role="score"]').wait_for(state="visible")
+    assert page.evaluate("document.activeElement.dataset.role") == "summary"
+    assert page.locator('[data-role="announce"]').text_content() == "اسکور: " + score_text(page)
+    assert loaded.errors == []
+
+
+# --- rich text ---------------------------------------------------------------------------
+
+
+def rich_pages() -> dict[str, tuple[Bank, Quiz]]:
+    rich = _bank(RICH_CASE / "bank.yaml")
+    source = _bank(REPO / "source")
+    return {
+        "rich-text": (rich, rich.quizzes[0]),
+        "zero-memory-arithmetic": (
+            source,
+            next(q for q in source.quizzes if q.id == "zero-memory-arithmetic"),
+        ),
+    }
+
+
+def _count(quiz: Quiz, kind: type, where: str) -> int:
+    """How many Math or Image inlines a quiz page shows before ('stems') or after submitting all
+    right ('all': explanations, the feedback of picked right choices too)."""
+    texts: list = [quiz.description]
+    for q in quiz.questions:
+        texts += [q.stem, *(c.text for c in q.choices), *(p.left for p in q.pairs)]
+        if where == "all":
+            texts += [q.explanation, *(c.feedback for c in q.choices if c.correct)]
+    return sum(isinstance(x, kind) for t in texts for x in inlines_of(t))
+
+
+@pytest.mark.parametrize("page_id", ["rich-text", "zero-memory-arithmetic"])
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_rich_pages_render(open_page, page_id: str, size: str, viewport: dict) -> None:
+    """Formulas laid out as MathML, every image decoded, code highlighted and left to right,
+    nothing fetched; screenshots kept for a person to look at."""
+    _, quiz = rich_pages()[page_id]
+    loaded = open_page(quiz_html(quiz), name=f"{page_id}.html", viewport=viewport, query="?seed=1")
+    page = loaded.page
+    review_all(page)
+
+    def maths() -> list[dict]:
+        return page.eval_on_selector_all(
+            "math",
+            "els => els.map(m => ({ns: m.namespaceURI, w: m.getBoundingClientRect().width,"
+            " h: m.getBoundingClientRect().height, semantics: m.firstElementChild.localName}))",
+        )
+
+    before = maths()
+    assert len(before) == _count(quiz, Math, "stems") > 0
+    answer_all(page, quiz, correct=True)
+    submit(page)
+    after = maths()
+    assert len(after) == _count(quiz, Math, "all") > len(before)
+    for m in after:
+        assert m["ns"] == "http://www.w3.org/1998/Math/MathML" and m["semantics"] == "semantics", m
+        assert m["w"] > 0 and m["h"] > 0, m
+    images = page.eval_on_selector_all(
+        "img",
+        "els => els.map(i => ({ok: i.complete && i.naturalWidth > 0, w: i.naturalWidth, alt: i.alt}))",
+    )
+    assert len(images) == _count(quiz, Image, "all") > 0
+    assert all(i["ok"] for i in images), images
+    # Code: every block left to right, highlighted by classes the page's stylesheet colours.
+    blocks = page.eval_on_selector_all(
+        "pre",
+        """els => els.map(p => ({
+            dir: getComputedStyle(p).direction, bidi: getComputedStyle(p).unicodeBidi,
+            colours: new Set([...p.querySelectorAll('[class^=tok-]')]
+                .map(s => getComputedStyle(s).color)).size}))""",
+    )
+    assert blocks, "no code block"
+    for b in blocks:
+        assert (b["dir"], b["bidi"]) == ("ltr", "isolate"), b
+        assert b["colours"] >= 3, b
+    assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+    assert loaded.requests == [loaded.url]
+    assert loaded.errors == []
+    assert not [m for m in loaded.console if "Content Security Policy" in m]
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    target = ARTIFACTS / f"html-{page_id}-submitted-{size}.png"
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 10_000
+
+
+def test_rich_text_in_right_to_left_questions(open_page) -> None:
+    """The Urdu questions of the rich quiz: their code reads left to right (block and inline),
+    their table columns keep the author's alignment, their formulas left to right."""
+    _, quiz = rich_pages()["rich-text"]
+    page = open_page(quiz_html(quiz), query="?seed=1").page
+    review_all(page)
+
+    def style(selector: str, prop: str) -> list[str]:
+        return page.eval_on_selector_all(selector, f"els => els.map(e => getComputedStyle(e).{prop})")
+
+    config = question_box(page, "rich-ds-config")
+    assert config.locator("fieldset").evaluate("e => getComputedStyle(e).direction") == "rtl"
+    assert config.locator("pre").evaluate("e => getComputedStyle(e).direction") == "ltr"
+    assert config.locator("pre").evaluate("e => getComputedStyle(e).textAlign") == "left"
+    assert style('section[data-question-id="rich-ds-config"] li code', "direction") == ["ltr"]
+    # The code's lines come out as written: read back from the page, the text is the source's.
+    block = next(b for b in quiz.questions[2].stem.blocks if isinstance(b, CodeBlock))
+    assert config.locator("pre code").text_content() == block.text
+    table = question_box(page, "rich-zero-memory").locator("table")
+    assert table.locator("th").evaluate_all("ths => ths.map(t => getComputedStyle(t).textAlign)") == [
+        "left",
+        "right",
+    ]
+    assert style('section[data-question-id="rich-zero-memory"] math', "direction") == ["ltr"] * 5
+    # A stem longer than one paragraph names its fieldset; a one-paragraph one is its legend.
+    assert page.get_by_role("group", name="ZeRO-3 میں فی GPU میموری").count() == 1
+    assert (
+        question_box(page, "rich-fsdp").locator("legend code").inner_text() == "torch.distributed.fsdp.____"
+    )
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_rich_payloads_run_nothing(open_page, payload: str) -> None:
+    """A payload in every Rich position and node (text, code, link, image alt and title, a
+    hostile SVG image, TeX): shown as text, nothing runs, nothing is fetched, also when the
+    learner follows a javascript: link."""
+    quiz = hostile_rich_quiz(payload)
+    loaded = open_page(quiz_html(quiz))
+    page = loaded.page
+    review_all(page)
+    assert payload in page.locator('section[data-question-id="r-single"] .stem').inner_text()
+    assert page.locator("pre").first.inner_text() == payload
+    for q in quiz.questions:
+        answer(page, q, correct=False)
+    submit(page)
+    assert page.locator('[data-role="feedback"]').count() >= 1
+    assert payload in page.locator('[data-role="explanation"]').first.inner_text()
+    images = page.eval_on_selector_all("img", "els => els.map(i => i.complete && i.naturalWidth > 0)")
+    assert images and all(images)
+    page.locator('a[href^="javascript:"]').first.click()
+    page.wait_for_timeout(200)
+    assert loaded.dialogs == []
+    assert page.evaluate("window.__pwned") is None
+    assert loaded.errors == []
+    assert loaded.requests == [loaded.url]

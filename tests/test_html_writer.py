@@ -15,15 +15,48 @@ from pathlib import Path
 import lxml.html
 import pytest
 from conftest import make_types_quiz
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import RICH, _tiny_png, quizzes
 
-from lmsexport.model import Bank, Choice, Pair, Question, QuestionType, Quiz
-from lmsexport.writers import WriteContext, get_writer
+from lmsexport.model import (
+    Bank,
+    BulletList,
+    Choice,
+    Code,
+    CodeBlock,
+    Emph,
+    Image,
+    LineBreak,
+    Link,
+    Math,
+    Media,
+    OrderedList,
+    Pair,
+    Para,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Str,
+    Strong,
+    Table,
+    Text,
+)
+from lmsexport.writers import WRITERS, WriteContext, get_writer
 from lmsexport.writers.html import UI_STRINGS, format_number, render_index, render_quiz, script_json, write
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).resolve().parent / "cases" / "html"
-ALL_FORMATS = WriteContext(formats=("qti21", "gift", "html"))
-SEED_IDS = ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
+ALL_FORMATS = WriteContext(formats=tuple(WRITERS))
+SEED_IDS = [
+    "deepspeed-megatron-stacks",
+    "final-exam",
+    "model-pipeline-parallelism",
+    "zero-memory-arithmetic",
+    "zero-sharded-optimizers",
+]
+"""Every page of the repository's bank: its four quizzes and its assessment."""
 
 PAYLOADS = [
     "<script>window.__pwned=1;alert(1)</script>",
@@ -69,6 +102,67 @@ def hostile_quiz(payload: str) -> Quiz:
     )
 
 
+TINY_PNG = _tiny_png(4, 3)
+HOSTILE_SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="window.__pwned=9;alert(9)">'
+    b'<script>window.__pwned=10;alert(10)</script><rect width="10" height="10"/></svg>'
+)
+"""What the loader refuses (media.py): embedded as an <img> it still runs nothing."""
+
+
+def rich_payload(payload: str, blocks: bool = True) -> Rich:
+    """A payload in every kind of Rich node; ``blocks=False``: one paragraph (inline positions)."""
+    inlines = (
+        Str(payload + " "),
+        Emph((Str(payload),)),
+        Strong((Str(payload),)),
+        Code(payload),
+        Link("https://example.org/?q=" + payload, (Str(payload),), payload),
+        Link("javascript:window.__pwned=7;alert(7)", (Str("js link"),)),
+        Image(Media("p.png", TINY_PNG, "image/png", 4, 3), payload, payload),
+        Image(Media("h.svg", HOSTILE_SVG, "image/svg+xml", 10, 10), "svg " + payload),
+        LineBreak(),
+        Math(r"\text{</script><img src=x onerror=alert(8)>} < b"),
+    )
+    if not blocks:
+        return Rich((Para(inlines),))
+    return Rich(
+        (
+            Para(inlines),
+            CodeBlock(payload, "html"),
+            CodeBlock(payload, payload),
+            BulletList(((Para((Str(payload),)),),)),
+            OrderedList(((Para((Code(payload),)),), (CodeBlock(payload),)), 3),
+            Table(
+                ((Str(payload),), (Math("x", True),)), (((Code(payload),), (Str(payload),)),), ("right", None)
+            ),
+        )
+    )
+
+
+def hostile_rich_quiz(payload: str) -> Quiz:
+    """A payload in every Rich position of a quiz, in every kind of Rich node."""
+    rich, line = rich_payload(payload), rich_payload(payload, blocks=False)
+    choices = (Choice(line, correct=True, feedback=rich), Choice(rich, feedback=line), Choice("plain"))
+    return Quiz(
+        id="hostile-rich",
+        title=payload,
+        lang="ur",
+        description=rich,
+        questions=(
+            Question("r-single", QuestionType.SINGLE, rich, explanation=rich, choices=choices),
+            Question("r-multiple", QuestionType.MULTIPLE, line, explanation=line, choices=choices),
+            Question(
+                "r-match",
+                QuestionType.MATCHING,
+                rich,
+                explanation=rich,
+                pairs=(Pair(line, "r " + payload), Pair(rich, payload)),
+            ),
+        ),
+    )
+
+
 def seed_bank() -> Bank:
     from lmsexport.source import load_paths
 
@@ -85,8 +179,14 @@ def page_data(doc: lxml.html.HtmlElement) -> dict:
 
 
 def visible_text(doc: lxml.html.HtmlElement) -> str:
-    """What a CSS-off view or a screen reader gets before any script runs."""
-    return "".join(doc.xpath("//body//text()[not(ancestor::script)]"))
+    """What a CSS-off view or a screen reader gets before any script runs (a <template>'s
+    content is not part of the document until the script clones it)."""
+    return "".join(doc.xpath("//body//text()[not(ancestor::script) and not(ancestor::template)]"))
+
+
+def template_texts(doc: lxml.html.HtmlElement) -> dict[str, str]:
+    """The text of every <template> (explanations, feedback) by id."""
+    return {t.get("id"): t.text_content() for t in doc.iter("template")}
 
 
 # --- golden files -----------------------------------------------------------------
@@ -100,12 +200,13 @@ def test_golden_index(types_bank: Bank, golden) -> None:
     golden(CASES / "index.html", render_index(types_bank, ALL_FORMATS))
 
 
-# The seed quizzes' golden files are the committed dist/ itself (reviewed in every diff):
+# The seed pages' golden files are the committed dist/ itself (reviewed in every diff):
 # keeping a second copy under tests/cases/ would only duplicate them.
-@pytest.mark.parametrize("quiz_id", SEED_IDS)
-def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
+@pytest.mark.parametrize("page_id", SEED_IDS)
+def test_golden_seed_pages(page_id: str, golden) -> None:
     out = write(seed_bank(), ALL_FORMATS)
-    golden(REPO / "dist" / "html" / f"{quiz_id}.html", out.files[f"html/{quiz_id}.html"])
+    assert sorted(out.files) == sorted([f"html/{i}.html" for i in SEED_IDS] + ["index.html"])
+    golden(REPO / "dist" / "html" / f"{page_id}.html", out.files[f"html/{page_id}.html"])
 
 
 def test_golden_seed_index(golden) -> None:
@@ -126,9 +227,9 @@ def test_deterministic_across_runs_and_hash_seeds(types_bank: Bank) -> None:
     assert write(types_bank, ALL_FORMATS).files == first
     code = (
         "import sys, hashlib; sys.path.insert(0, 'tests'); from conftest import make_types_quiz;"
-        "from lmsexport.model import Bank; from lmsexport.writers import WriteContext;"
+        "from lmsexport.model import Bank; from lmsexport.writers import WRITERS, WriteContext;"
         "from lmsexport.writers.html import write;"
-        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=('qti21', 'gift', 'html')));"
+        "out = write(Bank((make_types_quiz(),)), WriteContext(formats=tuple(WRITERS)));"
         "print(hashlib.sha256(b''.join(out.files[k] for k in sorted(out.files))).hexdigest())"
     )
     digests = set()
@@ -177,8 +278,14 @@ def test_every_text_position_is_escaped(payload: str) -> None:
     assert [s.get("type") for s in scripts] == ["application/json", None]
     assert not doc.xpath("//@*[starts-with(name(), 'on')]")
     assert not doc.xpath("//img | //svg | //iframe | //a | //b")
+    # Explanations and feedback wait in <template>s, as text.
+    assert template_texts(doc) == {
+        "q1-x": payload, "q1-f0": payload, "q1-f1": "fb " + payload,
+        "q2-x": payload, "q3-x": payload, "q4-x": payload,
+    }  # fmt: skip
+    assert [(len(t), t[0].tag, t[0].get("class")) for t in doc.iter("template")] == [(1, "p", "t")] * 6
     data = page_data(doc)
-    assert [q["explanation"] for q in data["questions"]] == [payload] * 4
+    assert [q["explanation"] for q in data["questions"]] == ["q1-x", "q2-x", "q3-x", "q4-x"]
     assert data["questions"][1]["answers"] == [payload]
 
 
@@ -189,7 +296,7 @@ def test_index_is_escaped(payload: str) -> None:
     (title,) = doc.xpath("//tbody/tr/th/a")
     assert title.text_content() == payload
     for href in doc.xpath("//a/@href"):
-        assert href.split("/")[0] in {"html", "qti21", "gift"}
+        assert href.split("/")[0] in {"html", "qti21", "qti12", "cc", "gift", "moodle"}
         assert ":" not in href and "<" not in href and '"' not in href
 
 
@@ -332,8 +439,24 @@ def test_hooks(types_quiz: Quiz) -> None:
             ("qti21", "gift", "html"),
             ["html/all-types.html", "qti21/all-types.zip", "gift/all-types.gift.txt"],
         ),
+        (
+            ("qti21", "gift", "moodlexml", "html"),
+            ["html/all-types.html", "qti21/all-types.zip", "gift/all-types.gift.txt", "moodle/all-types.xml"],
+        ),
         (("html",), ["html/all-types.html"]),
         (("gift",), ["gift/all-types.gift.txt"]),
+        (("moodlexml", "gift"), ["gift/all-types.gift.txt", "moodle/all-types.xml"]),
+        (
+            ("qti21", "qti12", "cc13", "gift", "html"),
+            [
+                "cc/bank.imscc",
+                "html/all-types.html",
+                "qti21/all-types.zip",
+                "qti12/all-types.zip",
+                "gift/all-types.gift.txt",
+            ],
+        ),
+        (("qti12",), ["qti12/all-types.zip"]),
     ],
 )
 def test_index_links_follow_formats(types_bank: Bank, formats: tuple[str, ...], hrefs: list[str]) -> None:
@@ -354,11 +477,13 @@ def test_index_language_mixed_bank(types_quiz: Quiz) -> None:
 
 def test_index_links_point_at_files_the_build_writes() -> None:
     bank = seed_bank()
+    every = WriteContext(formats=("qti21", "qti12", "cc13", "gift", "html"))
     files: dict[str, bytes] = {}
-    for fmt in ALL_FORMATS.formats:
-        files.update(get_writer(fmt)(bank, ALL_FORMATS).files)
+    for fmt in every.formats:
+        files.update(get_writer(fmt)(bank, every).files)
     hrefs = parse(files["index.html"]).xpath("//a/@href")
-    assert len(hrefs) == 3 * len(bank.quizzes)
+    # html, qti21, qti12, gift, moodle per quiz and assessment; one cartridge
+    assert len(hrefs) == 5 * (len(bank.quizzes) + len(bank.assessments)) + 1
     assert [h for h in hrefs if h not in files] == []
 
 
@@ -372,3 +497,161 @@ def test_ui_strings_in_another_language_than_the_quiz_say_so() -> None:
     (head,) = doc.xpath("//p[@class='qhead']")
     assert (head.get("lang"), head.get("dir")) == ("en", "ltr")
     assert doc.xpath("//fieldset/@lang") == []
+
+
+# --- rich text ----------------------------------------------------------------------
+
+
+def inner_html(el: lxml.html.HtmlElement) -> str:
+    """What an element holds, as HTML (the fragment the writer rendered into it)."""
+    outer = lxml.html.tostring(el, encoding="unicode", with_tail=False)
+    return outer[outer.index(">") + 1 : outer.rindex("<")]
+
+
+def data_image(src: str) -> Media | None:
+    """The image of a data: URI, as the page shows it (read_html's image callback)."""
+    from lmsexport.media import sniff
+
+    head, _, payload = src.partition(",")
+    if not head.startswith("data:") or not head.endswith(";base64"):
+        return None
+    data = base64.b64decode(payload)
+    found = sniff(data)
+    return Media("img", data, found.mime, found.width, found.height)
+
+
+def read_back(el: lxml.html.HtmlElement) -> Rich | str:
+    """A rendered text read back: a Rich text through the inverse renderer, a plain one as its text."""
+    from lmsexport.readers.richhtml import read_html
+
+    classes = (el.get("class") or "").split()
+    if "t" in classes:
+        return el.text_content()
+    assert "rich" in classes, lxml.html.tostring(el)
+    rich, lost = read_html(inner_html(el), data_image)
+    assert lost == [], lost
+    assert rich is not None
+    return rich
+
+
+def text_elements(doc: lxml.html.HtmlElement, question_n: int) -> dict[str, lxml.html.HtmlElement]:
+    """The elements of question q<n>'s texts: stem, explanation, c<i>, f<i>, l<i>."""
+    qid = f"q{question_n}"
+    out = {"stem": doc.get_element_by_id(f"{qid}-stem")}
+    for t in doc.iter("template"):
+        name = t.get("id")
+        if name.startswith(qid + "-"):
+            (child,) = t
+            out[name.removeprefix(qid + "-").replace("x", "explanation")] = child
+    section = doc.get_element_by_id(qid)
+    if section.get("data-type") in ("single", "multiple"):  # true/false's labels are the page's own
+        for i, label in enumerate(section.xpath(".//li[@class='choice']/label")):
+            out[f"c{i}"] = label[1]
+    for i, label in enumerate(section.xpath(".//li[@class='pair']/label")):
+        out[f"l{i}"] = label
+    return out
+
+
+def expected_texts(question: Question) -> dict[str, Text]:
+    out: dict[str, Text] = {"stem": question.stem}
+    if question.explanation:
+        out["explanation"] = question.explanation
+    for i, c in enumerate(question.choices):
+        out[f"c{i}"] = c.text
+        if c.feedback:
+            out[f"f{i}"] = c.feedback
+    for i, p in enumerate(question.pairs):
+        out[f"l{i}"] = p.left
+    return out
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_every_rich_position_is_escaped(payload: str) -> None:
+    quiz = hostile_rich_quiz(payload)
+    doc = parse(render_quiz(quiz))
+    assert [s.get("type") for s in doc.xpath("//script")] == ["application/json", None]
+    assert not doc.xpath("//@*[starts-with(name(), 'on')]")
+    assert not doc.xpath("//svg | //iframe | //object | //embed | //style[not(parent::head)]")
+    assert all(src.startswith(("data:image/png;base64,", "data:image/svg+xml;base64,")) for src in
+               doc.xpath("//@src"))  # fmt: skip
+    assert doc.xpath("//@style") == []
+    rich = rich_payload(payload)
+    # Every rich position holds every node of its text, as text or as an attribute value. The
+    # javascript: link stays a link (the loader refuses it; the CSP stops it, see the browser tests).
+    for n, question in enumerate(quiz.questions, 1):
+        found = text_elements(doc, n)
+        expected = expected_texts(question)
+        assert set(found) == set(expected)
+        for name, el in found.items():
+            if isinstance(expected[name], str):
+                assert el.text_content() == expected[name]
+                continue
+            assert el.text_content().count(payload) >= 3, (question.id, name)
+            assert [c.text_content() for c in el.iter("code")].count(payload) >= 1
+            assert el.xpath(".//img/@alt")[0] == payload
+            assert el.xpath(".//a[@title]/@title") == [payload]
+            assert el.xpath(".//a/@href")[-1] == "javascript:window.__pwned=7;alert(7)"
+            if expected[name] == rich:
+                assert [p.text_content() for p in el.iter("pre")] == [payload] * 3
+                assert el.xpath(".//pre/code/@class") == ["language-html", f"language-{payload}"]
+    description = doc.xpath("//div[contains(@class, 'description')]")[0]
+    assert description.text_content().count(payload) >= 3
+
+
+def _rich_quiz(draw: st.DrawFn) -> Quiz:
+    """Any quiz (strategies.quizzes) with a third of its texts turned into Rich texts (strategies.RICH)."""
+
+    def maybe(text: Text) -> Text:
+        return draw(RICH) if draw(st.integers(0, 2)) == 0 else text
+
+    quiz = draw(quizzes())
+    questions = [
+        replace(
+            q,
+            stem=maybe(q.stem),
+            explanation=maybe(q.explanation) if q.explanation else None,
+            choices=tuple(
+                replace(c, text=maybe(c.text), feedback=maybe(c.feedback) if c.feedback else None)
+                for c in q.choices
+            ),
+            pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
+        )
+        for q in quiz.questions
+    ]
+    description = maybe(quiz.description) if quiz.description else None
+    return replace(quiz, questions=tuple(questions), description=description)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.composite(_rich_quiz)())
+def test_any_rich_quiz_renders_every_text_as_written(quiz: Quiz) -> None:
+    page = render_quiz(quiz)
+    doc = parse(page)
+    assert len(doc.xpath("//script")) == 2
+    assert not [a for el in doc.iter() for a in el.attrib if a.lower().startswith("on")]
+    assert all(src.startswith("data:image/") for src in doc.xpath("//@src"))
+    if quiz.description:
+        (description,) = doc.find_class("description")
+        assert read_back(description) == quiz.description
+    for n, question in enumerate(quiz.questions, 1):
+        found = text_elements(doc, n)
+        expected = expected_texts(question)
+        assert set(found) == set(expected)
+        assert {name: read_back(el) for name, el in found.items()} == expected
+        # Explanations and feedback wait in <template>s: not in the document until submitted.
+        assert all(
+            (el.getparent().tag == "template") == (name == "explanation" or name.startswith("f"))
+            for name, el in found.items()
+        )
+    assert not doc.xpath("//*[@data-role='explanation' or @data-role='feedback']")
+
+
+def test_index_from_summaries_is_the_same_page() -> None:
+    """The parallel build renders index.html from quiz headers and the resolved assessments
+    (build.build_files); it must equal the page the whole bank gives."""
+    from lmsexport.writers.html import render_index_of
+
+    bank = seed_bank()
+    assert bank.assessments
+    summaries = [(quiz.header, len(quiz.questions)) for quiz in bank.quizzes]
+    assert render_index_of(summaries, ALL_FORMATS, bank.assessments) == render_index(bank, ALL_FORMATS)

@@ -22,11 +22,12 @@ from typer.testing import CliRunner
 
 from lmsexport import source, validate
 from lmsexport.cli import app
-from lmsexport.readers import gift
+from lmsexport.readers import gift, moodlexml
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIZ = (ROOT / "source" / "zero-sharded-optimizers.yaml").read_bytes()
 GIFT = (ROOT / "dist" / "gift" / "zero-sharded-optimizers.gift.txt").read_bytes()
+MOODLE_XML = (ROOT / "dist" / "moodle" / "zero-sharded-optimizers.xml").read_bytes()
 
 
 def _yaml_rules(data: bytes) -> list[str]:
@@ -54,7 +55,7 @@ def test_file_size_at_and_over_the_limit() -> None:
     assert _yaml_rules(at_limit + b"\n") == ["source.too-large"]
 
 
-@pytest.mark.parametrize("name", ["big.yaml", "big.gift.txt"])
+@pytest.mark.parametrize("name", ["big.yaml", "big.gift.txt", "big.xml"])
 def test_a_50_mb_file_is_refused_unread(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the CLI, by its size alone: the file is sparse (50 MB on paper, nothing on disk)."""
     monkeypatch.chdir(tmp_path)
@@ -62,10 +63,13 @@ def test_a_50_mb_file_is_refused_unread(name: str, tmp_path: Path, monkeypatch: 
         fh.truncate(50 * 1024 * 1024)
     result = CliRunner().invoke(app, ["check", name], catch_exceptions=False)
     assert result.exit_code == 1
-    kind = "a GIFT file" if name.endswith(".gift.txt") else "a source file"
+    kind, limit = {
+        "big.yaml": ("a source file", "10,485,760"),
+        "big.gift.txt": ("a GIFT file", "10,485,760"),
+        "big.xml": ("a Moodle XML file", "16,777,216"),
+    }[name]
     assert (
-        f"{name}: error: the file is 52,428,800 bytes; the limit for {kind} is 10,485,760 bytes"
-        in result.stderr
+        f"{name}: error: the file is 52,428,800 bytes; the limit for {kind} is {limit} bytes" in result.stderr
     )
 
 
@@ -149,6 +153,49 @@ def test_gift_errors_at_and_over_the_limit() -> None:
     (stop,) = [d for d in diags if d.rule == "gift.too-many-errors"]
     assert stop.message == f"stopping after {gift.MAX_GIFT_ERRORS} errors"
     assert str(stop.loc) == f"e.gift.txt:{2 * gift.MAX_GIFT_ERRORS - 1}"
+
+
+# --------------------------------------------------------------------------- Moodle XML
+
+
+def test_moodlexml_size_at_and_over_the_limit() -> None:
+    # Comments pad the seed quiz's Moodle XML to the exact size (Moodle's parser skips them).
+    comment = b"<!-- " + b"x" * (1 << 20) + b" -->\n"
+    fill = moodlexml.MAX_MOODLEXML_BYTES - len(MOODLE_XML)
+    at_limit = MOODLE_XML + comment * (fill // len(comment)) + b" " * (fill % len(comment))
+    assert len(at_limit) == moodlexml.MAX_MOODLEXML_BYTES
+    quiz, diags = moodlexml.read_quiz_bytes(at_limit, "limit.xml")
+    assert quiz is not None and len(quiz.questions) == 8 and diags == []
+    quiz, diags = moodlexml.read_quiz_bytes(at_limit + b"\n", "limit.xml")
+    assert quiz is None and [d.rule for d in diags] == ["moodlexml.too-large"]
+
+
+def _essays(n: int) -> bytes:
+    one = b"<question type='essay'><name><text>n</text></name><questiontext><text>s</text></questiontext>"
+    one += b"</question>"
+    return b"<quiz>" + one * n + b"</quiz>"
+
+
+def test_moodlexml_questions_at_and_over_the_limit() -> None:
+    quiz, diags = moodlexml.read_quiz_bytes(_essays(moodlexml.MAX_MOODLEXML_QUESTIONS), "q.xml")
+    assert quiz is not None and len(quiz.questions) == moodlexml.MAX_MOODLEXML_QUESTIONS and diags == []
+    quiz, diags = moodlexml.read_quiz_bytes(_essays(moodlexml.MAX_MOODLEXML_QUESTIONS + 1), "q.xml")
+    assert quiz is None and [d.rule for d in diags] == ["moodlexml.too-many"]
+
+
+def test_moodlexml_errors_at_and_over_the_limit() -> None:
+    def errors(n: int) -> bytes:
+        return b"<quiz>" + b"<question type='gapfill'/>\n" * n + b"</quiz>"
+
+    _, diags = moodlexml.read_quiz_bytes(errors(moodlexml.MAX_MOODLEXML_ERRORS - 1), "e.xml")
+    assert [d.rule for d in diags] == ["moodlexml.unknown-type"] * (moodlexml.MAX_MOODLEXML_ERRORS - 1)
+    _, diags = moodlexml.read_quiz_bytes(errors(moodlexml.MAX_MOODLEXML_ERRORS + 50), "e.xml")
+    rules = sorted(d.rule for d in diags)
+    assert (
+        rules == ["moodlexml.too-many-errors"] + ["moodlexml.unknown-type"] * moodlexml.MAX_MOODLEXML_ERRORS
+    )
+    (stop,) = [d for d in diags if d.rule == "moodlexml.too-many-errors"]
+    assert str(stop.loc) == f"e.xml:{moodlexml.MAX_MOODLEXML_ERRORS}"
 
 
 # --------------------------------------------------------------------------- packages
@@ -250,6 +297,24 @@ data = b"{\\n\\n" * (MAX_GIFT_BYTES // 3)
 quiz, diags = read_quiz_bytes(data, "x.gift.txt")
 rules = [d.rule for d in diags]
 """,
+    # 16 MiB of tiny questions: the most elements per byte the Moodle XML size limit lets in.
+    "moodlexml-many-elements": """
+import json
+from lmsexport.readers.moodlexml import MAX_MOODLEXML_BYTES, read_quiz_bytes
+data = b"<quiz>" + b"<question><a/></question>" * ((MAX_MOODLEXML_BYTES - 20) // 25) + b"</quiz>"
+quiz, diags = read_quiz_bytes(data, "x.xml")
+rules = [d.rule for d in diags]
+""",
+    # One 10 MB text (libxml2's limit for a text node without huge_tree, a long embedded image).
+    "moodlexml-long-text": """
+import json
+from lmsexport.readers.moodlexml import read_quiz_bytes
+body = b"x" * (10_000_000 - 1)
+data = (b"<quiz><question type='essay'><name><text>n</text></name><questiontext><text>" + body
+        + b"</text></questiontext></question></quiz>")
+quiz, diags = read_quiz_bytes(data, "x.xml")
+rules = [d.rule for d in diags] + (["read"] if quiz else [])
+""",
     # A 1 GiB member deflated to ~1 MiB: refused from the central directory, never inflated.
     "zip-bomb-1gib": """
 import io, json, zipfile, zlib
@@ -279,6 +344,8 @@ EXPECTED_RULES = {
     "yaml-many-keys": ["source.too-many-nodes"],
     "gift-long-line": ["read"],
     "gift-many-blocks": ["gift.syntax", "gift.too-many-errors"],
+    "moodlexml-many-elements": ["moodlexml.too-many-errors", "moodlexml.unknown-type"],
+    "moodlexml-long-text": ["read"],
     "zip-bomb-1gib": ["package.ratio", "package.too-large"],
     "xml-billion-laughs": ["xml.doctype"],
 }

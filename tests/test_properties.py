@@ -1,15 +1,23 @@
-"""Any valid bank (tests/strategies.py) builds in every format: every QTI package validates as
-an untrusted package would, the GIFT round trip holds, and the HTML shows every text as text."""
+"""Any valid bank (tests/strategies.py) builds in every format: every QTI package and the
+cartridge validate as untrusted packages would, the GIFT and Moodle XML round trips hold, the
+HTML shows every text as text, and every text of the QTI 1.2 package reads back exactly. Banks
+with rich texts and assessments build valid QTI 2.1 packages."""
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import lxml.html
 from hypothesis import HealthCheck, given, settings
-from strategies import banks
+from lxml import etree
+from strategies import banks, rich_banks_with_assessments
 
-from lmsexport.build import build, gift_round_trip
-from lmsexport.model import Bank
+from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
+from lmsexport.model import Bank, QuestionType, Quiz
 from lmsexport.validate import validate_package
+from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
+from lmsexport.writers import WRITERS
 
 
 @settings(
@@ -17,12 +25,18 @@ from lmsexport.validate import validate_package
 )
 @given(banks())
 def test_any_bank_builds_validates_and_round_trips(bank: Bank) -> None:
-    out = build(bank, ["qti21", "gift", "html"])  # raises if any XML fails its XSD
+    out = build(bank, list(WRITERS))  # raises if any XML fails its XSD, DTD or Schematron
     for quiz in bank.quizzes:
         package = out.files[f"qti21/{quiz.id}.zip"]
         problems = [d.format() for d in validate_package(package, f"{quiz.id}.zip")]
         assert problems == []
+        package = out.files[f"qti12/{quiz.id}.zip"]
+        assert [d.format() for d in validate_qti12_package(package, f"{quiz.id}.zip")] == []
+        with zipfile.ZipFile(io.BytesIO(package)) as zf:
+            assert qti12_texts(etree.fromstring(zf.read(f"{quiz.id}/{quiz.id}.xml"))) == model_texts(quiz)
+    assert [d.format() for d in validate_cartridge(out.files["cc/bank.imscc"], "bank.imscc")] == []
     assert [d.format() for d in gift_round_trip(bank, out)] == []
+    assert [d.format() for d in moodlexml_round_trip(bank, out)] == []
     for quiz in bank.quizzes:
         page = lxml.html.fromstring(out.files[f"html/{quiz.id}.html"])
         # Only the page's own scripts, whatever the texts hold.
@@ -31,3 +45,57 @@ def test_any_bank_builds_validates_and_round_trips(bank: Bank) -> None:
         legends = [e.text_content() for e in page.iter("legend")]
         assert legends == [q.stem for q in quiz.questions]
         assert page.findtext(".//title") == quiz.title
+
+
+def qti12_texts(root: etree._Element) -> list[str]:
+    """Every text of a Canvas-flavour assessment, as a learner would read it, in document order."""
+    out = []
+    for mattext in root.iter("mattext"):
+        if mattext.get("texttype") == "text/plain":
+            out.append(mattext.text or "")
+            continue
+        div = lxml.html.fragment_fromstring(mattext.text)
+        assert div.tag == "div" and all(br.tag == "br" for br in div)
+        out.append("\n".join([div.text or "", *(br.tail or "" for br in div)]))
+    return out
+
+
+def model_texts(quiz: Quiz) -> list[str]:
+    """The same texts from the model, in the order the writer emits them."""
+    out = []
+    for q in quiz.questions:
+        out.append(q.stem)
+        if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+            out += [c.text for c in q.choices]
+        elif q.type is QuestionType.TRUE_FALSE:
+            out += ["True", "False"]
+        elif q.type is QuestionType.MATCHING:
+            rights: list[str] = []
+            for text in [p.right for p in q.pairs] + list(q.distractors):
+                if text not in rights:
+                    rights.append(text)
+            for pair in q.pairs:
+                out += [pair.left, *rights]
+        if q.explanation:
+            out.append(q.explanation)
+        out += [c.feedback for c in q.choices if c.feedback]
+    return out
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(rich_banks_with_assessments())
+def test_any_rich_bank_with_assessments_builds_valid_qti_packages(bank: Bank) -> None:
+    """Rich texts (math, code, lists, tables, images) and assessments: every QTI package is valid
+    as an untrusted package, and a question is the same item in every package that holds it."""
+    out = build(bank, ["qti21"])  # raises if any XML fails its XSD
+    assert sorted(out.files) == sorted(f"qti21/{t.id}.zip" for t in (*bank.quizzes, *bank.assessments))
+    items: dict[str, bytes] = {}
+    for name, package in sorted(out.files.items()):
+        assert [d.format() for d in validate_package(package, name)] == []
+        with zipfile.ZipFile(io.BytesIO(package)) as zf:
+            for member in zf.namelist():
+                if member.startswith("items/"):
+                    data = zf.read(member)
+                    assert items.setdefault(member, data) == data, (name, member)

@@ -1,8 +1,10 @@
 """Every question type through every format: tests/cases/types/bank.yaml and its golden outputs.
 
-The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
-`expected/qti21/<quiz>/...` (the package's members, unzipped so diffs are readable),
-`expected/gift/<quiz>.gift.txt`, `expected/html/<quiz>.html` and `expected/index.html`.
+The bank is the worked examples of docs/source-format.md; exam.yaml is an assessment over it.
+Expected outputs live beside them: `expected/qti21/<quiz or assessment>/...` and
+`expected/qti12/<quiz>/...` (the packages' members, unzipped so diffs are readable),
+`expected/cc/bank/...` (the cartridge's members), `expected/gift/<quiz>.gift.txt`,
+`expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and `expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
 
@@ -15,19 +17,20 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from lmsexport.build import build, gift_round_trip
+from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
 from lmsexport.model import QuestionType
 from lmsexport.source import load_paths
 from lmsexport.validate import validate_package, validate_xml_bytes
+from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
 
 CASE = Path(__file__).resolve().parent / "cases" / "types"
-FORMATS = ["qti21", "gift", "html"]
+FORMATS = ["qti21", "qti12", "cc13", "gift", "moodlexml", "html"]
 QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 
 @pytest.fixture(scope="module")
 def bank():
-    return load_paths([CASE / "bank.yaml"])
+    return load_paths([CASE / "bank.yaml", CASE / "exam.yaml"])
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +47,11 @@ def test_golden_outputs(output, golden) -> None:
     expected = CASE / "expected"
     seen = set()
     for path, data in output.files.items():
-        if path.endswith(".zip"):
-            quiz = Path(path).stem
+        if path.endswith((".zip", ".imscc")):
+            folder = Path(path).with_suffix("").as_posix()  # qti21/<quiz>, qti12/<quiz>, cc/bank
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
                 for name in zf.namelist():
-                    rel = f"qti21/{quiz}/{name}"
+                    rel = f"{folder}/{name}"
                     golden(expected / rel, zf.read(name))
                     seen.add(rel)
         else:
@@ -58,15 +61,25 @@ def test_golden_outputs(output, golden) -> None:
     assert not stale, f"expected files no build produces any more: {sorted(stale)}"
 
 
-def test_every_qti_file_is_schema_valid(output) -> None:
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    data = output.files[zip_path]
-    assert validate_package(data, zip_path) == []
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
-        assert len(xml_members) == 1 + 1 + 10  # manifest, test, one item per question
-        for name in xml_members:
-            assert validate_xml_bytes(zf.read(name), name) == [], name
+def test_every_qti_file_is_schema_valid(output, bank) -> None:
+    zips = sorted(p for p in output.files if p.startswith("qti21/"))
+    assert zips == ["qti21/every-type-exam.zip", "qti21/every-type.zip"]
+    questions = {"every-type": 10, "every-type-exam": len(bank.assessments[0].candidates)}
+    for zip_path in zips:
+        data = output.files[zip_path]
+        assert validate_package(data, zip_path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
+            # manifest, test, one item per question it may show
+            assert len(xml_members) == 1 + 1 + questions[Path(zip_path).stem]
+            for name in xml_members:
+                assert validate_xml_bytes(zf.read(name), name) == [], name
+
+
+def test_every_qti12_and_cc_file_is_valid(output) -> None:
+    (qti12_zip,) = [p for p in output.files if p.startswith("qti12/")]
+    assert validate_qti12_package(output.files[qti12_zip], qti12_zip) == []
+    assert validate_cartridge(output.files["cc/bank.imscc"], "cc/bank.imscc") == []
 
 
 def test_interactions_per_type(output, bank) -> None:
@@ -80,8 +93,7 @@ def test_interactions_per_type(output, bank) -> None:
         QuestionType.MATCHING: "matchInteraction",
         QuestionType.ESSAY: "extendedTextInteraction",
     }
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    with zipfile.ZipFile(io.BytesIO(output.files[zip_path])) as zf:
+    with zipfile.ZipFile(io.BytesIO(output.files["qti21/every-type.zip"])) as zf:
         manifest = etree.fromstring(zf.read("imsmanifest.xml"))
         declared = {
             r.get("identifier"): r.findtext(".//{*}interactionType")
@@ -109,10 +121,45 @@ def test_gift_reader_returns_the_same_model(bank, output) -> None:
     assert gift_round_trip(bank, output) == []
 
 
+def test_moodlexml_reader_returns_the_same_model(bank, output) -> None:
+    assert moodlexml_round_trip(bank, output) == []
+
+
+def test_moodlexml_types_per_question_type(output, bank) -> None:
+    """The Moodle question type each type is written as, and what Moodle XML keeps of it."""
+    doc = etree.fromstring(output.files["moodle/every-type.xml"])
+    questions = {q.findtext("idnumber"): q for q in doc.iter("question") if q.get("type") != "category"}
+    expected = {
+        QuestionType.SINGLE: "multichoice",
+        QuestionType.MULTIPLE: "multichoice",
+        QuestionType.TRUE_FALSE: "truefalse",
+        QuestionType.SHORT_ANSWER: "shortanswer",
+        QuestionType.NUMERICAL: "numerical",
+        QuestionType.MATCHING: "matching",
+        QuestionType.ESSAY: "essay",
+    }
+    for q in bank.quizzes[0].questions:
+        el = questions[q.id]
+        assert el.get("type") == expected[q.type], q.id
+        assert float(el.findtext("defaultgrade")) == q.points
+    assert questions["zero3-partitions"].findtext("single") == "false"
+    assert [a.get("fraction") for a in questions["zero3-partitions"].iter("answer")] == [
+        "33.33333", "33.33333", "33.33333", "-100",
+    ]  # fmt: skip
+    assert questions["megatron-name"].findtext("usecase") == "1"
+    assert questions["fsdp-name"].findtext("usecase") == "0"
+    distractors = [s for s in questions["zero-stages-match"].iter("subquestion") if not s.findtext("text")]
+    assert [s.findtext("answer/text") for s in distractors] == ["Activations"]
+    assert questions["bubble-percent"].findtext("answer/text") == "20"
+    assert questions["bubble-percent"].findtext("answer/tolerance") == "1"
+
+
 def test_lossy_conversions_are_warned_about(output) -> None:
     rules = {(d.rule, d.message.split("'")[1]) for d in output.warnings}
     assert ("gift.points-not-carried", "zero3-partitions") in rules
     assert ("gift.case-sensitive-not-carried", "megatron-name") in rules
     assert ("gift.distractors-not-carried", "zero-stages-match") in rules
     assert any(r == "qti21.canvas-numerical" for r, _ in rules)
+    assert ("qti12.canvas-case-sensitive", "megatron-name") in rules
+    assert ("cc13.matching-split", "zero-stages-match") in rules
     assert all(d.severity.value == "warning" for d in output.warnings)

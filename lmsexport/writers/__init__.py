@@ -37,11 +37,26 @@ class Output:
 Writer = Callable[[Bank, WriteContext], Output]
 
 WRITERS: dict[str, str] = {
-    "qti21": "lmsexport.package:build_qti21",
+    "qti21": "lmsexport.writers.qti21_package:build_qti21",
+    "qti12": "lmsexport.writers.qti12:build_qti12",
+    "cc13": "lmsexport.writers.cc13:build_cc13",
     "gift": "lmsexport.writers.gift:write",
+    "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",
 }
 """Format name -> "module:function" of its Writer, in build order."""
+
+BANK_WIDE = frozenset({"cc13"})
+"""Formats whose one output holds the whole bank (a cartridge): a build that works file by file
+runs them once, at the end, over every quiz (build.build_files)."""
+
+FOLDERS: dict[str, str] = {"moodlexml": "moodle", "cc13": "cc"}
+"""Output folder of a format whose files do not live in a folder named after it."""
+
+
+def folder_of(name: str) -> str:
+    """The output folder a format's files live in (`dist/<folder>/...`), which a build owns."""
+    return FOLDERS.get(name, name)
 
 
 def get_writer(name: str) -> Writer:

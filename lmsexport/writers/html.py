@@ -1,18 +1,32 @@
-"""Self-contained HTML quizzes (one page per quiz) and the build's index page.
+"""Self-contained HTML quizzes and assessments (one page each) and the build's index page.
 
-Each quiz page works offline from file://: CSS and JS are inline, nothing is fetched, and
-a Content-Security-Policy with sha256 hashes of the two inline blocks forbids everything
-else, so even an escaping bug could not load or run anything.
+Each page works offline from file://: CSS and JS are inline, images are data: URIs, formulas
+are MathML (Chromium renders MathML Core natively; the TeX stays as an annotation), code is
+highlighted by Pygments into class-styled spans, and nothing is fetched. A
+Content-Security-Policy with sha256 hashes of the two inline blocks and `img-src data:` forbids
+everything else, so even an escaping bug could not load or run anything.
 
 Nothing of the key, the feedback or the explanations is in the visible DOM before the
-learner submits: they travel in a ``<script type="application/json">`` block (not rendered,
-not read by screen readers) that the page's script reads and injects on submit. With
-JavaScript off the page still lists every question; it just cannot be scored.
+learner submits: the key travels in a ``<script type="application/json">`` block and the
+feedback and explanations in ``<template>`` elements (neither is rendered nor read by screen
+readers); the page's script reads the key and clones the templates on submit. It never
+parses markup at run time: every text was escaped once, here, by lxml or jinja2. With
+JavaScript off the page still lists every question (an assessment: every candidate, grouped
+by draw, saying how many of them an attempt gets); it just cannot be scored.
 
-Scoring (done in the browser by templates/html/quiz.js, documented here):
+Attempts (templates/html/quiz.js): every attempt (a fresh page, "try again") draws each
+random draw's `pick` questions from its candidates (they keep the bank's order), shuffles a
+section's questions across its draws when `Section.shuffle`, and shuffles the choices of
+single and multiple questions whose quiz says `shuffle: true` (true/false keeps true, false).
+Randomness is xoshiro128** seeded from `crypto.getRandomValues`, or from `?seed=N` in the
+page's URL (0 <= N < 2**32; later attempts continue the same stream), so a test can replay
+an attempt. Choices keep their source index (`data-choice-index`) whatever their position.
+
+Scoring (in the browser, documented here), out of each shown question's points (in an
+assessment, `Draw.points_of`):
 - single, true_false: full points for the keyed choice, else 0.
-- multiple: each correct pick +points/ncorrect, each wrong pick -points/ncorrect, floor 0
-  (the QTI mapping's rule).
+- multiple: `Question.choice_credit()` summed over the picks, floored at 0 (the model's rule,
+  which QTI and GIFT carry too).
 - short_answer: any accepted answer after NFC normalisation and trimming; case-insensitive
   unless case_sensitive.
 - numerical: Latin, Arabic-Indic and Extended Arabic-Indic (Urdu) digits, "." "," or "٫"
@@ -20,8 +34,11 @@ Scoring (done in the browser by templates/html/quiz.js, documented here):
   float rounding of answer +- tolerance never rejects a boundary value).
 - matching: points/npairs per right pair.
 - essay: never scored and left out of the score's denominator; the page says so.
-Choices are shown in source order (the author's order; an HTML self-test has no reason to
-shuffle), true_false as two choices where data-choice-index 0 = true and 1 = false.
+true_false is shown as two choices where data-choice-index 0 = true and 1 = false.
+
+Rich texts go through the shared renderer (writers/richtext.py). A stem that is one paragraph
+is the question's <legend>; a longer one (a table, a code block) is a <div> naming the
+fieldset through aria-labelledby, as a legend may hold phrasing content only.
 """
 
 from __future__ import annotations
@@ -30,23 +47,42 @@ import base64
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup
+from lxml import etree
+from markupsafe import Markup, escape
 
-from ..model import Bank, Question, QuestionType, Quiz, direction
+from ..mathml import to_mathml
+from ..model import (
+    Assessment,
+    Bank,
+    BulletList,
+    CodeBlock,
+    Draw,
+    Image,
+    Math,
+    OrderedList,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Text,
+    direction,
+)
 from . import Output, WriteContext
+from .richtext import Flavour, to_html
 
 TEMPLATES = "templates/html"
 
 UI_STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "question_of": "Question {n} of {total}",
+        "question_n": "Question {n}",
         "submit": "Submit",
         "score": "Score",
         "previous": "Previous",
@@ -78,12 +114,22 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "questions": "Questions",
         "downloads": "Downloads",
         "qti21": "QTI 2.1 (Canvas)",
+        "qti12": "QTI 1.2 (Canvas)",
         "gift": "GIFT (Moodle)",
+        "moodlexml": "Moodle XML",
+        "cc13": "Common Cartridge 1.3 of every quiz (Canvas, Blackboard, Brightspace, Sakai)",
         "true": "True",
         "false": "False",
+        "html": "HTML quiz",
+        "assessments": "Assessments",
+        "assessment": "Assessment",
+        "per_attempt": "Questions per attempt",
+        "drawn": "{pick} of these {n} questions are drawn for each attempt.",
+        "points_each": "Each is worth {points}.",
     },
     "ur": {
         "question_of": "سوال {n} از {total}",
+        "question_n": "سوال {n}",
         "submit": "جمع کریں",
         "score": "اسکور",
         "previous": "پچھلا",
@@ -115,18 +161,36 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "questions": "سوالات",
         "downloads": "ڈاؤن لوڈ",
         "qti21": "QTI 2.1 (Canvas)",
+        "qti12": "QTI 1.2 (Canvas)",
         "gift": "GIFT (Moodle)",
+        "moodlexml": "Moodle XML",
+        "cc13": "تمام کوئز کا Common Cartridge 1.3 (Canvas، Blackboard، Brightspace، Sakai)",
         "true": "درست",
         "false": "غلط",
+        "html": "HTML کوئز",
+        "assessments": "امتحانات",
+        "assessment": "امتحان",
+        "per_attempt": "فی کوشش سوالات",
+        "drawn": "ہر کوشش میں ان {n} سوالات میں سے {pick} منتخب ہوتے ہیں۔",
+        "points_each": "ہر سوال {points} کا ہے۔",
     },
 }
 """Every UI string of the pages, per UI language; the quiz's language picks the table."""
 
 FALLBACK_UI = "en"
 
+DOWNLOADS = {
+    "qti21": "qti21/{slug}.zip",
+    "qti12": "qti12/{slug}.zip",
+    "gift": "gift/{slug}.gift.txt",
+    "moodlexml": "moodle/{slug}.xml",
+}
+"""Formats index.html offers for download, in this order, with each quiz's or assessment's file."""
+
 JS_UI_KEYS = (
     "question_of", "review_all", "one_at_a_time", "correct", "incorrect", "partly_correct",
-    "ungraded", "explanation", "key_answer", "accepted_answers", "your_answer",
+    "ungraded", "explanation", "key_answer", "accepted_answers", "your_answer", "points_one",
+    "points_many",
 )  # fmt: skip
 """The strings quiz.js needs; the rest are rendered by the template."""
 
@@ -173,7 +237,12 @@ def _env() -> jinja2.Environment:
     )
     env.filters["num"] = format_number
     env.globals["direction"] = direction
-    env.globals["lang_attrs"] = lang_attrs
+    env.filters["lang_attrs"] = lang_attrs
+    env.tests["inline"] = is_inline
+    env.filters["text_class"] = text_class
+    env.filters["content"] = content
+    env.filters["phrase"] = phrase
+    env.filters["templates"] = templates
     return env
 
 
@@ -181,7 +250,164 @@ def lang_attrs(lang: str, parent: str) -> Markup:
     """` lang="…" dir="…"` for an element whose language differs from its parent's, else nothing."""
     if lang == parent:
         return Markup("")
-    return Markup(' lang="{}" dir="{}"').format(lang, direction(lang))
+    # An f-string of escape()d values, not Markup.format: this runs several times a question and
+    # str.format's machinery took a tenth of the writer's time. (str + Markup would escape the str.)
+    return Markup(f' lang="{escape(lang)}" dir="{direction(lang)}"')
+
+
+# --------------------------------------------------------------------------- rich text
+#
+# A plain text (str) is escaped by jinja2 and shown with white-space: pre-wrap (class "t"), as
+# it always was; a Rich text is rendered by the shared renderer into lxml elements and
+# serialised as HTML (class "rich"). lxml escapes it; jinja2 takes the result as Markup.
+
+
+def data_uri(image: Image) -> str:
+    """The image's bytes as a data: URI: the page stays one file (CSP: img-src data:)."""
+    media = image.media
+    return f"data:{media.mime};base64,{base64.b64encode(media.data).decode('ascii')}"
+
+
+def _html_math(formula: Math) -> etree._Element:
+    """A formula as MathML without a namespace: the HTML parser puts <math> and everything in
+    it in the MathML namespace by itself, and an HTML serialiser writes no prefixes then."""
+    return _strip_namespace(to_mathml(formula.tex, formula.display))
+
+
+def _strip_namespace(el: etree._Element) -> etree._Element:
+    out = etree.Element(etree.QName(el).localname, dict(el.attrib))
+    out.text = el.text
+    for child in el:
+        copy = _strip_namespace(child)
+        copy.tail = child.tail
+        out.append(copy)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str) -> Any | None:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        # stripnl/ensurenl off: the code shows exactly as written.
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@cache
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    # Classes only, never style attributes: the page's CSP allows no inline style.
+    return HtmlFormatter(nowrap=True, classprefix="tok-")
+
+
+def _highlight(block: CodeBlock, code: etree._Element) -> None:
+    """Fill a code block's <code> with Pygments' token spans (plain text for an unknown language)."""
+    lexer = _lexer(block.lang) if block.lang else None
+    if lexer is None:
+        code.text = block.text
+        return
+    from pygments import highlight
+
+    spans = highlight(block.text, lexer, _formatter())
+    if not block.text.endswith("\n"):
+        spans = spans.removesuffix("\n")
+    # Pygments escapes & < > " ' in its output, so it parses as XML; the XML parser (unlike
+    # libxml2's HTML one) keeps every white-space-only text node, i.e. the indentation.
+    parsed = etree.fromstring(f"<code>{spans}</code>")
+    code.text = parsed.text
+    for span in parsed:
+        code.append(span)
+
+
+def code_css() -> str:
+    """Pygments' token colours, scoped to <pre>, for a page that shows highlighted code."""
+    return "\n".join(_formatter().get_token_style_defs("pre")) + "\n"
+
+
+FLAVOUR = Flavour(ns=None, math=_html_math, image_src=data_uri, code_block=_highlight)
+"""HTML pages: MathML, data: images, highlighted code, `dir` on code, `start` on lists."""
+
+
+def is_inline(text: Text) -> bool:
+    """Whether a text shows as phrasing content (a plain text, or one paragraph)."""
+    return isinstance(text, str) or text.inline is not None
+
+
+def text_class(text: Text) -> str:
+    """The class of a text's element: "t" (plain, line breaks kept) or "rich"."""
+    return "t" if isinstance(text, str) else "rich"
+
+
+def content(text: Text) -> str | Markup:
+    """What goes inside a text's element: the plain text (jinja2 escapes it), or the rendered
+    inlines of a one-paragraph Rich text, or its blocks."""
+    if isinstance(text, str):
+        return text
+    return Markup(_rendered(text, True))
+
+
+def _rendered(text: Rich, inline: bool) -> str:
+    # Not cached: a rendered text holds its images as data: URIs (up to 2.7 MB each).
+    return to_html(text, FLAVOUR, inline=inline)[0]
+
+
+def phrase(text: Text, inline_tag: str, block_tag: str) -> Markup:
+    """A text in an element of its own: ``inline_tag`` for phrasing content (a plain text, one
+    paragraph), ``block_tag`` for blocks (a choice holding a code block)."""
+    if isinstance(text, str):
+        return Markup(f'<{inline_tag} class="t">{escape(text)}</{inline_tag}>')
+    tag = inline_tag if text.inline is not None else block_tag
+    return Markup(f'<{tag} class="rich">{_rendered(text, True)}</{tag}>')
+
+
+def body(text: Text) -> str:
+    """A text as a block of its own (an explanation, a feedback), as HTML: <p class="t"> or
+    <div class="rich">."""
+    if isinstance(text, str):
+        return f'<p class="t">{escape(text)}</p>'
+    return f'<div class="rich">{_rendered(text, False)}</div>'
+
+
+def templates(question: Question, qid: str) -> Markup:
+    """The <template>s of a question's explanation (<qid>-x) and choice feedback (<qid>-f<i>):
+    inert until the script clones them on submit. Built here in one go: a jinja2 line per
+    text made the whole page writer a quarter slower."""
+    out = []
+    if question.explanation:
+        out.append(f'<template id="{qid}-x">{body(question.explanation)}</template>\n')
+    for i, c in enumerate(question.choices):
+        if c.feedback:
+            out.append(f'<template id="{qid}-f{i}">{body(c.feedback)}</template>\n')
+    return Markup("".join(out))
+
+
+def _has_code(texts: Iterable[Text | None]) -> bool:
+    """Whether any text shows a highlighted code block (the page then needs Pygments' CSS)."""
+    stack: list[Any] = [t.blocks for t in texts if isinstance(t, Rich)]
+    while stack:
+        for block in stack.pop():
+            if isinstance(block, CodeBlock) and block.lang and _lexer(block.lang) is not None:
+                return True
+            if isinstance(block, BulletList | OrderedList):
+                stack.extend(block.items)
+    return False
+
+
+def _texts(question: Question) -> Iterator[Text | None]:
+    yield question.stem
+    yield question.explanation
+    for c in question.choices:
+        yield c.text
+        yield c.feedback
+    for p in question.pairs:
+        yield p.left
+
+
+# --------------------------------------------------------------------------- page assets
 
 
 def _asset(name: str, closing_tag: str) -> str:
@@ -192,6 +418,11 @@ def _asset(name: str, closing_tag: str) -> str:
     if closing_tag in text.lower():
         raise ValueError(f"template asset {name} contains {closing_tag}")
     return text
+
+
+def _style(with_code: bool) -> str:
+    css = _asset("style.css", "</style")
+    return css + code_css() if with_code else css
 
 
 def _csp_hash(text: str) -> str:
@@ -218,6 +449,9 @@ def script_json(data: Any) -> Markup:
     return Markup(text)
 
 
+# --------------------------------------------------------------------------- questions
+
+
 def _matching_options(question: Question) -> list[str]:
     # Sorted so that the option order gives nothing away (source order would line the
     # rights up with their lefts); duplicates collapse to one option.
@@ -236,23 +470,57 @@ def _numeric_key_text(question: Question) -> str:
     return format_number(key.answer)
 
 
-def _key_data(quiz: Quiz, question: Question) -> dict[str, Any]:
-    """What quiz.js needs to score and explain one question; stays out of the visible DOM."""
-    lang = quiz.lang_of(question)
+@dataclass(frozen=True)
+class Item:
+    """A question as placed on a page."""
+
+    n: int
+    """1-based position in the page (its element id is q<n>)."""
+    question: Question
+    quiz: Quiz
+    """Its home quiz (header): language and shuffle."""
+    points: float
+    """What it is worth on this page (an assessment's draw may override its own points)."""
+
+    @property
+    def qid(self) -> str:
+        return f"q{self.n}"
+
+    @property
+    def lang(self) -> str:
+        return self.quiz.lang_of(self.question)
+
+    @property
+    def shuffle(self) -> bool:
+        """Whether its choices are shuffled per attempt."""
+        return self.quiz.shuffle and self.question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE)
+
+
+def _key_data(item: Item) -> dict[str, Any]:
+    """What quiz.js needs to score and explain one question; stays out of the visible DOM.
+
+    Explanations and feedback are not here but in <template> elements (q<n>-x, q<n>-f<i>)."""
+    question = item.question
+    lang = item.lang
     data: dict[str, Any] = {
         "id": question.id,
         "type": question.type.value,
-        "points": question.points,
+        "points": item.points,
         "lang": lang,
         "dir": direction(lang),
-        "explanation": question.explanation,
+        "explanation": f"{item.qid}-x" if question.explanation else None,
+        "shuffle": item.shuffle,
     }
     t = question.type
     if t in (QuestionType.SINGLE, QuestionType.MULTIPLE):
         data["correct"] = list(question.correct_indexes)
-        data["feedback"] = [c.feedback for c in question.choices]
+        data["credit"] = list(question.choice_credit())
+        data["feedback"] = [
+            f"{item.qid}-f{i}" if c.feedback else None for i, c in enumerate(question.choices)
+        ]
     elif t is QuestionType.TRUE_FALSE:
         data["correct"] = [0 if question.truth else 1]
+        data["credit"] = [1.0, 0.0] if question.truth else [0.0, 1.0]
         data["feedback"] = [None, None]
     elif t is QuestionType.SHORT_ANSWER:
         data["answers"] = list(question.answers)
@@ -274,58 +542,182 @@ def _true_false_labels(lang: str) -> tuple[str, str, str]:
     return ui.s["true"], ui.s["false"], ui.lang
 
 
-def _page_data(quiz: Quiz, ui: Ui) -> dict[str, Any]:
-    return {
+def _render_page(
+    *,
+    kind: str,
+    page_id: str,
+    title: str,
+    lang: str,
+    description: Text | None,
+    difficulty: str | None,
+    items: Sequence[Item],
+    rows: Sequence[Markup | Item],
+    question_count: int,
+    total_points: float | None,
+    parts: list[dict[str, Any]] | None,
+) -> str:
+    ui = ui_for(lang)
+    css = _style(_has_code([description, *(t for it in items for t in _texts(it.question))]))
+    js = _asset("quiz.js", "</script")
+    data = {
         "ui": {k: ui.s[k] for k in JS_UI_KEYS},
         "uiLang": ui.lang,
         "uiDir": ui.dir,
-        "questions": [_key_data(quiz, q) for q in quiz.questions],
+        "questions": [_key_data(it) for it in items],
+        "parts": parts,
     }
-
-
-def render_quiz(quiz: Quiz) -> str:
-    """One quiz as a self-contained HTML page."""
-    ui = ui_for(quiz.lang)
-    css = _asset("style.css", "</style")
-    js = _asset("quiz.js", "</script")
-    auto = [q for q in quiz.questions if q.type is not QuestionType.ESSAY]
     template = _env().get_template("quiz.html.j2")
     return template.render(
-        quiz=quiz,
+        kind=kind,
+        page_id=page_id,
+        title=title,
+        description=description,
+        difficulty=difficulty,
+        rows=rows,
+        question_count=question_count,
+        candidate_count=len(items),
+        total_points=total_points,
         ui=ui,
-        lang=quiz.lang,
-        dir=direction(quiz.lang),
+        lang=lang,
+        dir=direction(lang),
         css=Markup(css),
         js=Markup(js),
         csp=_csp(css, js),
-        data=script_json(_page_data(quiz, ui)),
-        total_points=sum(q.points for q in auto),
-        has_essay=len(auto) < len(quiz.questions),
+        data=script_json(data),
+        has_essay=any(it.question.type is QuestionType.ESSAY for it in items),
         QT=QuestionType,
         matching_options=_matching_options,
         tf_labels=_true_false_labels,
     )
 
 
-def _index_lang(quizzes: Sequence[Quiz]) -> str:
-    langs = {q.lang for q in quizzes}
-    return langs.pop() if len(langs) == 1 else FALLBACK_UI
+def render_quiz(quiz: Quiz) -> str:
+    """One quiz as a self-contained HTML page."""
+    header = quiz.header
+    items = [Item(n, q, header, q.points) for n, q in enumerate(quiz.questions, 1)]
+    auto = sum(q.points for q in quiz.questions if q.type is not QuestionType.ESSAY)
+    return _render_page(
+        kind="quiz",
+        page_id=quiz.id,
+        title=quiz.title,
+        lang=quiz.lang,
+        description=quiz.description,
+        difficulty=quiz.difficulty.value if quiz.difficulty else None,
+        items=items,
+        rows=items,
+        question_count=len(items),
+        total_points=auto,
+        parts=None,
+    )
+
+
+def _auto_points(assessment: Assessment) -> float | None:
+    """What a perfect attempt scores on the page (essays are not scored), or None when it
+    depends on the draw."""
+    total = 0.0
+    for draw in assessment.draws:
+        values = [
+            0.0 if c.question.type is QuestionType.ESSAY else draw.points_of(c.question)
+            for c in draw.candidates
+        ]
+        if not draw.is_random:
+            total += sum(values)
+        elif len(set(values)) > 1:
+            return None
+        elif values:
+            total += draw.count * values[0]
+    return total
+
+
+def _draw_note(draw: Draw, ui: Ui) -> Markup:
+    note = ui.s["drawn"].format(pick=draw.count, n=len(draw.candidates))
+    if draw.points is not None:
+        note += " " + ui.s["points_each"].format(points=ui.points(draw.points))
+    return Markup('<p class="draw-note">{}</p>\n').format(note)
+
+
+def render_assessment(assessment: Assessment) -> str:
+    """One assessment as a self-contained HTML page: every candidate in the DOM, grouped by
+    section and draw; the script draws an attempt from them (see the module docstring)."""
+    ui = ui_for(assessment.lang)
+    items: list[Item] = []
+    rows: list[Markup | Item] = []
+    parts: list[dict[str, Any]] = []
+    for s_index, section in enumerate(assessment.sections):
+        head = Markup('<section class="part" data-part="{}"').format(s_index)
+        if section.title:
+            title_id = f"s{s_index + 1}-title"
+            head += Markup(' aria-labelledby="{}">\n<h2 class="part-title t" id="{}">{}</h2>\n').format(
+                title_id, title_id, section.title
+            )
+        else:
+            head += Markup(">\n")
+        rows.append(head + Markup('<div class="attempt" data-role="attempt"></div>\n'))
+        draws: list[dict[str, Any]] = []
+        for draw in section.draws:
+            random = draw.is_random
+            rows.append(
+                Markup('<div class="draw{}" data-draw="{}">\n').format(" random" if random else "", draw.name)
+            )
+            if random:
+                rows.append(_draw_note(draw, ui))
+            indexes: list[int] = []
+            for c in draw.candidates:
+                indexes.append(len(items))
+                item = Item(len(items) + 1, c.question, c.quiz, draw.points_of(c.question))
+                items.append(item)
+                rows.append(item)
+            rows.append(Markup("</div>\n"))
+            draws.append({"pick": draw.pick if random else None, "items": indexes})
+        rows.append(Markup("</section>\n"))
+        parts.append({"shuffle": section.shuffle, "draws": draws})
+    return _render_page(
+        kind="assessment",
+        page_id=assessment.id,
+        title=assessment.title,
+        lang=assessment.lang,
+        description=assessment.description,
+        difficulty=None,
+        items=items,
+        rows=rows,
+        question_count=assessment.question_count,
+        total_points=_auto_points(assessment),
+        parts=parts,
+    )
+
+
+# --------------------------------------------------------------------------- index
+
+
+def _index_lang(langs: Iterable[str]) -> str:
+    found = set(langs)
+    return found.pop() if len(found) == 1 else FALLBACK_UI
 
 
 def render_index(bank: Bank, ctx: WriteContext) -> str:
-    """The build's landing page: every quiz, with links to each built format's file."""
-    return render_index_of([(quiz, len(quiz.questions)) for quiz in bank.quizzes], ctx)
+    """The build's landing page: every quiz and assessment, with links to each built format's file."""
+    return render_index_of([(quiz, len(quiz.questions)) for quiz in bank.quizzes], ctx, bank.assessments)
 
 
-def render_index_of(quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext) -> str:
-    """The landing page from (quiz, number of questions) pairs in bank order.
+def render_index_of(
+    quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext, assessments: Sequence[Assessment] = ()
+) -> str:
+    """The landing page from (quiz, number of questions) pairs in bank order, and the (resolved)
+    assessments.
 
     Only the quizzes' own fields are read, never their questions, so a parallel build can
     render it from small per-quiz summaries instead of holding the whole bank.
     """
-    lang = _index_lang([quiz for quiz, _ in quizzes])
-    css = _asset("style.css", "</style")
-    rows = [{"quiz": quiz, "slug": quote(quiz.id, safe=""), "questions": n} for quiz, n in quizzes]
+    lang = _index_lang([quiz.lang for quiz, _ in quizzes] + [a.lang for a in assessments])
+    descriptions = [quiz.description for quiz, _ in quizzes] + [a.description for a in assessments]
+    css = _style(_has_code(descriptions))
+    rows = [
+        {"item": quiz, "kind": "quiz", "slug": quote(quiz.id, safe=""), "questions": n} for quiz, n in quizzes
+    ]
+    exams = [
+        {"item": a, "kind": "assessment", "slug": quote(a.id, safe=""), "questions": a.question_count}
+        for a in sorted(assessments, key=lambda a: a.id)
+    ]
     template = _env().get_template("index.html.j2")
     return template.render(
         ui=ui_for(lang),
@@ -333,16 +725,20 @@ def render_index_of(quizzes: Sequence[tuple[Quiz, int]], ctx: WriteContext) -> s
         dir=direction(lang),
         css=Markup(css),
         csp=_csp(css, None),
-        rows=rows,
+        tables=[(rows, "quizzes", "quiz", "questions"), (exams, "assessments", "assessment", "per_attempt")],
         formats=ctx.formats,
+        downloads=[f for f in DOWNLOADS if f in ctx.formats],
+        download_paths=DOWNLOADS,
         question_total=sum(n for _, n in quizzes),
     )
 
 
 def write(bank: Bank, ctx: WriteContext) -> Output:
-    """html/<quiz-id>.html for every quiz, and index.html linking every format built."""
+    """html/<id>.html for every quiz and assessment, and index.html linking every format built."""
     out = Output()
     for quiz in bank.quizzes:
         out.files[f"html/{quiz.id}.html"] = render_quiz(quiz).encode("utf-8")
+    for assessment in bank.assessments:
+        out.files[f"html/{assessment.id}.html"] = render_assessment(assessment).encode("utf-8")
     out.files["index.html"] = render_index(bank, ctx).encode("utf-8")
     return out

@@ -1,27 +1,111 @@
-// Scores the quiz in the browser. Keys, feedback and explanations come from the JSON data
-// block and are injected only on submit. Every injected text goes through textContent,
-// never innerHTML, so no source text can become markup. Keep this file ASCII: its sha256
-// is in the page's Content-Security-Policy.
+// Runs an attempt and scores it in the browser. Keys come from the JSON data block; feedback
+// and explanations are <template> elements, cloned into the page only on submit. Every
+// injected text goes through textContent, and markup only ever comes from the page's own
+// templates (cloned nodes, never innerHTML), so no source text can become markup. Keep this
+// file ASCII: its sha256 is in the page's Content-Security-Policy.
 (function () {
   "use strict";
-  var form = document.querySelector("form[data-quiz-id]");
+  var form = document.querySelector("form.questions");
   var dataEl = document.getElementById("lmsx-data");
   if (!form || !dataEl) {
     return;
   }
   var data = JSON.parse(dataEl.textContent);
   var ui = data.ui;
-  var sections = Array.prototype.slice.call(form.querySelectorAll("section[data-question-id]"));
+  var slice = function (list) { return Array.prototype.slice.call(list); };
+  // Every question of the page, in page order (= data.questions); an attempt shows some.
+  var questions = slice(form.querySelectorAll("section[data-question-id]"));
+  var homes = questions.map(function (s) { return s.parentNode; });
+  var parts = slice(form.querySelectorAll("section.part"));
   var summary = document.querySelector("[data-role=summary]");
   var scoreEl = document.querySelector("[data-role=score]");
   var announce = document.querySelector("[data-role=announce]");
+  var totalEl = document.querySelector("[data-role=total-points]");
   var nav = form.querySelector("[data-role=nav]");
   var position = form.querySelector("[data-role=position]");
   var toggle = form.querySelector("[data-action=toggle-view]");
   var prevBtn = form.querySelector("[data-action=previous]");
   var nextBtn = form.querySelector("[data-action=next]");
   var retryBtn = form.querySelector("[data-action=retry]");
-  var state = { mode: "one", current: 0, submitted: false };
+  // active: indexes (into questions) of this attempt's questions, in the order shown.
+  var state = { mode: "one", current: 0, submitted: false, active: [] };
+
+  // ---------------------------------------------------------------- randomness
+  // xoshiro128** (Blackman and Vigna, 2018), its 128-bit state filled by splitmix32 from a
+  // 32-bit seed, or straight from crypto.getRandomValues.
+  function xoshiro128ss(a, b, c, d) {
+    return function () {
+      var t = b << 9;
+      var r = Math.imul(b, 5);
+      r = Math.imul((r << 7) | (r >>> 25), 9);
+      c ^= a;
+      d ^= b;
+      b ^= c;
+      a ^= d;
+      c ^= t;
+      d = (d << 11) | (d >>> 21);
+      return r >>> 0;
+    };
+  }
+
+  function splitmix32(seed) {
+    var a = seed | 0;
+    return function () {
+      a = (a + 0x9e3779b9) | 0;
+      var t = a ^ (a >>> 16);
+      t = Math.imul(t, 0x21f0aaad);
+      t ^= t >>> 15;
+      t = Math.imul(t, 0x735a2d97);
+      return (t ^ (t >>> 15)) >>> 0;
+    };
+  }
+
+  function seeded(seed) {
+    var sm = splitmix32(seed);
+    return xoshiro128ss(sm(), sm(), sm(), sm());
+  }
+
+  // An unbiased integer in [0, n): draws above the largest multiple of n are redrawn.
+  function below(next, n) {
+    var limit = 4294967296 - (4294967296 % n);
+    var x = next();
+    while (x >= limit) {
+      x = next();
+    }
+    return x % n;
+  }
+
+  function shuffled(next, list) {
+    var out = list.slice();
+    for (var i = out.length - 1; i > 0; i--) {
+      var j = below(next, i + 1);
+      var tmp = out[i];
+      out[i] = out[j];
+      out[j] = tmp;
+    }
+    return out;
+  }
+
+  // k of the items, each k-subset equally likely, in their given order.
+  function sample(next, items, k) {
+    var chosen = shuffled(next, items.map(function (_, i) { return i; })).slice(0, k);
+    chosen.sort(function (x, y) { return x - y; });
+    return chosen.map(function (i) { return items[i]; });
+  }
+
+  var seedParam = /^\?(?:.*&)?seed=(\d{1,10})(?:&|$)/.exec(location.search);
+  var random;
+  if (seedParam && Number(seedParam[1]) < 4294967296) {
+    random = seeded(Number(seedParam[1]));
+  } else {
+    var words = new Uint32Array(4);
+    crypto.getRandomValues(words);
+    random = xoshiro128ss(words[0] | 1, words[1], words[2], words[3]);
+  }
+  // For tests: the generator itself, checked against the reference's published outputs.
+  window.lmsxRandom = Object.freeze({ xoshiro128ss: xoshiro128ss, seeded: seeded, below: below });
+
+  // ---------------------------------------------------------------- attempts
 
   function fill(template, n, total) {
     return template.replace("{n}", String(n)).replace("{total}", String(total));
@@ -30,6 +114,66 @@
   // Points never need more than two decimals; String() drops a trailing ".0".
   function fmt(n) {
     return String(Math.round(n * 100) / 100);
+  }
+
+  function choiceList(section) {
+    return section.querySelector("ul.choices");
+  }
+
+  function shuffleChoices(section) {
+    var list = choiceList(section);
+    var items = slice(list.children);
+    items.sort(function (x, y) { return choiceIndex(x) - choiceIndex(y); });
+    shuffled(random, items).forEach(function (li) { list.appendChild(li); });
+  }
+
+  function choiceIndex(li) {
+    return Number(li.querySelector("input[data-choice-index]").getAttribute("data-choice-index"));
+  }
+
+  // A new attempt: a fresh draw (an assessment's questions go back to their draws' groups
+  // first; a quiz shows all of its questions where the page has them).
+  function drawAttempt() {
+    var active = [];
+    if (!data.parts) {
+      active = questions.map(function (_, i) { return i; });
+    } else {
+      questions.forEach(function (s, i) {
+        homes[i].appendChild(s);
+        s.removeAttribute("data-position");
+      });
+      data.parts.forEach(function (part, p) {
+        var chosen = [];
+        part.draws.forEach(function (draw) {
+          chosen = chosen.concat(draw.pick === null ? draw.items : sample(random, draw.items, draw.pick));
+        });
+        if (part.shuffle) {
+          chosen = shuffled(random, chosen);
+        }
+        var box = parts[p].querySelector("[data-role=attempt]");
+        chosen.forEach(function (i) { box.appendChild(questions[i]); });
+        active = active.concat(chosen);
+      });
+    }
+    active.forEach(function (i, n) {
+      var section = questions[i];
+      section.setAttribute("data-position", String(n + 1));
+      section.querySelector(".qnum").textContent = fill(ui.question_of, n + 1, active.length);
+      if (data.questions[i].shuffle) {
+        shuffleChoices(section);
+      }
+    });
+    state.active = active;
+    if (totalEl) {
+      var max = 0;
+      active.forEach(function (i) {
+        if (data.questions[i].type !== "essay") {
+          max += data.questions[i].points;
+        }
+      });
+      totalEl.textContent = (max === 1 ? ui.points_one : ui.points_many).replace("{n}", fmt(max));
+      totalEl.hidden = false;
+    }
   }
 
   function el(tag, className, text) {
@@ -44,6 +188,11 @@
     return node;
   }
 
+  // A copy of one of the page's <template> elements (an explanation, a feedback).
+  function cloned(id) {
+    return document.importNode(document.getElementById(id).content, true);
+  }
+
   // Marks UI-language text placed inside content of another language.
   function uiLang(node, contentLang) {
     if (contentLang !== data.uiLang) {
@@ -55,20 +204,29 @@
 
   function render() {
     var one = state.mode === "one";
-    sections.forEach(function (s, i) {
-      s.hidden = one && i !== state.current;
+    var total = state.active.length;
+    var current = state.active[state.current];
+    questions.forEach(function (s, i) {
+      s.hidden = !s.hasAttribute("data-position") || (one && i !== current);
+    });
+    parts.forEach(function (part) {
+      part.hidden = one && !part.contains(questions[current]);
+      // The draws' groups hold the questions this attempt did not draw.
+      slice(part.querySelectorAll(".draw")).forEach(function (d) { d.hidden = true; });
     });
     nav.hidden = !one;
     toggle.textContent = one ? ui.review_all : ui.one_at_a_time;
-    position.textContent = one ? fill(ui.question_of, state.current + 1, sections.length) : "";
+    position.textContent = one ? fill(ui.question_of, state.current + 1, total) : "";
     prevBtn.disabled = state.current === 0;
-    nextBtn.disabled = state.current === sections.length - 1;
+    nextBtn.disabled = state.current === total - 1;
   }
 
   function go(delta) {
-    state.current = Math.min(sections.length - 1, Math.max(0, state.current + delta));
+    state.current = Math.min(state.active.length - 1, Math.max(0, state.current + delta));
     render();
   }
+
+  // ---------------------------------------------------------------- scoring
 
   // Numbers as typed on Urdu and Arabic keyboards: Arabic-Indic and Extended Arabic-Indic
   // digits, the Arabic decimal separator or a comma, a Unicode minus, and invisible bidi
@@ -93,7 +251,7 @@
   }
 
   function choiceInputs(section) {
-    return Array.prototype.slice.call(section.querySelectorAll("input[data-choice-index]"));
+    return slice(section.querySelectorAll("input[data-choice-index]"));
   }
 
   function picked(section) {
@@ -107,16 +265,17 @@
     return input ? input.value : "";
   }
 
+  // Question.choice_credit() of the model: the picks' credits summed, floored at 0; full
+  // marks only for exactly the keyed choices.
   function scoreChoices(q, section) {
     var chosen = picked(section);
-    var right = chosen.filter(function (i) { return q.correct.indexOf(i) >= 0; }).length;
-    var wrong = chosen.length - right;
-    var full = right === q.correct.length && wrong === 0;
-    if (q.type !== "multiple") {
-      return { earned: full ? q.points : 0, full: full };
-    }
-    var per = q.points / q.correct.length;
-    return { earned: full ? q.points : Math.max(0, (right - wrong) * per), full: full };
+    var credit = 0;
+    chosen.forEach(function (i) { credit += q.credit[i]; });
+    var full = chosen.length === q.correct.length && chosen.every(function (i) {
+      return q.correct.indexOf(i) >= 0;
+    });
+    var earned = full ? q.points : Math.min(q.points, Math.max(0, credit * q.points));
+    return { earned: earned, full: full };
   }
 
   function scoreShort(q, section) {
@@ -137,7 +296,7 @@
   }
 
   function selects(section) {
-    return Array.prototype.slice.call(section.querySelectorAll("select[data-pair-index]"));
+    return slice(section.querySelectorAll("select[data-pair-index]"));
   }
 
   function scoreMatching(q, section) {
@@ -183,8 +342,9 @@
         li.appendChild(badge("\u2717", ui.your_answer, "bad", lang));
       }
       if (input.checked && q.feedback[i]) {
-        var fb = el("p", "feedback t", q.feedback[i]);
+        var fb = el("div", "feedback");
         fb.setAttribute("data-role", "feedback");
+        fb.appendChild(cloned(q.feedback[i]));
         li.appendChild(fb);
       }
     });
@@ -243,7 +403,7 @@
     var box = el("div", "explanation");
     box.setAttribute("data-role", "explanation");
     box.appendChild(el("p", "label")).appendChild(uiLang(el("span", null, ui.explanation), q.lang));
-    box.appendChild(el("p", "t", q.explanation));
+    box.appendChild(cloned(q.explanation));
     fieldset.appendChild(box);
   }
 
@@ -265,7 +425,8 @@
   function grade() {
     var earned = 0;
     var max = 0;
-    sections.forEach(function (section, idx) {
+    state.active.forEach(function (idx) {
+      var section = questions[idx];
       var q = data.questions[idx];
       var fieldset = section.querySelector("fieldset");
       var result = null;
@@ -304,17 +465,17 @@
   }
 
   function reset() {
-    Array.prototype.slice.call(form.querySelectorAll("[data-added]")).forEach(function (n) {
+    slice(form.querySelectorAll("[data-added]")).forEach(function (n) {
       n.remove();
     });
-    sections.forEach(function (section) {
+    questions.forEach(function (section) {
       section.removeAttribute("data-result");
       section.querySelector("[data-role=mark]").textContent = "";
       section.querySelector("fieldset").disabled = false;
-      Array.prototype.slice.call(section.querySelectorAll("textarea")).forEach(function (t) {
+      slice(section.querySelectorAll("textarea")).forEach(function (t) {
         t.hidden = false;
       });
-      Array.prototype.slice.call(section.querySelectorAll(".is-key, .is-wrong, .is-right")).forEach(
+      slice(section.querySelectorAll(".is-key, .is-wrong, .is-right")).forEach(
         function (n) { n.classList.remove("is-key", "is-wrong", "is-right"); }
       );
     });
@@ -325,8 +486,9 @@
     retryBtn.hidden = true;
     state.submitted = false;
     state.current = 0;
+    drawAttempt();
     render();
-    var first = form.querySelector("input, select, textarea");
+    var first = questions[state.active[0]].querySelector("input, select, textarea");
     if (first) {
       first.focus();
     }
@@ -353,7 +515,8 @@
   retryBtn.addEventListener("click", reset);
 
   document.documentElement.classList.add("js");
-  Array.prototype.slice.call(document.querySelectorAll("[data-role=toolbar], [data-role=actions]"))
+  slice(document.querySelectorAll("[data-role=toolbar], [data-role=actions]"))
     .forEach(function (n) { n.hidden = false; });
+  drawAttempt();
   render();
 })();

@@ -1,0 +1,1200 @@
+"""Read Moodle XML the way Moodle's importer does, into the model.
+
+`read_moodlexml` follows moodle/moodle question/format/xml/format.php (qformat_xml:
+readquestions, import_question, import_headers, getpath, import_text_with_files,
+import_<type>), question/format.php (qformat_default::importprocess,
+create_category_path, split_category_path) and the question types' save_question_options(),
+and reports, each at its line, what Moodle refuses or silently changes:
+
+* refused (errors): XML that is not well-formed; a DOCTYPE (never parsed: no DTD, no entity is
+  ever expanded, as for packages); a root that is not `<quiz>`; a question without
+  `<name><text>` (xmlimportnoname: nothing is imported); raw markup inside a `<text>`
+  (invalidxml, "use CDATA?"); a question type that standard Moodle lacks (xmltypeunsupported:
+  the whole file stops there); a grade not on Moodle's list (importprocess() refuses the
+  file); a multiple choice with fewer than two answers, a short answer or numerical question
+  with no answer worth 100 %, a single-answer multiple choice with none, a matching question
+  with fewer than two pairs or with a left item but no right one, a number Moodle cannot read,
+  a `<file>` path that does not start and end with `/`, or a file name Moodle changes;
+* silently changed (warnings, or errors where the key changes): `<single>False</single>`
+  (only `false`, `0` or empty mean no, so it becomes single-answer), empty answers (dropped),
+  white space around an ID number (kept), `$cat1$/...` categories (not a context Moodle's
+  importer knows: a category literally named `$cat1$`), a category question without
+  `<category><text>`, references to files that are not there, multi-answer weights that do
+  not add up to 100 %.
+
+`read_quiz` then maps the questions onto the model (`Quiz`), as lmsexport.readers.gift does:
+the question id is the ID number, `<span lang dir>` and `<div lang dir>` wrappers give the
+languages back, rich HTML (a text that starts with a block element) is read into the model's
+tree by readers/richhtml.py with its images from the field's `<file>`s, checked as the loader
+checks image files (lmsexport.media), and `<!-- lmsexport... -->` comments written by
+lmsexport.writers.moodlexml restore what Moodle XML has no element for. A file from elsewhere
+is read leniently; what the model has no place for (description, cloze and calculated
+questions, hints, per-answer feedback on short answers, partial credit, headings, styles,
+files no image shows) is dropped with a warning. An assessment's file reads as the quiz of its
+questions (`read_quiz`) or as the assessment (`read_assessment`). The file is untrusted input:
+it is parsed by validate.parse_untrusted (no DTD, no entities, no network) within the limits
+below (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import urllib.parse
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import PurePosixPath
+
+from lxml import etree
+
+from ..errors import Diagnostic, MoodleXmlError, Severity
+from ..media import MediaError, decode_base64, media_from_bytes, media_from_data_uri
+from ..model import (
+    Assessment,
+    Candidate,
+    Choice,
+    Difficulty,
+    Draw,
+    LineBreak,
+    Media,
+    NumericKey,
+    Pair,
+    Pool,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    SourceLoc,
+    Str,
+    Text,
+)
+from ..moodle import (
+    allowed_grade,
+    format_percent,
+    has_markup,
+    html_to_plain,
+    multi_answer_weights,
+    nearest_grade,
+    parse_meta,
+    split_lang,
+    split_rich,
+    split_tex_ignore,
+)
+from ..validate import MAX_MEMBER_BYTES, parse_without_dtd
+from ..writers.moodlexml import ASSESSMENT_META_PREFIX, META_PREFIX, PLUGINFILE, QUIZ_META_PREFIX
+from .richhtml import read_html
+
+MAX_MOODLEXML_BYTES = MAX_MEMBER_BYTES
+"""A Moodle XML file larger than this is refused before it is read (a package member's limit)."""
+MAX_MOODLEXML_QUESTIONS = 20_000
+"""Most `<question>` elements (categories included) read from one file; the GIFT reader's limit."""
+MAX_MOODLEXML_ERRORS = 100
+"""Reading stops after this many errors."""
+
+_PHP_TRIM = " \t\n\r\0\x0b"
+_PHP_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+"""What qtype_numerical_answer_processor::apply_units() takes for a number (without units)."""
+_PHP_LEADING_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""The start of a string PHP's arithmetic reads as a number (with a warning) instead of failing."""
+_ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
+_CONTEXT = re.compile(r"\$([a-z]+)\$\Z")
+"""create_category_path(): the only context prefix Moodle's importer recognises."""
+_PLUGINFILE = re.compile(r"@@PLUGINFILE@@/([^\"'<>\s?#]+)")
+_PARAM_FILE_DROPS = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+"""clean_param(PARAM_FILE): what Moodle's file storage removes from a file name."""
+_NO_WORDS = frozenset({"false", "no", "off", "f", "n"})
+
+FORMATS = {
+    "moodle_auto_format": "moodle",
+    "html": "html",
+    "plain_text": "plain",
+    "wiki_like": "wiki",
+    "markdown": "markdown",
+}
+"""qformat_xml::trans_format(): a `format` attribute -> the text format (unknown: html)."""
+
+MODEL_TYPES = frozenset(
+    {"multichoice", "truefalse", "shortanswer", "numerical", "matching", "match", "essay"}
+)
+"""Types the model holds (import_question() takes `match` and `matching` alike)."""
+SKIPPED_TYPES = frozenset(
+    {
+        "description", "cloze", "multianswer", "calculated", "calculatedsimple", "calculatedmulti",
+        "ddwtos", "gapselect", "ddimageortext", "ddmarker", "randomsamatch",
+    }
+)  # fmt: skip
+"""Standard Moodle types (format.php, or a standard plugin's import_from_xml()) with no place in
+the model: skipped with a warning."""
+
+
+# -- what Moodle reads ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoodleFile:
+    """A `<file>` of a text field: its path and name in the field's file area, its base64 text."""
+
+    path: str
+    name: str
+    data: str = field(repr=False)
+    loc: SourceLoc | None = None
+
+
+@dataclass(frozen=True)
+class MoodleText:
+    """A text field as Moodle stores it: trimmed text, its format, and its files."""
+
+    text: str
+    format: str
+    """moodle, html, plain, wiki or markdown."""
+    loc: SourceLoc
+    files: tuple[MoodleFile, ...] = ()
+
+    def plain_and_lang(self) -> tuple[str, str | None]:
+        """The text as shown, and the language lmsexport's wrapper names (or None)."""
+        if self.format != "html":
+            return self.text, None
+        lang, inner = split_lang(split_tex_ignore(self.text))
+        return html_to_plain(inner), lang
+
+    @property
+    def has_markup(self) -> bool:
+        return self.format == "html" and has_markup(self.text)
+
+
+@dataclass(frozen=True)
+class MoodleAnswer:
+    text: MoodleText
+    fraction: Fraction
+    feedback: MoodleText | None
+    tolerance: str | None = None
+
+
+@dataclass(frozen=True)
+class MoodleQuestion:
+    """One `<question>` as qformat_xml::import_question() reads it."""
+
+    qtype: str
+    loc: SourceLoc
+    name: str = ""
+    text: MoodleText | None = None
+    general_feedback: MoodleText | None = None
+    mark: float = 1.0
+    idnumber: str | None = None
+    tags: tuple[str, ...] = ()
+    single: bool = True
+    shuffle: bool | None = None
+    case_sensitive: bool = False
+    answers: tuple[MoodleAnswer, ...] = ()
+    subquestions: tuple[tuple[MoodleText, str], ...] = ()
+    truth: bool | None = None
+    category: str | None = None
+    info: MoodleText | None = None
+    meta: dict[str, object] = field(default_factory=dict)
+    dropped: tuple[str, ...] = ()
+    """What Moodle keeps but the model has no place for (hints, per-answer feedback...)."""
+
+
+@dataclass
+class MoodleXmlFile:
+    """Every question of a file (categories included) and the warnings."""
+
+    questions: list[MoodleQuestion] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    meta: dict[str, object] = field(default_factory=dict)
+    """lmsexport's `<!-- lmsexport-quiz: {...} -->`, when the file has one."""
+    assessment_meta: dict[str, object] = field(default_factory=dict)
+    """lmsexport's `<!-- lmsexport-assessment: {...} -->` (an assessment's file), when it has one."""
+
+
+def _trim(s: str) -> str:
+    return s.strip(_PHP_TRIM)
+
+
+MAX_NUMBER_CHARS = 100
+"""Longest number text read: a float needs ~25 characters; 5,000 digits would hit Python's
+integer-conversion limit (and PHP reads them as INF)."""
+
+
+def php_number(raw: str) -> float | None:
+    """A finite number as Moodle reads it from a trimmed text, or None (not a number, or not finite)."""
+    if len(raw) > MAX_NUMBER_CHARS or not _PHP_NUMBER.match(raw):
+        return None
+    value = float(raw)
+    return value if math.isfinite(value) else None
+
+
+def _comment_meta(el: etree._Element, prefix: str) -> dict[str, object]:
+    for comment in el.iterchildren(etree.Comment):
+        body = (comment.text or "").strip()
+        if body.startswith(prefix):
+            return parse_meta(body[len(prefix) :])
+    return {}
+
+
+def _first(el: etree._Element, tag: str) -> etree._Element | None:
+    return el.find(tag)
+
+
+class _Reader:
+    """Reads the questions of one file, collecting diagnostics."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.diags: list[Diagnostic] = []
+        self.dropped: list[str] = []
+        self.bad_fraction = False
+        """Whether an answer of the current question has a fraction Moodle refuses (reported)."""
+
+    def loc(self, at: etree._Element | SourceLoc) -> SourceLoc:
+        return at if isinstance(at, SourceLoc) else SourceLoc(self.path, at.sourceline or 0)
+
+    def error(self, at: etree._Element | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(self.loc(at), message, Severity.ERROR, rule, hint))
+
+    def warn(self, at: etree._Element | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(self.loc(at), message, Severity.WARNING, rule, hint))
+
+    # -- getpath() ------------------------------------------------------------------------
+
+    def string(self, el: etree._Element, what: str) -> str:
+        """getpath(..., istext=true): the element's text, trimmed; child elements are refused."""
+        child = next((c for c in el if isinstance(c.tag, str)), None)
+        if child is not None:
+            self.error(
+                child,
+                f"{what}: <{el.tag}> holds a <{child.tag}> element; Moodle expects text here and "
+                "refuses the file ('string expected (use CDATA?)')",
+                "moodlexml.markup-in-text",
+                "escape the HTML, or put it in a CDATA section",
+            )
+        return _trim("".join(el.itertext()))
+
+    def text_child(self, container: etree._Element | None, what: str, crashes: bool = False) -> str | None:
+        """The `<text>` of a container (`<name>`, `<answer>`...), or None when it has none.
+
+        Text directly in the container is not read: getpath() finds no `<text>` and Moodle sees
+        nothing, except where format.php indexes the string itself (`crashes`: the category and
+        its description), which is a PHP TypeError that stops the import."""
+        if container is None:
+            return None
+        text = _first(container, "text")
+        if text is None:
+            bare = _trim(container.text or "")
+            if bare:
+                effect = "Moodle's import crashes on it (PHP TypeError)" if crashes else "Moodle sees nothing"
+                self.error(
+                    container,
+                    f"{what}: the text is directly in <{container.tag}>; Moodle reads it only from a "
+                    f"<text> child: {effect}",
+                    "moodlexml.bare-text",
+                    f"write <{container.tag}><text>...</text></{container.tag}>",
+                )
+                if crashes:
+                    return bare
+            return None
+        return self.string(text, what)
+
+    def field(
+        self, container: etree._Element | None, what: str, default_format: str = "html"
+    ) -> MoodleText | None:
+        """import_text_with_files(): text, format and files of a formatted field."""
+        if container is None:
+            return None
+        text = self.text_child(container, what) or ""
+        fmt = FORMATS.get(_trim(container.get("format", "")) or default_format, "html")
+        files = self.files(container, text, what)
+        return MoodleText(text, fmt, self.loc(container), files)
+
+    def files(self, container: etree._Element, text: str, what: str) -> tuple[MoodleFile, ...]:
+        """import_files_as_draft(): each `<file>` of a field, checked as Moodle's file storage does."""
+        files: list[MoodleFile] = []
+        seen: set[str] = set()
+        for f in container.findall("file"):
+            name = _trim(f.get("name", ""))
+            path = _trim(f.get("path", "/")) or "/"
+            if not (path.startswith("/") and path.endswith("/")):
+                self.error(
+                    f,
+                    f"{what}: file path {path!r} does not start and end with '/'; Moodle's file "
+                    "storage throws and the import fails",
+                    "moodlexml.file-path",
+                )
+            cleaned = _PARAM_FILE_DROPS.sub("", name)
+            if cleaned in ("", ".", ".."):
+                self.error(
+                    f,
+                    f"{what}: file name {name!r} is not a name Moodle can store; the import fails",
+                    "moodlexml.file-name",
+                )
+            elif cleaned != name:
+                self.error(
+                    f,
+                    f"{what}: Moodle stores file {name!r} as {cleaned!r}, so every "
+                    f"@@PLUGINFILE@@/{name} link to it breaks",
+                    "moodlexml.file-name",
+                )
+            if path + name in seen:
+                self.error(
+                    f,
+                    f"{what}: a second file {name!r} in path {path!r}: Moodle's import fails on it (versions "
+                    "that skip duplicates keep the first)",
+                    "moodlexml.duplicate-file",
+                )
+            if path + name not in seen:
+                files.append(MoodleFile(path, name, "".join(f.itertext()), self.loc(f)))
+            seen.add(path + name)
+        for ref in _PLUGINFILE.findall(text):
+            if "/" + urllib.parse.unquote(ref) not in seen:
+                self.warn(
+                    container,
+                    f"{what}: links to @@PLUGINFILE@@/{ref}, but no <file> of that name is in "
+                    "this field: a broken image in Moodle",
+                    "moodlexml.missing-file",
+                )
+        return tuple(files)
+
+    def flag(self, el: etree._Element, tag: str, default: str, what: str, severity: Severity) -> bool:
+        """trans_single(): only `false`, `0` or empty mean no; anything else (`False`!) means yes."""
+        child = _first(el, tag)
+        raw = default if child is None else _trim("".join(child.itertext()))
+        value = not (raw == "false" or raw in ("", "0"))
+        if value and raw.lower() in _NO_WORDS:
+            report = self.error if severity is Severity.ERROR else self.warn
+            report(
+                child if child is not None else el,
+                f"<{tag}>{raw}</{tag}>: Moodle reads it as true ({what}); only 'false', '0' or empty mean no",
+                "moodlexml.false-is-true",
+                f"write <{tag}>false</{tag}>",
+            )
+        return value
+
+    def number(self, el: etree._Element | None, default: float, what: str) -> float | None:
+        if el is None:
+            return default
+        raw = _trim("".join(el.itertext()))
+        value = php_number(raw)
+        if value is None:
+            self.error(el, f"{what} {raw[:40]!r} is not a number Moodle can read", "moodlexml.not-a-number")
+        return value
+
+    def fraction(self, answer: etree._Element, graded: bool) -> Fraction | None:
+        """`fraction` / 100, checked against Moodle's grade list when importprocess() checks it."""
+        raw = _trim(answer.get("fraction", "0"))
+        if php_number(raw) is None:
+            lead = _PHP_LEADING_NUMBER.match(raw[:MAX_NUMBER_CHARS])
+            why = (
+                f"Moodle reads only its leading {lead.group(0)!r}"
+                if lead
+                else "Moodle's import crashes on it"
+            )
+            self.error(answer, f"fraction {raw[:40]!r} is not a number: {why}", "moodlexml.bad-fraction")
+            return None
+        percent = Fraction(raw) if "e" not in raw.lower() else Fraction(float(raw))
+        value = percent / 100
+        if not graded:
+            return value
+        grade = allowed_grade(value)
+        if grade is None:
+            self.error(
+                answer,
+                f"fraction {raw!r} is not one of Moodle's allowed grades, so Moodle refuses the whole file",
+                "moodlexml.bad-grade",
+                f"the nearest allowed grade is {format_percent(nearest_grade(value))}",
+            )
+        return grade
+
+    # -- questions ------------------------------------------------------------------------
+
+    def question(self, el: etree._Element) -> MoodleQuestion | None:
+        qtype = _trim(el.get("type", ""))
+        self.dropped = []
+        self.bad_fraction = False
+        if qtype == "category":
+            return self.category(el)
+        if qtype in SKIPPED_TYPES:
+            self.warn(
+                el, f"{qtype} question skipped: the model has no such question type", "moodlexml.type-skipped"
+            )
+            return None
+        if qtype not in MODEL_TYPES:
+            shown = f"question type {qtype!r}" if qtype else "a question without a type"
+            self.error(
+                el,
+                f"{shown} is not in standard Moodle: a site without its plugin stops the whole import "
+                "here (xmltypeunsupported)",
+                "moodlexml.unknown-type",
+                "install the question type's plugin on the site, or remove the question",
+            )
+            return None
+        q = self.headers(el, qtype)
+        q = getattr(self, f"_{'matching' if qtype == 'match' else qtype}")(el, q)
+        if el.find("hint") is not None:
+            self.dropped.append("hints")
+        if el.find("image_base64") is not None:
+            self.dropped.append("embedded files")
+        for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
+            f = self.field(el.find(tag), "combined feedback")
+            if f is not None and f.text:
+                self.dropped.append("right/partly right/wrong feedback")
+                break
+        return replace(q, dropped=tuple(dict.fromkeys(self.dropped)))
+
+    def headers(self, el: etree._Element, qtype: str) -> MoodleQuestion:
+        """import_headers(): name, question text, general feedback, mark, ID number, tags."""
+        name_el = _first(el, "name")
+        name = self.text_child(name_el, "the name")
+        if name is None:
+            self.error(
+                el,
+                "question has no <name><text>: Moodle refuses the file (xmlimportnoname)",
+                "moodlexml.no-name",
+                "add <name><text>...</text></name>",
+            )
+        text = self.field(_first(el, "questiontext"), "the question text")
+        if text is None:
+            text = MoodleText("", "html", self.loc(el))
+        general = self.field(_first(el, "generalfeedback"), "the general feedback", text.format)
+        mark = self.number(_first(el, "defaultgrade"), 1.0, "mark (defaultgrade)")
+        idnumber_el = _first(el, "idnumber")
+        idnumber = None
+        if idnumber_el is not None:
+            idnumber = "".join(idnumber_el.itertext())
+            if idnumber != _trim(idnumber):
+                self.warn(
+                    idnumber_el,
+                    f"ID number {idnumber!r} has white space around it, which Moodle keeps "
+                    "(it does not trim ID numbers)",
+                    "moodlexml.idnumber-space",
+                )
+        tags: list[str] = []
+        for container in ("tags", "coursetags"):
+            for tag in el.findall(f"{container}/tag"):
+                value = self.text_child(tag, "a tag")
+                if value:
+                    tags.append(value)
+        return MoodleQuestion(
+            qtype=qtype,
+            loc=self.loc(el),
+            name=name or "",
+            text=text,
+            general_feedback=general,
+            mark=1.0 if mark is None else mark,
+            idnumber=idnumber,
+            tags=tuple(dict.fromkeys(tags)),
+            meta=_comment_meta(el, META_PREFIX),
+        )
+
+    def answers(self, el: etree._Element, graded: bool, fmt: str, formatted: bool) -> list[MoodleAnswer]:
+        """import_answer() for every `<answer>`: text (formatted or plain), fraction, feedback."""
+        out = []
+        for n, a in enumerate(el.findall("answer"), 1):
+            what = f"answer {n}"
+            if formatted:
+                text = self.field(a, what, fmt)
+                assert text is not None
+            else:
+                text = MoodleText(self.text_child(a, what) or "", "plain", self.loc(a))
+            fraction = self.fraction(a, graded)
+            feedback = self.field(_first(a, "feedback"), f"the feedback of {what}", fmt)
+            tolerance = _first(a, "tolerance")
+            if fraction is None:
+                self.bad_fraction = True
+            else:
+                tol = None if tolerance is None else _trim("".join(tolerance.itertext()))
+                out.append(MoodleAnswer(text, fraction, feedback, tol))
+        return out
+
+    def _multichoice(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        single = self.flag(el, "single", "true", "a single-answer question", Severity.ERROR)
+        shuffle = self.flag(el, "shuffleanswers", "false", "choices shuffled", Severity.WARNING)
+        answers = self.answers(el, True, q.text.format if q.text else "html", True)
+        n_elements = len(el.findall("answer"))
+        if n_elements < 2:
+            self.error(
+                el,
+                f"multiple choice with {n_elements} answer(s): Moodle's import stops at this "
+                "question (notenoughanswers)",
+                "moodlexml.too-few-answers",
+            )
+        kept = []
+        for a in answers:
+            if not a.text.text:
+                self.error(a.text.loc, "empty answer: Moodle drops it silently", "moodlexml.empty-answer")
+            else:
+                kept.append(a)
+        if (
+            single
+            and n_elements >= 2
+            and kept
+            and not self.bad_fraction
+            and max(a.fraction for a in kept) != 1
+        ):
+            self.error(
+                el,
+                "single-answer multiple choice with no answer worth 100%: no response gets full marks",
+                "moodlexml.no-full-marks",
+            )
+        if not single and kept:
+            total = sum((a.fraction for a in kept if a.fraction > 0), Fraction(0))
+            if abs(total - 1) > Fraction(1, 200):
+                self.warn(
+                    el,
+                    f"the positive fractions add up to {format_percent(total)}%, not 100%: Moodle "
+                    "imports it, but full marks are out of reach or too easy",
+                    "moodlexml.weights-sum",
+                )
+        return replace(q, single=single, shuffle=shuffle, answers=tuple(kept))
+
+    def _truefalse(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        truth: bool | None = None
+        answers = el.findall("answer")
+        if not answers:
+            self.error(el, "true/false question with no answers", "moodlexml.too-few-answers")
+        old_style = False
+        for n, a in enumerate(answers):
+            text = self.text_child(a, f"answer {n + 1}") or ""
+            fraction = self.fraction(a, False)
+            if text not in ("true", "false"):
+                # Older exports hold localised texts: Moodle takes the first answer for true.
+                old_style = True
+                text = "true" if n == 0 else "false"
+            full = fraction == 1
+            # The last answer decides, as in import_truefalse().
+            truth = full if text == "true" else not full
+            feedback = self.field(_first(a, "feedback"), "the feedback")
+            if feedback is not None and feedback.text:
+                self.dropped.append("true/false feedback")
+        if old_style:
+            self.warn(
+                el,
+                "true/false answers are not the texts 'true' and 'false': Moodle takes the first "
+                "answer for true (truefalseimporterror)",
+                "moodlexml.truefalse-texts",
+            )
+        return replace(q, truth=truth)
+
+    def _shortanswer(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        usecase_el = _first(el, "usecase")
+        case_sensitive = False
+        if usecase_el is not None:
+            raw = _trim("".join(usecase_el.itertext()))
+            if raw not in ("0", "1"):
+                self.error(
+                    usecase_el,
+                    f"<usecase>{raw}</usecase>: Moodle stores 0 or 1 here",
+                    "moodlexml.bad-usecase",
+                    "write 1 for case sensitive, 0 for not",
+                )
+            case_sensitive = raw == "1"
+        answers = self.answers(el, True, q.text.format if q.text else "html", False)
+        kept = []
+        for a in answers:
+            if not a.text.text:
+                self.error(
+                    a.text.loc,
+                    "empty short answer: it matches only an empty response",
+                    "moodlexml.empty-answer",
+                )
+            else:
+                kept.append(a)
+        if not self.bad_fraction and not any(a.fraction == 1 for a in answers):
+            self.error(
+                el,
+                "short answer with no answer worth 100%: Moodle refuses to save it (fractionsnomax)",
+                "moodlexml.no-full-marks",
+            )
+        return replace(q, case_sensitive=case_sensitive, answers=tuple(kept))
+
+    def _numerical(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        answers = self.answers(el, True, q.text.format if q.text else "html", False)
+        for a in answers:
+            if a.text.text != "*" and php_number(a.text.text) is None:
+                self.error(
+                    a.text.loc,
+                    f"numerical answer {a.text.text[:40]!r} is not a number: Moodle stores no usable key "
+                    "for it",
+                    "moodlexml.not-a-number",
+                )
+            if a.tolerance is not None and a.tolerance != "" and php_number(a.tolerance) is None:
+                self.error(
+                    a.text.loc, f"tolerance {a.tolerance[:40]!r} is not a number", "moodlexml.not-a-number"
+                )
+        if el.find("units/unit") is not None:
+            self.dropped.append("units")
+        if not self.bad_fraction and not any(a.fraction == 1 and a.text.text != "*" for a in answers):
+            self.error(el, "numerical question with no answer worth 100%", "moodlexml.no-full-marks")
+        return replace(q, answers=tuple(answers))
+
+    def _matching(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        shuffle = self.flag(el, "shuffleanswers", "1", "items shuffled", Severity.WARNING)
+        subs = []
+        for n, sub in enumerate(el.findall("subquestion"), 1):
+            text = self.field(sub, f"subquestion {n}", q.text.format if q.text else "html")
+            assert text is not None
+            answer = self.text_child(_first(sub, "answer"), f"the answer of subquestion {n}") or ""
+            if text.text and not answer:
+                self.error(
+                    sub,
+                    f"subquestion {n} has a text but no answer: Moodle's import stops after this "
+                    "question (nomatchinganswer)",
+                    "moodlexml.match-no-answer",
+                )
+                continue
+            if text.text or answer:
+                subs.append((text, answer))
+        pairs = sum(1 for t, _ in subs if t.text)
+        if pairs < 2:
+            self.error(
+                el, f"matching question with {pairs} pair(s); it needs at least 2", "moodlexml.too-few-pairs"
+            )
+        return replace(q, shuffle=shuffle, subquestions=tuple(subs))
+
+    def _essay(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        for tag in ("graderinfo", "responsetemplate"):
+            f = self.field(_first(el, tag), tag)
+            if f is not None and f.text:
+                self.dropped.append("grader information" if tag == "graderinfo" else "response template")
+        return q
+
+    def category(self, el: etree._Element) -> MoodleQuestion:
+        """import_category(): `<category><text>`; create_category_path()'s context prefix."""
+        container = _first(el, "category")
+        path = self.text_child(container, "the category", crashes=True)
+        if path is None:
+            self.warn(
+                el,
+                "category question without <category><text>: Moodle files every following question "
+                "under a category named ''",
+                "moodlexml.category-missing",
+            )
+            path = ""
+        first = path.split("/", 1)[0]
+        if first.startswith("$") and first.endswith("$") and len(first) > 1 and not _CONTEXT.match(first):
+            self.warn(
+                el,
+                f"category context {first!r} is not one Moodle's importer recognises ($[a-z]+$): it "
+                f"creates a category literally named {first!r}",
+                "moodlexml.category-context",
+                "write $course$/top/... (or $system$/..., $module$/...)",
+            )
+        info_el = _first(el, "info")
+        info = None
+        if info_el is not None and _first(info_el, "text") is None:
+            self.text_child(info_el, "the category description", crashes=True)
+        else:
+            info = self.field(info_el, "the category description")
+        return MoodleQuestion("category", self.loc(el), category=path, info=info)
+
+
+def split_category_path(path: str) -> list[str]:
+    """qformat_default::split_category_path() without the context and `top` (names trimmed)."""
+    names = [_trim(n.replace("//", "/")) for n in re.split(r"(?<!/)/(?!/)", path)]
+    if names and _CONTEXT.match(names[0]) or names and names[0].startswith("$") and names[0].endswith("$"):
+        names = names[1:]
+    while names and names[0] == "top":
+        names = names[1:]
+    return names
+
+
+def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=Diagnostic.sort_key)
+
+
+def read_moodlexml(data: bytes, path: str) -> MoodleXmlFile:
+    """Every question of a Moodle XML file as Moodle reads it; raises MoodleXmlError with every error."""
+    tree, diags = parse_without_dtd(data, path, "Moodle XML needs no DOCTYPE: remove it")
+    if tree is None:
+        raise MoodleXmlError(diags)
+    root = tree.getroot()
+    encoding = (tree.docinfo.encoding or "UTF-8").upper()
+    if encoding not in ("UTF-8", "UTF8") and not data.isascii():
+        try:
+            data.decode("utf-8")
+            diags.append(
+                Diagnostic(
+                    SourceLoc(path, 1),
+                    f"the file is UTF-8 but declares encoding {encoding!r}: Moodle "
+                    "garbles every non-ASCII character",
+                    Severity.ERROR,
+                    "moodlexml.encoding",
+                    'declare encoding="UTF-8"',
+                )
+            )
+        except UnicodeDecodeError:
+            pass
+    if root.tag != "quiz":
+        diags.append(
+            Diagnostic(
+                SourceLoc(path, root.sourceline or 0),
+                f"root element <{root.tag}> is not <quiz>: Moodle finds no questions in the file",
+                rule="moodlexml.not-moodle-xml",
+            )
+        )
+        raise MoodleXmlError(_sorted(diags))
+    reader = _Reader(path)
+    out = MoodleXmlFile(
+        meta=_comment_meta(root, QUIZ_META_PREFIX),
+        assessment_meta=_comment_meta(root, ASSESSMENT_META_PREFIX),
+    )
+    if root.find("question") is None:
+        diags.append(
+            Diagnostic(
+                SourceLoc(path, root.sourceline or 0),
+                "no <question> in <quiz>: Moodle imports nothing (noquestionsinfile)",
+                rule="moodlexml.no-questions",
+            )
+        )
+    # One element at a time: a 16 MiB file holds ~700,000 of them.
+    for n, el in enumerate(root.iterchildren("question")):
+        if n == MAX_MOODLEXML_QUESTIONS:
+            reader.error(
+                el,
+                f"more than {MAX_MOODLEXML_QUESTIONS:,} questions; that is the limit for one file",
+                "moodlexml.too-many",
+                "split the questions into several files",
+            )
+            break
+        q = reader.question(el)
+        if q is not None:
+            out.questions.append(q)
+        n_errors = sum(d.severity is Severity.ERROR for d in reader.diags)
+        if n_errors >= MAX_MOODLEXML_ERRORS:
+            reader.diags.append(
+                Diagnostic(
+                    reader.loc(el), f"stopping after {n_errors} errors", rule="moodlexml.too-many-errors"
+                )
+            )
+            break
+    diags += reader.diags
+    if any(d.severity is Severity.ERROR for d in diags):
+        raise MoodleXmlError(_sorted(diags))
+    out.warnings = _sorted(diags)
+    return out
+
+
+# -- Moodle's questions -> the model ----------------------------------------------------
+
+
+class _Mapper:
+    """Turns MoodleQuestions into Questions, collecting diagnostics."""
+
+    def __init__(self, quiz_lang: str, foreign: bool = True) -> None:
+        self.quiz_lang = quiz_lang
+        self.foreign = foreign
+        """Whether the file is not lmsexport's (no metadata of ours): HTML is read leniently."""
+        self.diags: list[Diagnostic] = []
+        self.markup = False
+        self.lost: list[str] = []
+        """What the current question's HTML had that the model has no place for."""
+
+    def warn(self, q: MoodleQuestion, message: str, rule: str) -> None:
+        self.diags.append(Diagnostic(q.loc, message, Severity.WARNING, rule))
+
+    def error(self, q: MoodleQuestion, message: str, rule: str) -> None:
+        self.diags.append(Diagnostic(q.loc, message, Severity.ERROR, rule))
+
+    def _lose(self, what: str) -> None:
+        if what not in self.lost:
+            self.lost.append(what)
+
+    def plain_and_lang(self, t: MoodleText | None) -> tuple[str | None, str | None]:
+        if t is None or not t.text:
+            return None, None
+        self.markup = self.markup or t.has_markup
+        return t.plain_and_lang()
+
+    def text_and_lang(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
+        """A formatted text as the model holds it, and the language lmsexport's wrapper names.
+
+        A text that starts with a block element (lmsexport.moodle.split_rich) is rich: read by
+        readers/richhtml.py, its images from the field's `<file>`s (or data: URIs), exactly for
+        lmsexport's own files and leniently for others. In a file from elsewhere, any other HTML
+        markup is read the same way, and a text that is one paragraph of words comes back plain.
+        Everything else is plain text (plain_and_lang).
+        """
+        if t is None or not t.text or t.format != "html" or "<" not in t.text:
+            return self.plain_and_lang(t)
+        found = split_rich(t.text)
+        if found is None and self.foreign and t.has_markup:
+            found = split_lang(split_tex_ignore(t.text))
+        if found is None:
+            return self.plain_and_lang(t)
+        lang, blocks = found
+        rich = self.read_rich(t, blocks)
+        if rich is None:
+            return None, lang
+        if self.foreign:
+            inlines = rich.inline
+            if inlines is not None and all(isinstance(x, Str | LineBreak) for x in inlines):
+                return "".join(x.text if isinstance(x, Str) else "\n" for x in inlines), lang
+        return rich, lang
+
+    def read_rich(self, t: MoodleText, html_text: str) -> Rich | None:
+        """The tree of an HTML text, its images resolved from the field's files."""
+        files = {f.path + f.name: f for f in t.files}
+        used: set[str] = set()
+        refused: set[str] = set()
+
+        def image(src: str) -> Media | None:
+            loc = t.loc
+            try:
+                if src.startswith(PLUGINFILE):
+                    key = "/" + urllib.parse.unquote(src[len(PLUGINFILE) :])
+                    f = files.get(key)
+                    if f is None:
+                        return None  # the XML reader has warned: moodlexml.missing-file
+                    used.add(key)
+                    loc = f.loc or loc
+                    return media_from_bytes(decode_base64(f.data), f.name)
+                return media_from_data_uri(src)
+            except MediaError as e:
+                self.diags.append(
+                    Diagnostic(
+                        loc,
+                        f"the image '{src[:60]}' cannot be read: {e}",
+                        Severity.ERROR,
+                        "moodlexml.bad-image",
+                    )
+                )
+                refused.add(f"the image '{src[:60]}'")  # as read_html names a lost image
+                return None
+
+        rich, lost = read_html(html_text, image, foreign=self.foreign)
+        for what in lost:
+            if what not in refused:
+                self._lose(what)
+        if len(used) < len(files):
+            self._lose("embedded files no image shows")
+        return rich
+
+    def plain(self, t: MoodleText | None) -> Text | None:
+        return self.text_and_lang(t)[0]
+
+    def question(self, mq: MoodleQuestion, n: int) -> Question | None:
+        self.markup = False
+        self.lost = []
+        qid = mq.idnumber if mq.idnumber else f"q{n}"
+        if not _ID_RE.match(qid):
+            self.warn(mq, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "moodlexml.bad-id")
+            qid = f"q{n}"
+        stem, stem_lang = self.text_and_lang(mq.text)
+        if not stem:
+            self.error(mq, f"question {qid!r} has no question text", "moodlexml.empty-stem")
+            return None
+        if not (math.isfinite(mq.mark) and mq.mark > 0):
+            self.error(
+                mq,
+                f"question {qid!r} is worth {mq.mark:g} points; lmsexport needs a mark above 0",
+                "moodlexml.bad-mark",
+            )
+            return None
+        difficulty = mq.meta.get("difficulty")
+        q = Question(
+            id=qid,
+            type=QuestionType.ESSAY,
+            stem=stem,
+            explanation=self.plain(mq.general_feedback),
+            points=mq.mark,
+            lang=stem_lang if stem_lang != self.quiz_lang else None,
+            tags=mq.tags,
+            difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
+            loc=mq.loc,
+        )
+        typed = getattr(self, f"_{'matching' if mq.qtype == 'match' else mq.qtype}")(mq, q)
+        if typed is not None:
+            dropped = list(mq.dropped) + self.lost
+            if self.markup:
+                dropped.append("HTML markup other than <br> (kept as text)")
+            if dropped:
+                self.warn(
+                    mq,
+                    f"question {qid!r}: the model has no place for {', '.join(dropped)}; dropped",
+                    "moodlexml.dropped",
+                )
+        return typed  # type: ignore[no-any-return]
+
+    def _essay(self, mq: MoodleQuestion, q: Question) -> Question:
+        return q
+
+    def _truefalse(self, mq: MoodleQuestion, q: Question) -> Question | None:
+        if mq.truth is None:
+            return None
+        return replace(q, type=QuestionType.TRUE_FALSE, truth=mq.truth)
+
+    def _multichoice(self, mq: MoodleQuestion, q: Question) -> Question | None:
+        qlang = q.lang or self.quiz_lang
+        choices = []
+        for a in mq.answers:
+            text, lang = self.text_and_lang(a.text)
+            lang = lang or self.quiz_lang  # unmarked text is in the quiz's language
+            choices.append(
+                Choice(
+                    text=text or "",
+                    correct=(a.fraction == 1) if mq.single else a.fraction > 0,
+                    feedback=self.plain(a.feedback),
+                    lang=lang if lang != qlang else None,
+                    loc=a.text.loc,
+                )
+            )
+        n_right = sum(c.correct for c in choices)
+        if mq.single:
+            if any(0 < a.fraction < 1 for a in mq.answers):
+                self.warn(
+                    mq, f"question {q.id!r}: partial credit is dropped", "moodlexml.partial-credit-dropped"
+                )
+            if n_right != 1:
+                self.error(
+                    mq,
+                    f"question {q.id!r}: a single-answer question needs exactly one answer worth "
+                    f"100%, found {n_right}",
+                    "moodlexml.bad-key",
+                )
+                return None
+        elif n_right == 0:
+            self.error(mq, f"question {q.id!r}: no answer has a positive fraction", "moodlexml.bad-key")
+            return None
+        else:
+            right, wrong, _ = multi_answer_weights(n_right, len(choices) - n_right)
+            if any(a.fraction != (right if a.fraction > 0 else wrong) for a in mq.answers):
+                self.warn(
+                    mq,
+                    f"question {q.id!r}: weights are read as right/wrong only",
+                    "moodlexml.weights-simplified",
+                )
+        qtype = QuestionType.SINGLE if mq.single else QuestionType.MULTIPLE
+        return replace(q, type=qtype, choices=tuple(choices))
+
+    def _shortanswer(self, mq: MoodleQuestion, q: Question) -> Question | None:
+        right = [a for a in mq.answers if a.fraction == 1]
+        if len(right) != len(mq.answers) or any(
+            a.feedback is not None and a.feedback.text for a in mq.answers
+        ):
+            self.warn(
+                mq,
+                f"question {q.id!r}: partial credit and answer feedback are dropped",
+                "moodlexml.partial-credit-dropped",
+            )
+        if not right:
+            return None
+        # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
+        answers = tuple(a.text.text.replace("\\*", "*") for a in right)
+        return replace(q, type=QuestionType.SHORT_ANSWER, answers=answers, case_sensitive=mq.case_sensitive)
+
+    def _numerical(self, mq: MoodleQuestion, q: Question) -> Question | None:
+        keys = [a for a in mq.answers if a.fraction == 1 and a.text.text != "*"]
+        if len(keys) != len(mq.answers) or any(
+            a.feedback is not None and a.feedback.text for a in mq.answers
+        ):
+            self.warn(
+                mq, f"question {q.id!r}: only the first 100% answer is kept", "moodlexml.answers-dropped"
+            )
+        if not keys:
+            return None
+        value = float(keys[0].text.text)
+        tolerance = abs(float(keys[0].tolerance)) if keys[0].tolerance else 0.0
+        key = NumericKey(answer=value, tolerance=tolerance)
+        bounds = mq.meta.get("range")
+        if isinstance(bounds, list):
+            low, high = float(bounds[0]), float(bounds[1])
+            # lmsexport's range, if the visible key is the one the writer derives from it.
+            if (value, tolerance) == (low / 2 + high / 2, high / 2 - low / 2):
+                answer = mq.meta.get("answer")
+                key = NumericKey(
+                    answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
+                )
+        return replace(q, type=QuestionType.NUMERICAL, numeric=key)
+
+    def _matching(self, mq: MoodleQuestion, q: Question) -> Question:
+        pairs = tuple(Pair(self.plain(t) or "", right, loc=t.loc) for t, right in mq.subquestions if t.text)
+        distractors = tuple(right for t, right in mq.subquestions if not t.text)
+        return replace(q, type=QuestionType.MATCHING, pairs=pairs, distractors=distractors)
+
+
+def _default_quiz_id(path: str) -> str:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    return name[: -len(".xml")] if name.lower().endswith(".xml") else name
+
+
+def read_quiz(
+    data: bytes, path: str, *, quiz_id: str | None = None, lang: str | None = None
+) -> tuple[Quiz, list[Diagnostic]]:
+    """A Moodle XML file as one Quiz, with the warnings; raises MoodleXmlError with every error.
+
+    An assessment's file (lmsexport.writers.moodlexml.write_assessment) reads as the quiz of every
+    question an attempt may show: the assessment's id, title, language and description, each
+    question once, in file order, as writers.moodlexml.as_in_assessment gives it (worth its points
+    in the assessment), and no category (it has one per draw; read_assessment gives the draws back).
+    """
+    quiz, diags, _, _ = _read(data, path, quiz_id, lang)
+    return quiz, diags
+
+
+def _read(
+    data: bytes, path: str, quiz_id: str | None, lang: str | None
+) -> tuple[Quiz, list[Diagnostic], dict[str, object], dict[str, str]]:
+    """read_quiz, plus an assessment file's metadata (else {}) and each question's category."""
+    mx = read_moodlexml(data, path)
+    meta = mx.meta or mx.assessment_meta
+    assessment = bool(mx.assessment_meta) and not mx.meta
+    quiz_lang = lang or str(meta.get("lang") or "und")
+    mapper = _Mapper(quiz_lang, foreign=not meta)
+    category: MoodleQuestion | None = None
+    current: str | None = None
+    category_of: dict[str, str] = {}
+    questions: list[Question] = []
+    seen: dict[str, SourceLoc] = {}
+    shuffles: list[bool] = []
+    for mq in mx.questions:
+        if mq.qtype == "category":
+            if category is not None and mq.category != category.category and not assessment:
+                mapper.warn(
+                    mq, "a quiz has one category: this category is ignored", "moodlexml.extra-category"
+                )
+            category = category or mq
+            current = mq.category
+            continue
+        q = mapper.question(mq, len(questions) + 1)
+        if q is None:
+            continue
+        if q.id in seen:
+            mapper.error(
+                mq,
+                f"question id {q.id!r} is used twice (first at {seen[q.id]}); Moodle drops the "
+                "second's ID number",
+                "moodlexml.duplicate-id",
+            )
+            continue
+        seen[q.id] = mq.loc
+        if mq.shuffle is not None:
+            shuffles.append(mq.shuffle)
+        questions.append(q)
+        if current is not None:
+            category_of[q.id] = current
+    if not questions and not any(d.severity is Severity.ERROR for d in mapper.diags):
+        mapper.diags.append(
+            Diagnostic(SourceLoc(path), "no question lmsexport can hold", rule="moodlexml.no-questions")
+        )
+    # The first category's description is the quiz's (or the assessment's): the writer puts it there.
+    description: Text | None = None
+    if category is not None and category.info is not None and category.info.text:
+        mapper.lost = []
+        description = mapper.text_and_lang(category.info)[0]
+        if mapper.lost:
+            mapper.diags.append(
+                Diagnostic(
+                    category.loc,
+                    f"the category's description: the model has no place for "
+                    f"{', '.join(mapper.lost)}; dropped",
+                    Severity.WARNING,
+                    "moodlexml.dropped",
+                )
+            )
+    if any(d.severity is Severity.ERROR for d in mapper.diags):
+        raise MoodleXmlError(_sorted(mx.warnings + mapper.diags))
+    names = split_category_path(category.category or "") if category is not None else []
+    if meta:
+        shuffle = bool(meta.get("shuffle", True))
+        quiz_category = None if assessment else meta.get("category")
+    else:
+        if len(set(shuffles)) > 1:
+            mapper.diags.append(
+                Diagnostic(
+                    SourceLoc(path),
+                    "questions disagree on shuffling; the model has one setting per quiz: not shuffled",
+                    Severity.WARNING,
+                    "moodlexml.mixed-shuffle",
+                )
+            )
+        shuffle = all(shuffles)
+        quiz_category = "/".join(names) if names else None
+    qid = quiz_id or str(meta.get("id") or _default_quiz_id(path))
+    difficulty = meta.get("difficulty")
+    quiz = Quiz(
+        id=qid,
+        title=str(meta.get("title") or (names[-1] if names else qid)),
+        lang=quiz_lang,
+        questions=tuple(questions),
+        description=description,
+        difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
+        category=quiz_category,  # type: ignore[arg-type]
+        shuffle=shuffle,
+        loc=SourceLoc(path),
+    )
+    return quiz, _sorted(mx.warnings + mapper.diags), mx.assessment_meta if assessment else {}, category_of
+
+
+def read_assessment(data: bytes, path: str) -> tuple[Assessment, list[Diagnostic]]:
+    """An assessment's Moodle XML file (lmsexport.writers.moodlexml.write_assessment) as the
+    Assessment it was written from; raises MoodleXmlError with every error.
+
+    Sections, titles, shuffling, draw names, picks and points come from the file's
+    `lmsexport-assessment` metadata; each draw's candidates are the questions in its category
+    (what Moodle's random questions draw from), in file order, as writers.moodlexml.
+    as_in_assessment gives them (worth the draw's points). A candidate's quiz is the assessment's
+    header (the file has no home quizzes), and a random draw's pool is empty: its conditions were
+    resolved into the category, and Moodle XML keeps no conditions.
+    """
+    quiz, diags, meta, category_of = _read(data, path, None, None)
+    if "sections" not in meta:
+        raise MoodleXmlError(
+            [
+                Diagnostic(
+                    SourceLoc(path),
+                    "not an assessment written by lmsexport: its '<!-- lmsexport-assessment: {...} -->' "
+                    "comment is missing or malformed",
+                    rule="moodlexml.not-an-assessment",
+                )
+            ]
+        )
+    header = quiz.header
+    sections = []
+    for sec in meta["sections"]:  # type: ignore[attr-defined]
+        draws = []
+        for d in sec["draws"]:
+            candidates = tuple(
+                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
+            )
+            draws.append(
+                Draw(
+                    name=d["name"],
+                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
+                    pool=Pool() if d["random"] else None,
+                    pick=d["pick"],
+                    points=float(d["points"]) if d["points"] is not None else None,
+                    candidates=candidates,
+                )
+            )
+        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
+    assessment = Assessment(
+        id=quiz.id,
+        title=quiz.title,
+        lang=quiz.lang,
+        sections=tuple(sections),
+        description=quiz.description,
+        loc=SourceLoc(path),
+    )
+    return assessment, diags
+
+
+def moodlexml_too_large(path: str, size: int) -> Diagnostic:
+    """The diagnostic for a file over MAX_MOODLEXML_BYTES (the CLI checks the size before reading)."""
+    return Diagnostic(
+        SourceLoc(path),
+        f"the file is {size:,} bytes; the limit for a Moodle XML file is {MAX_MOODLEXML_BYTES:,} bytes",
+        rule="moodlexml.too-large",
+        hint="split the questions into several files",
+    )
+
+
+def read_quiz_bytes(
+    data: bytes, path: str, *, quiz_id: str | None = None, lang: str | None = None
+) -> tuple[Quiz | None, list[Diagnostic]]:
+    """A Moodle XML file's bytes as one Quiz and every diagnostic; never raises for bad input."""
+    if len(data) > MAX_MOODLEXML_BYTES:
+        return None, [moodlexml_too_large(path, len(data))]
+    try:
+        return read_quiz(data, path, quiz_id=quiz_id, lang=lang)
+    except MoodleXmlError as e:
+        return None, e.diagnostics

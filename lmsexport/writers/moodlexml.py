@@ -1,0 +1,882 @@
+"""Moodle XML writer: `moodle/<quiz-id>.xml` per quiz and `moodle/<assessment-id>.xml` per
+assessment, in Moodle's own lossless question format.
+
+Moodle XML is what Moodle itself exports: unlike GIFT it carries marks, choice shuffling,
+case-sensitive short answers, matching distractors, ID numbers, tags and files. Every element is
+written the way Moodle's exporter writes it and read the way its importer reads it
+(moodle/moodle question/format/xml/format.php, qformat_xml; question/format.php,
+qformat_default; the question types' save_question_options()). What each field becomes in
+Moodle is tabled in docs/moodle-xml.md.
+
+* One file per quiz: a category question (`$course$/top/<category or title>`, the quiz's
+  description as the category's info), then one `<question>` per question in source order.
+* Texts. Every formatted text (stem, choice, feedback, explanation, matching left item,
+  category info) goes through `_QuestionWriter.rich()`: a plain text -> HTML that Moodle shows
+  exactly as written (lmsexport.moodle.text_to_html), a rich text -> the shared renderer's HTML
+  blocks (writers/richtext.py, FLAVOUR: TeX in `\\( \\)`/`\\[ \\]` for Moodle's MathJax filter,
+  images as `@@PLUGINFILE@@/<name>` with the file as a `<file>` of the field, ltr code),
+  `format="html"`, marked with its language when it is right to left or not the quiz's (as in
+  GIFT). Texts Moodle stores unformatted (short answers, matching right items, names, tags, the
+  category) go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped:
+  a text holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it,
+  because Moodle's importer has been seen to drop white space standing alone between two entity
+  references (the project's lms-notes; PHP 8.2 with libxml2 2.9.14 keeps it, and
+  tests/test_moodlexml_php.py parses every file with PHP); any other text is written as it is.
+* Marks as `<defaultgrade>` (Moodle stores 7 decimals), the explanation as the general
+  feedback, `<shuffleanswers>` from the quiz's `shuffle`, the question id as `<idnumber>`
+  (Moodle does not trim it: it is written bare), `<penalty>`/`<hidden>` as Moodle's exporter
+  writes a question made with its forms' defaults.
+* Grades (`fraction`) are percentages from Moodle's list of allowed grades, shared with the
+  GIFT writer (lmsexport.moodle.multi_answer_weights): a multi-answer question's right choices
+  share +100 % and its wrong ones -100 %.
+* What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
+  question's own difficulty, the quiz's id, title, language, difficulty and category as the
+  source has them, and `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which
+  Moodle's parser never reports and lmsexport.readers.moodlexml reads back, so `lmsexport check`
+  proves the round trip lossless.
+* An assessment (write_assessment) cannot be a Moodle quiz in a question format: its file puts
+  each draw's questions in a category of their own, worth their points in the assessment, with
+  instructions (lmsexport.moodle) to build the quiz from those categories.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import functools
+import json
+import math
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+from lxml import etree
+
+from ..errors import Diagnostic, MoodleXmlExportError, Severity
+from ..media import MAX_IMAGE_BYTES, data_uri
+from ..model import (
+    MEDIA_EXTENSIONS,
+    Assessment,
+    Bank,
+    Candidate,
+    Choice,
+    Draw,
+    Math,
+    Media,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Str,
+    Text,
+    inlines_of,
+    is_rtl,
+    media_of,
+)
+from ..moodle import (
+    draw_category_names,
+    draw_instruction,
+    format_number,
+    format_percent,
+    lang_span,
+    multi_answer_weights,
+    name_from_stem,
+    protect_tex,
+    rebuild_instructions,
+    rich_div,
+    section_heading,
+    text_to_html,
+)
+from . import Output, WriteContext
+from .richtext import Flavour, Renderer, spells_delimiter
+
+FOLDER = "moodle"
+"""Output folder: `moodle/<quiz-id>.xml`."""
+
+QTYPES = {
+    QuestionType.SINGLE: "multichoice",
+    QuestionType.MULTIPLE: "multichoice",
+    QuestionType.TRUE_FALSE: "truefalse",
+    QuestionType.SHORT_ANSWER: "shortanswer",
+    QuestionType.NUMERICAL: "numerical",
+    QuestionType.MATCHING: "matching",
+    QuestionType.ESSAY: "essay",
+}
+"""The `type` each question type is written as (qformat_xml::get_qtype() writes `matching`)."""
+
+PENALTY = {
+    "multichoice": "0.3333333",
+    "truefalse": "1.0000000",
+    "shortanswer": "0.3333333",
+    "numerical": "0.3333333",
+    "matching": "0.3333333",
+    "essay": "0.0000000",
+}
+"""`<penalty>` as Moodle exports a question saved with its editing form's default (a decimal
+of 7 places, as the database holds it): true/false 1 (a second try is always right), essay 0."""
+
+MAX_MARK = 100000
+"""question.defaultmark is DECIMAL(12,7) in Moodle's database: 5 digits before the point."""
+TAG_MAX_CHARS = 50
+"""Moodle's clean_param(PARAM_TAG) shortens a tag to TAG_MAX_LENGTH (50) characters."""
+
+META_PREFIX = "lmsexport:"
+QUIZ_META_PREFIX = "lmsexport-quiz:"
+ASSESSMENT_META_PREFIX = "lmsexport-assessment:"
+
+PLUGINFILE = "@@PLUGINFILE@@/"
+"""How a text refers to a file of its own field (question/format/xml/format.php
+import_files_as_draft(); file_save_draft_area_files() keeps the reference)."""
+
+
+def _tex(formula: Math) -> str:
+    # Moodle's MathJax filter (filter/mathjaxloader) typesets \(..\) and \[..\], never $..$.
+    return f"\\[{formula.tex}\\]" if formula.display else f"\\({formula.tex}\\)"
+
+
+FLAVOUR = Flavour(math=_tex, image_src=lambda image: PLUGINFILE + image.media.filename, protect_tex=True)
+"""A rich text of a question: TeX for MathJax, each image a file of the text's own field."""
+INFO_FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media), protect_tex=True)
+"""A category's description, which has no files in Moodle (qformat_xml::import_category() reads
+only its text): images as data: URIs, which it shows (its question bank pages display the
+description with format_text(..., noclean))."""
+
+_FORMULA_SOURCE = re.compile(r"\\[\[(]|\$\$")
+"""What makes filter/mathjaxloader's text_filter::filter() treat a text as holding a formula."""
+_BRACED_MARKUP = re.compile(r"\{[^}]*<[^}]*\}")
+"""Markup between `{` and `}`, which text_filter::escape_html_tag_wrapper() then turns into text."""
+
+_XML_SPECIAL = re.compile(r"[&<>\"']")
+"""What makes qformat_xml::xml_escape() wrap a text in CDATA (htmlspecialchars() changes it)."""
+_ESCAPED_BLANK_RUN = re.compile(r"[&<>][ \t\n]+[&<>]")
+"""White space between two characters that become entity references when not in CDATA."""
+_FORBIDDEN_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TAG_DROPPED = re.compile(r"[\x00-\x1f\x7f<>`]")
+"""clean_param(PARAM_TAG) removes control characters and < > `."""
+_STRIPPED_TAG_START = re.compile(r"<(?=\S)")
+"""Where PHP's strip_tags() (clean_param(PARAM_TEXT), applied to names) starts a tag."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def plain_text_problem(text: str) -> str | None:
+    """Why Moodle's importer would not read `text` back exactly from an unformatted field, or None.
+
+    A text holding `]]>` cannot sit in one CDATA section, and written with entity references
+    it loses any white space standing alone between two of them; a carriage return becomes a
+    line feed (XML end-of-line handling) or such a lone character reference.
+    """
+    if "\r" in text:
+        return "contains a carriage return, which Moodle's XML parser turns into a line feed"
+    if "]]>" in text and _ESCAPED_BLANK_RUN.search(text):
+        return "contains ']]>' and white space between markup characters, which Moodle's parser drops"
+    return None
+
+
+def _set_text(el: etree._Element, text: str) -> None:
+    """The one place XML text is escaped: CDATA exactly where Moodle's own exporter uses it."""
+    if not text:
+        return
+    if _XML_SPECIAL.search(text) and "]]>" not in text:
+        el.text = etree.CDATA(text)
+    else:
+        # No special character (nothing to escape), or `]]>`, which no CDATA section can hold:
+        # lxml writes entity references (plain_text_problem() has ruled out the unsafe cases).
+        el.text = text
+
+
+def _sub(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+    el = etree.SubElement(parent, tag, attrib)
+    if text is not None:
+        el.text = text
+    return el
+
+
+def _template(xml: str) -> tuple[etree._Element, ...]:
+    """Elements every question of a type carries unchanged, parsed once and copied into each
+    question (one C-level deep copy instead of a Python call per element)."""
+    return tuple(etree.fromstring(f"<t>{xml}</t>"))
+
+
+_COMBINED_FEEDBACK = _template(
+    '<correctfeedback format="html"><text/></correctfeedback>'
+    '<partiallycorrectfeedback format="html"><text/></partiallycorrectfeedback>'
+    '<incorrectfeedback format="html"><text/></incorrectfeedback><shownumcorrect/>'
+)
+"""The model has no right/partly right/wrong feedback: empty, as Moodle exports unset ones."""
+_NO_UNITS = _template(
+    "<unitgradingtype>0</unitgradingtype><unitpenalty>0.1000000</unitpenalty><showunits>3</showunits>"
+    "<unitsleft>0</unitsleft>"
+)
+"""A numerical question without units, as Moodle's exporter writes one."""
+_ESSAY_OPTIONS = _template(
+    "<responseformat>editor</responseformat><responserequired>1</responserequired>"
+    "<responsefieldlines>15</responsefieldlines><attachments>0</attachments>"
+    '<attachmentsrequired>0</attachmentsrequired><graderinfo format="html"><text/></graderinfo>'
+    '<responsetemplate format="html"><text/></responsetemplate>'
+)
+"""The defaults of Moodle's essay form: an HTML editor of 15 lines, a response required, no
+attachments; no grader information and no response template."""
+
+
+_QUESTION = _template(
+    '<question type=""><name><text/></name><questiontext format="html"><text/></questiontext>'
+    '<generalfeedback format="html"><text/></generalfeedback><defaultgrade/><penalty/><hidden>0</hidden>'
+    "<idnumber/></question>"
+)[0]
+"""What every question starts with, in the order Moodle's exporter writes it."""
+_HTML_ANSWER = _template(
+    '<answer fraction="" format="html"><text/><feedback format="html"><text/></feedback></answer>'
+)[0]
+_PLAIN_ANSWER = _template(
+    '<answer fraction="" format="moodle_auto_format"><text/>'
+    '<feedback format="html"><text/></feedback></answer>'
+)[0]
+_SUBQUESTION = _template('<subquestion format="html"><text/><answer><text/></answer></subquestion>')[0]
+
+
+def _copy(parent: etree._Element, template: etree._Element) -> etree._Element:
+    el = copy.deepcopy(template)
+    parent.append(el)
+    return el
+
+
+def _append(parent: etree._Element, template: tuple[etree._Element, ...]) -> None:
+    parent.extend(copy.deepcopy(el) for el in template)
+
+
+@functools.cache
+def _marked(lang: str, quiz_lang: str) -> bool:
+    """Whether a text in `lang` is wrapped in a lang span: right to left, or not the quiz's."""
+    return is_rtl(lang) or lang != quiz_lang
+
+
+_fraction = functools.cache(format_percent)
+
+_TYPE_WRITERS = {
+    QuestionType.SINGLE: "_multichoice",
+    QuestionType.MULTIPLE: "_multichoice",
+    QuestionType.TRUE_FALSE: "_truefalse",
+    QuestionType.SHORT_ANSWER: "_shortanswer",
+    QuestionType.NUMERICAL: "_numerical",
+    QuestionType.MATCHING: "_matching",
+    QuestionType.ESSAY: "_essay",
+}
+
+
+def _comment(prefix: str, data: dict[str, object]) -> etree._Comment:
+    """`<!-- prefix {json} -->`; every `--` in a JSON string is broken with \\u002d (XML comments
+    may not contain it)."""
+    encoded = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    encoded = _JSON_STRING.sub(lambda m: m.group(0).replace("--", "-\\u002d"), encoded)
+    return etree.Comment(f" {prefix} {encoded} ")
+
+
+def _name_clean(text: str) -> str:
+    # Moodle cleans a name with clean_param(PARAM_TEXT), whose strip_tags() would eat `<b ...`
+    # up to the next `>` (or the end): a space after `<` keeps the name readable. A label may
+    # also lose `]]>`, which would otherwise need entity references instead of one CDATA section.
+    text = _STRIPPED_TAG_START.sub("< ", text)
+    return text.replace("]]>", "]] >")
+
+
+def question_name(question: Question) -> str:
+    """The name an instructor sees in Moodle's question bank: the stem's start (as in GIFT)."""
+    return name_from_stem(question, _name_clean)
+
+
+def moodle_tag(tag: str) -> str:
+    """The tag Moodle stores for `tag`: clean_param(PARAM_TAG) as core_tag_tag applies it."""
+    cleaned = " ".join(_TAG_DROPPED.sub("", tag).split())
+    return cleaned[:TAG_MAX_CHARS]
+
+
+def format_mark(points: float) -> str:
+    """`<defaultgrade>` as Moodle's exporter prints a mark (7 decimals), or the exact number when
+    7 decimals would change it (Moodle rounds it; the writer warns)."""
+    if round(points, 7) == points:
+        return f"{points:.7f}"
+    return format_number(points)
+
+
+def category_names(quiz: Quiz) -> tuple[list[str], bool]:
+    """The category path's names (without `$course$/top`) and whether any had to be changed.
+
+    The quiz's category is already a path of names; without one the questions go into a
+    category named after the quiz's title. Names are one line (Moodle trims them) and keep
+    no `<` that strip_tags() would take for a tag.
+    """
+    raw = [n.strip() for n in quiz.category.split("/")] if quiz.category else [quiz.title.strip()]
+    names = [_name_clean(" ".join(n.split())) for n in raw]
+    return names, names != raw
+
+
+def category_path(names: list[str]) -> str:
+    """qformat_default::assemble_category_path() after `$course$/top`: `/` in a name doubled, a
+    name starting or ending with `/` padded with a space (split_category_path() trims it)."""
+    escaped = []
+    for name in names:
+        e = name.replace("/", "//")
+        if e.startswith("/"):
+            e = " " + e
+        if e.endswith("/"):
+            e += " "
+        escaped.append(e)
+    return "/".join(["$course$", "top", *escaped])
+
+
+def render_rich(text: Rich, lang: str | None, flavour: Flavour = FLAVOUR) -> str:
+    """A rich text as the HTML of a Moodle XML text: the shared renderer's blocks, inside
+    `<div lang=".." dir="..">` when `lang` is given (lmsexport.moodle.split_rich() reads both).
+    Raises ValueError for text lxml refuses (control characters)."""
+    holder = etree.Element("div", rich_div(lang) if lang is not None else {})
+    Renderer(flavour).blocks(text, holder)
+    out = etree.tostring(holder, encoding="unicode", method="html")
+    return out if lang is not None else out[len("<div>") : -len("</div>")]
+
+
+def _file(media: Media) -> etree._Element:
+    """`<file name=".." path="/" encoding="base64">`, as qformat_xml::write_files() writes one. The
+    content-addressed name (`<sha256[:16]>.<ext>`) is one that Moodle's file storage keeps as it
+    is (clean_param(PARAM_FILE) removes only control characters and `&<>"`|':\\/`)."""
+    el = etree.Element("file", {"name": media.filename, "path": "/", "encoding": "base64"})
+    el.text = base64.b64encode(media.data).decode("ascii")
+    return el
+
+
+class _QuestionWriter:
+    """Writes one question, collecting diagnostics instead of stopping at the first."""
+
+    def __init__(self, quiz: Quiz, question: Question, label: str | None = None) -> None:
+        self.quiz = quiz
+        self.q = question
+        self.loc = question.loc or quiz.loc or SourceLoc(quiz.id)
+        self.lang = quiz.lang_of(question)
+        self.label = label or f"question '{question.id}'"
+        """How messages name what they are about."""
+        self.diagnostics: list[Diagnostic] = []
+
+    def _report(self, severity: Severity, rule: str, message: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(self.loc, f"{self.label}: {message}", severity, rule, hint))
+
+    def error(self, rule: str, message: str, hint: str | None = None) -> None:
+        self._report(Severity.ERROR, rule, message, hint)
+
+    def warn(self, rule: str, message: str, hint: str | None = None) -> None:
+        self._report(Severity.WARNING, rule, message, hint)
+
+    # -- texts: every text of a question passes through rich() or plain() ------------------
+
+    def _check_chars(self, text: str, what: str) -> bool:
+        """Whether XML can hold the text; an error (and an empty text written) when it cannot."""
+        bad = _FORBIDDEN_CONTROL.search(text)
+        if bad:
+            self.error(
+                "moodlexml.control-character", f"{what} contains control character U+{ord(bad.group(0)):04X}"
+            )
+        return bad is None
+
+    def rich(self, body: etree._Element, text: Text | None, what: str, lang: str | None = None) -> None:
+        """The one place a formatted text in `lang` (default: the question's) becomes HTML in `body`,
+        the `<text>` of its field; an absent text (no feedback) stays an empty `<text>`, as Moodle
+        exports it.
+
+        A plain text is the HTML that shows it exactly (text_to_html), in `<span lang dir>` when
+        its language is right to left or not the quiz's. A rich text is the shared renderer's HTML
+        blocks (FLAVOUR), in `<div lang dir>` likewise, and each image it shows is a `<file>` of
+        the field (the element holding `body`), right after the `<text>`, as Moodle's exporter
+        writes them (qformat_xml::write_files()): Moodle stores files per field
+        (import_files_as_draft()), so an image shown in two fields is in both. A category's
+        `<info>` has no files: its images are data: URIs (INFO_FLAVOUR).
+        """
+        if text is None:
+            return
+        lang = lang or self.lang
+        marked = lang if _marked(lang, self.quiz.lang) else None
+        if isinstance(text, Rich):
+            self._rich(body, text, what, marked)
+            return
+        if not self._check_chars(text, what):
+            return
+        html_text = text_to_html(text)
+        if marked is not None:
+            html_text = lang_span(html_text, marked)
+        if ("\\" in text or "$$" in text) and spells_delimiter(text):
+            self._delimiter_warning(what)
+            html_text = protect_tex(html_text)
+        _set_text(body, html_text)
+
+    def _rich(self, body: etree._Element, text: Rich, what: str, lang: str | None) -> None:
+        container = body.getparent()
+        assert container is not None
+        files = container.tag != "info"
+        self._check_tex(text, what)
+        try:
+            html_text = render_rich(text, lang, FLAVOUR if files else INFO_FLAVOUR)
+        except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
+            self.error("moodlexml.control-character", f"{what} cannot be written as HTML: {e}")
+            return
+        if _FORMULA_SOURCE.search(html_text) and _BRACED_MARKUP.search(html_text):
+            self.warn(
+                "moodlexml.markup-in-braces",
+                f"{what} has a formula and markup between '{{' and '}}': Moodle's MathJax filter then "
+                "shows that markup as text (filter/mathjaxloader text_filter::escape_html_tag_wrapper())",
+                "keep '{' and '}' inside one piece of code or one formula",
+            )
+        _set_text(body, html_text)
+        anchor = body
+        for media in media_of(text):
+            if not self._check_media(media, what):
+                continue
+            if files:
+                anchor.addnext(_file(media))
+                anchor = anchor.getnext()  # type: ignore[assignment]
+            else:
+                self.warn(
+                    "moodlexml.description-image",
+                    f"{what} shows image {media.name or media.filename!r}, embedded as a data: URI: Moodle "
+                    "keeps no files for a category's description; a site that forces content cleaning "
+                    "($CFG->forceclean) removes it",
+                )
+
+    def _check_media(self, media: Media, what: str) -> bool:
+        """Whether an image can be embedded (the loader has checked it; a model built otherwise may
+        not be): a type the bank allows, within lmsexport.media's size limit."""
+        if media.mime not in MEDIA_EXTENSIONS:
+            self.error(
+                "moodlexml.bad-image", f"{what}: image {media.name!r} is {media.mime}, not an image type"
+            )
+            return False
+        if len(media.data) > MAX_IMAGE_BYTES:
+            self.error(
+                "moodlexml.bad-image",
+                f"{what}: image {media.name!r} is {len(media.data):,} bytes; "
+                f"the limit is {MAX_IMAGE_BYTES:,}",
+            )
+            return False
+        return True
+
+    def _check_tex(self, text: Rich, what: str) -> None:
+        """Formulas are TeX between MathJax's delimiters, so a formula may not hold its own closing
+        delimiter; text that spells a delimiter is warned about (and kept from MathJax)."""
+        literal = False
+        for x in inlines_of(text):
+            if isinstance(x, Math):
+                closing = "\\]" if x.display else "\\)"
+                if closing in x.tex or not x.tex.strip():
+                    self.error(
+                        "moodlexml.unwritable",
+                        f"{what} has the formula {x.tex!r}, which MathJax cannot read between "
+                        f"{closing[:1]}{'[' if x.display else '('} and {closing}",
+                    )
+            elif isinstance(x, Str) and spells_delimiter(x.text):
+                literal = True
+        if literal:
+            self._delimiter_warning(what, "write it as code (in backticks), which MathJax leaves alone")
+
+    def _delimiter_warning(self, what: str, hint: str | None = None) -> None:
+        self.warn(
+            "moodlexml.math-delimiter-in-text",
+            f"{what} contains a MathJax delimiter (\\( \\) \\[ \\] or $$) as text: it is marked so that "
+            "Moodle's MathJax and TeX filters leave it alone (tex2jax_ignore), but editing the text in "
+            "Moodle's editor may undo that, and then it is typeset as a formula",
+            hint,
+        )
+
+    def field(
+        self, parent: etree._Element, tag: str, text: Text | None, what: str, lang: str | None = None
+    ) -> etree._Element:
+        """`<tag format="html"><text>HTML</text></tag>`: a formatted text in its own element."""
+        container = _sub(parent, tag, format="html")
+        self.rich(_sub(container, "text"), text, what, lang)
+        return container
+
+    def plain(self, body: etree._Element, text: str, what: str) -> None:
+        """A text Moodle stores unformatted, exactly as written, in `body` (a `<text>`)."""
+        if self._check_chars(text, what):
+            problem = plain_text_problem(text)
+            if problem:
+                self.error("moodlexml.unwritable", f"{what} {problem}")
+            _set_text(body, text)
+
+    # -- the question ------------------------------------------------------------------
+
+    def write(self, parent: etree._Element) -> None:
+        q = self.q
+        qtype = QTYPES[q.type]
+        el = _copy(parent, _QUESTION)
+        el.set("type", qtype)
+        self.plain(el[0][0], question_name(q), "the name")
+        self.rich(el[1][0], q.stem, "the stem")
+        self.rich(el[2][0], q.explanation, "the explanation")
+        el[3].text = self._mark()
+        el[4].text = PENALTY[qtype]
+        el[6].text = q.id
+        self.meta: dict[str, object] = {}
+        """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
+        if q.difficulty is not None:
+            self.meta["difficulty"] = q.difficulty.value
+        getattr(self, _TYPE_WRITERS[q.type])(el)
+        self._tags(el)
+        if self.meta:
+            el.insert(0, _comment(META_PREFIX, self.meta))
+
+    def _mark(self) -> str:
+        points = self.q.points
+        if not (math.isfinite(points) and 0 < points < MAX_MARK):
+            self.error(
+                "moodlexml.bad-mark",
+                f"is worth {points:g} points; Moodle stores a mark above 0 and below {MAX_MARK:,}",
+            )
+        elif round(points, 7) != points:
+            self.warn(
+                "moodlexml.mark-rounded",
+                f"is worth {points!r} points; Moodle keeps 7 decimals ({points:.7f})",
+            )
+        return format_mark(points)
+
+    def _tags(self, el: etree._Element) -> None:
+        if not self.q.tags:
+            return
+        tags = _sub(el, "tags")
+        for tag in self.q.tags:
+            stored = moodle_tag(tag)
+            if stored != tag:
+                self.warn("moodlexml.tag-changed", f"Moodle stores tag {tag!r} as {stored!r}")
+            self.plain(_sub(_sub(tags, "tag"), "text"), tag, f"tag {tag!r}")
+
+    def _answer(self, parent: etree._Element, fraction: Fraction, template: etree._Element) -> etree._Element:
+        """`<answer fraction format><text/><feedback format="html"><text/></feedback></answer>`."""
+        answer = _copy(parent, template)
+        answer.set("fraction", _fraction(fraction))
+        return answer
+
+    def _combined_feedback(self, el: etree._Element) -> None:
+        _append(el, _COMBINED_FEEDBACK)
+
+    def _shuffle(self) -> str:
+        return "true" if self.quiz.shuffle else "false"
+
+    def _multichoice(self, el: etree._Element) -> None:
+        q = self.q
+        if len(q.choices) < 2:
+            self.error(
+                "moodlexml.too-few-choices",
+                f"has {len(q.choices)} choice(s); Moodle's multichoice type refuses fewer than 2",
+            )
+        n_correct = sum(c.correct for c in q.choices)
+        single = q.type is QuestionType.SINGLE
+        if single:
+            if n_correct != 1:
+                self.error("moodlexml.bad-key", f"is single-answer with {n_correct} correct choices")
+            right, wrong = Fraction(1), Fraction(0)
+        else:
+            if n_correct == 0:
+                self.error("moodlexml.bad-key", "has no correct choice")
+                n_correct = 1
+            n_wrong = len(q.choices) - n_correct
+            right, wrong, exact = multi_answer_weights(n_correct, n_wrong)
+            if not exact:
+                self.warn(
+                    "moodlexml.inexact-weights",
+                    f"{n_correct} correct / {n_wrong} wrong choices cannot be weighted exactly with "
+                    f"Moodle's grades; wrote {format_percent(right)}% and {format_percent(wrong)}%",
+                )
+        _sub(el, "single", "true" if single else "false")
+        _sub(el, "shuffleanswers", self._shuffle())
+        _sub(el, "answernumbering", "abc")
+        _sub(el, "showstandardinstruction", "0")
+        self._combined_feedback(el)
+        for n, choice in enumerate(q.choices, 1):
+            self._choice(el, choice, right if choice.correct else wrong, n)
+
+    def _choice(self, el: etree._Element, choice: Choice, fraction: Fraction, n: int) -> None:
+        answer = self._answer(el, fraction, _HTML_ANSWER)
+        # The feedback first: the choice's files go between its <text> and the <feedback>.
+        self.rich(answer[1][0], choice.feedback, f"the feedback of choice {n}")
+        self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
+
+    def _truefalse(self, el: etree._Element) -> None:
+        # import_truefalse() recognises the answers by their texts `true` and `false`.
+        for value in (True, False):
+            answer = self._answer(el, Fraction(int(value == self.q.truth)), _PLAIN_ANSWER)
+            answer[0].text = "true" if value else "false"
+
+    def _shortanswer(self, el: etree._Element) -> None:
+        q = self.q
+        if not q.answers:
+            self.error("moodlexml.no-answer", "has no accepted answer")
+        _sub(el, "usecase", "1" if q.case_sensitive else "0")
+        for n, text in enumerate(q.answers, 1):
+            answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
+            # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
+            self.plain(answer[0], text.replace("*", "\\*"), f"accepted answer {n} {text!r}")
+
+    def _numerical(self, el: etree._Element) -> None:
+        key = self.q.numeric
+        if key is None:
+            self.error("moodlexml.no-answer", "has no numeric key")
+            return
+        values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
+        if not all(math.isfinite(v) for v in values):
+            self.error("moodlexml.not-a-number", "has a numeric key that is not a finite number")
+            return
+        if key.low is not None and key.high is not None:
+            # Moodle's key is answer +- tolerance: a range is its midpoint and half-width
+            # (halves first, so that no bound near the float limit overflows).
+            value, tolerance = key.low / 2 + key.high / 2, key.high / 2 - key.low / 2
+            self.meta["range"] = [key.low, key.high]
+            if key.answer is not None:
+                self.meta["answer"] = key.answer
+        else:
+            assert key.answer is not None
+            value, tolerance = key.answer, key.tolerance
+        answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
+        answer[0].text = format_number(value)
+        _sub(answer, "tolerance", format_number(tolerance))
+        _append(el, _NO_UNITS)
+
+    def _matching(self, el: etree._Element) -> None:
+        q = self.q
+        if len(q.pairs) < 2:
+            self.error(
+                "moodlexml.too-few-pairs",
+                f"has {len(q.pairs)} pair(s); a matching question needs at least 2",
+            )
+        elif len(q.pairs) + len(q.distractors) < 3:
+            self.warn(
+                "moodlexml.match-form-minimum",
+                "has 2 pairs and no distractor: Moodle imports it, but its editing form refuses to save "
+                "a matching question with fewer than 3 answers",
+                "add a distractor",
+            )
+        rights = {p.right for p in q.pairs}
+        for d in q.distractors:
+            if d in rights:
+                self.warn(
+                    "moodlexml.distractor-merged",
+                    f"distractor {d!r} is also a right-hand item; Moodle shows identical answers once",
+                )
+        _sub(el, "shuffleanswers", self._shuffle())
+        self._combined_feedback(el)
+        for n, pair in enumerate(q.pairs, 1):
+            sub = _copy(el, _SUBQUESTION)
+            self.plain(sub[1][0], pair.right, f"the right item of pair {n}")
+            # After the answer: the left item's files go between its <text> and the <answer>.
+            self.rich(sub[0], pair.left, f"the left item of pair {n}")
+        for n, text in enumerate(q.distractors, 1):
+            # Moodle's way to store a distractor: a subquestion with an empty text.
+            sub = _copy(el, _SUBQUESTION)
+            self.plain(sub[1][0], text, f"distractor {n}")
+
+    def _essay(self, el: etree._Element) -> None:
+        _append(el, _ESSAY_OPTIONS)
+
+
+def _category(
+    root: etree._Element, path: str, quiz: Quiz, info: Text | None, what: str, diagnostics: list[Diagnostic]
+) -> None:
+    """A category question: `path` becomes the current category (created with `info` as its
+    description when it does not exist: qformat_default::create_category_path())."""
+    category = _sub(root, "question", type="category")
+    _set_text(_sub(_sub(category, "category"), "text"), path)
+    if info is not None:
+        about = Question(id=quiz.id, type=QuestionType.ESSAY, stem="", loc=quiz.loc)
+        header = _QuestionWriter(quiz, about, what)
+        header.field(category, "info", info, "the description", quiz.lang)
+        diagnostics.extend(header.diagnostics)
+
+
+def _quiz_header(quiz: Quiz, root: etree._Element, diagnostics: list[Diagnostic]) -> None:
+    qloc = quiz.loc or SourceLoc(quiz.id)
+    names, changed = category_names(quiz)
+    path = category_path(names)
+    if changed:
+        diagnostics.append(
+            Diagnostic(
+                qloc,
+                f"quiz {quiz.id!r}: category {quiz.category or quiz.title!r} is written as {path!r} "
+                "(one line, no '<' Moodle would strip)",
+                Severity.WARNING,
+                "moodlexml.category-sanitized",
+            )
+        )
+    root.append(
+        etree.Comment(
+            f" {quiz.id}: Moodle XML written by lmsexport. Import it into the question bank with "
+            "'Get category from file' ticked. "
+        )
+    )
+    meta: dict[str, object] = {"id": quiz.id, "title": quiz.title, "lang": quiz.lang}
+    if quiz.difficulty is not None:
+        meta["difficulty"] = quiz.difficulty.value
+    if quiz.category is not None:
+        meta["category"] = quiz.category
+    if not quiz.shuffle:
+        meta["shuffle"] = False
+    root.append(_comment(QUIZ_META_PREFIX, meta))
+    # The quiz's description becomes the category's description (create_category_path()).
+    _category(root, path, quiz, quiz.description, f"quiz {quiz.id!r}", diagnostics)
+
+
+def write_quiz(quiz: Quiz) -> tuple[bytes, list[Diagnostic]]:
+    """One quiz as a Moodle XML file, plus every diagnostic (errors and warnings) found on the way."""
+    diagnostics: list[Diagnostic] = []
+    root = etree.Element("quiz")
+    _quiz_header(quiz, root, diagnostics)
+    for question in quiz.questions:
+        qw = _QuestionWriter(quiz, question)
+        qw.write(root)
+        diagnostics.extend(qw.diagnostics)
+    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    return data, diagnostics
+
+
+# --------------------------------------------------------------------------- assessments
+
+
+def as_in_assessment(assessment: Assessment, draw: Draw, candidate: Candidate) -> Question:
+    """A question as an assessment's Moodle XML file holds it, and as it reads back from there.
+
+    The file has no home quizzes, so each question stands in the assessment's context: its `lang`
+    is set only where it differs from the assessment's, its `difficulty` is the one it has in its
+    home quiz (its own, else the quiz's), and its `points` are what it is worth in this draw (the
+    draw's `points` override, else its own), written as its `<defaultgrade>`: a question added to
+    a Moodle quiz from the bank keeps its default mark (mod/quiz/locallib.php
+    quiz_add_quiz_question()). Everything else is the bank's question.
+    """
+    home, q = candidate.quiz, candidate.question
+    lang = home.lang_of(q)
+    return replace(
+        q,
+        lang=lang if lang != assessment.lang else None,
+        difficulty=home.difficulty_of(q),
+        points=draw.points_of(q),
+    )
+
+
+def assessment_category_path(assessment: Assessment, n: int, draw_index: int) -> str:
+    """The category of draw `draw_index` of section `n` (both 1-based):
+    `$course$/top/<assessment id>/<n>. <section title>/<draw name>`, the names of
+    lmsexport.moodle.draw_category_names(), as GIFT writes them."""
+    section = assessment.sections[n - 1]
+    names = draw_category_names(assessment, n, section, section.draws[draw_index - 1])
+    return category_path([_name_clean(" ".join(name.split())) for name in names])
+
+
+def shown_path(path: str) -> str:
+    """A category path as Moodle's question bank lists it: no context, no `top`."""
+    return path.removeprefix("$course$/top/").replace("//", "/")
+
+
+def _comment_text(lines: list[str]) -> str:
+    """Lines as the body of an XML comment, one indented line each: `--` (which a comment may not
+    hold) is broken with a space."""
+    body = "\n".join(f"  {line}".rstrip() for line in lines)
+    while "--" in body:
+        body = body.replace("--", "- -")
+    return f"\n{body}\n"
+
+
+def write_assessment(assessment: Assessment) -> tuple[bytes, list[Diagnostic]]:
+    """One assessment as a Moodle XML file: its questions, one category per draw under the
+    assessment's own category, with instructions to build the quiz in Moodle; plus every
+    diagnostic found on the way.
+
+    The questions' own warnings are left to their quizzes' files (the same questions, the same
+    losses); their errors are kept, so no broken file is ever written.
+    """
+    diagnostics: list[Diagnostic] = []
+    where = assessment.loc or SourceLoc(assessment.id)
+    context = Quiz(id=assessment.id, title=assessment.title, lang=assessment.lang, questions=(), loc=where)
+    paths: dict[tuple[int, int], str] = {}
+    sections: list[dict[str, object]] = []
+    for n, section in enumerate(assessment.sections, 1):
+        draws: list[dict[str, object]] = []
+        for k, draw in enumerate(section.draws, 1):
+            paths[n, k] = assessment_category_path(assessment, n, k)
+            draws.append(
+                {
+                    "name": draw.name,
+                    "category": paths[n, k],
+                    "random": draw.is_random,
+                    "pick": draw.pick,
+                    "points": draw.points,
+                }  # fmt: skip
+            )
+            if draw.points is not None and round(draw.points, 7) != draw.points:
+                diagnostics.append(
+                    Diagnostic(
+                        draw.loc or where,
+                        f"assessment {assessment.id!r}: draw {draw.name!r} is worth {draw.points!r} points a "
+                        f"question; Moodle keeps 7 decimals ({draw.points:.7f})",
+                        Severity.WARNING,
+                        "moodlexml.mark-rounded",
+                    )
+                )
+        sections.append({"title": section.title, "shuffle": section.shuffle, "draws": draws})
+    root = etree.Element("quiz")
+    root.append(
+        etree.Comment(
+            f" {assessment.id}: Moodle XML written by lmsexport. Import it into the question bank with "
+            "'Get category from file' ticked, then build the quiz as the next comment says. "
+        )
+    )
+    shown = {key: shown_path(path) for key, path in paths.items()}
+    root.append(etree.Comment(_comment_text(rebuild_instructions(assessment, shown, "moodlexml"))))
+    meta: dict[str, object] = {"id": assessment.id, "title": assessment.title, "lang": assessment.lang}
+    meta["sections"] = sections
+    root.append(_comment(ASSESSMENT_META_PREFIX, meta))
+    # The assessment's own category holds its description (as a quiz's category does).
+    own = category_path([_name_clean(assessment.id)])
+    _category(root, own, context, assessment.description, f"assessment {assessment.id!r}", diagnostics)
+    for n, section in enumerate(assessment.sections, 1):
+        for k, draw in enumerate(section.draws, 1):
+            info = (
+                section_heading(assessment.lang, n, section)
+                + "\n"
+                + draw_instruction(assessment.lang, draw, shown[n, k])
+            )
+            _category(root, paths[n, k], context, info, f"assessment {assessment.id!r}", diagnostics)
+            for candidate in draw.candidates:
+                home = replace(candidate.quiz, lang=assessment.lang)
+                qw = _QuestionWriter(home, as_in_assessment(assessment, draw, candidate))
+                qw.write(root)
+                diagnostics.extend(d for d in qw.diagnostics if d.severity is Severity.ERROR)
+    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    return data, diagnostics
+
+
+def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
+    """Images make a file large (base64 adds a third): warn past what lmsexport reads back."""
+    from ..readers.moodlexml import MAX_MOODLEXML_BYTES
+
+    if len(data) <= MAX_MOODLEXML_BYTES:
+        return []
+    return [
+        Diagnostic(
+            loc,
+            f"{path} is {len(data):,} bytes, over the {MAX_MOODLEXML_BYTES:,} bytes lmsexport reads back as "
+            "Moodle XML (its images are in it); the site's upload limit may refuse it too",
+            Severity.WARNING,
+            "moodlexml.file-too-large",
+            "split the quiz, or use smaller images",
+        )
+    ]
+
+
+def write(bank: Bank, ctx: WriteContext) -> Output:
+    """The Moodle XML writer: one file per quiz and per assessment. Raises MoodleXmlExportError
+    with every error of the bank, else returns the files."""
+    out = Output()
+    errors: list[Diagnostic] = []
+    written = [(f"{FOLDER}/{q.id}.xml", write_quiz(q), q.loc) for q in bank.quizzes]
+    written += [(f"{FOLDER}/{a.id}.xml", write_assessment(a), a.loc) for a in bank.assessments]
+    for path, (data, diagnostics), loc in written:
+        errors.extend(d for d in diagnostics if d.severity is Severity.ERROR)
+        out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
+        out.warnings.extend(_size_warning(path, data, loc or SourceLoc(path)))
+        out.files[path] = data
+    if errors:
+        raise MoodleXmlExportError(errors)
+    return out

@@ -1,0 +1,193 @@
+"""The model -> the YAML source format: what `lmsexport import` writes.
+
+Not a build format (no registry line): it writes the bank's own source files, so that a bank
+imported from Moodle or a QTI package is from then on edited like any other. The inverse of
+source.py: loading what this writes gives the same quiz (a property test), with three
+exceptions the caller is told about: a text Markdown cannot express exactly (writers/markdown.py),
+a plain text in a file that needs `markup: markdown` (it becomes an escaped Markdown text), and
+images, which are written as files beside the YAML by the caller (``image_paths``).
+
+YAML is emitted by PyYAML with every text double-quoted or, when it has line breaks, as a `|`
+block, so that no value can change type (`yes` stays a text) and the file reads naturally.
+Comments (``notes``) say where each question came from and what changed on the way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from ..model import Question, QuestionType, Quiz, Rich, Text
+from .markdown import plain_to_markdown, to_markdown
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, texts quoted or as | blocks, keys in the order given."""
+
+
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""Line breaks to YAML 1.1 besides \n: inside a | block they would be read back as \n."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if (
+        "\n" in value
+        and not any(b in value for b in _OTHER_BREAKS)
+        and not any(line != line.rstrip() for line in value.split("\n"))
+    ):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+
+
+class _Key(str):
+    """A mapping key: always a plain identifier of the source format, written unquoted."""
+
+
+def _key(dumper: yaml.SafeDumper, value: _Key) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style="")
+
+
+class _Flow(list):  # type: ignore[type-arg]
+    """A short list written on one line (tags, answers, a range)."""
+
+
+def _flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", list(value), flow_style=True)
+
+
+_Dumper.add_representer(str, _str)
+_Dumper.add_representer(_Key, _key)
+_Dumper.add_representer(_Flow, _flow)
+
+
+def _keyed(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {_Key(k): _keyed(v) for k, v in data.items()}
+    if isinstance(data, _Flow):
+        return _Flow(_keyed(v) for v in data)
+    if isinstance(data, list):
+        return [_keyed(v) for v in data]
+    return data
+
+
+def _dump(data: Any, indent: int = 0) -> str:
+    text = yaml.dump(
+        _keyed(data), Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100_000, indent=2
+    )
+    if indent:
+        text = "".join(" " * indent + line if line.strip() else line for line in text.splitlines(True))
+    return text
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() and abs(value) < 1e15 else value
+
+
+class _Texts:
+    """Turns texts into YAML values for one file: Markdown when the file has markup."""
+
+    def __init__(self, markdown: bool, image_paths: dict[str, str]) -> None:
+        self.markdown = markdown
+        self.image_paths = image_paths
+        self.lost: list[str] = []
+
+    def __call__(self, text: Text) -> str:
+        if isinstance(text, Rich):
+            md, lost = to_markdown(text, self.image_paths)
+            self.lost += [x for x in lost if x not in self.lost]
+            return md
+        return plain_to_markdown(text) if self.markdown else text
+
+
+def _question(q: Question, text: _Texts) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": q.id}
+    if q.type is not QuestionType.SINGLE:
+        out["type"] = q.type.value
+    if q.lang:
+        out["lang"] = q.lang
+    if q.difficulty:
+        out["difficulty"] = q.difficulty.value
+    if q.points != 1:
+        out["points"] = _num(q.points)
+    if q.tags:
+        out["tags"] = _Flow(q.tags)
+    out["stem"] = text(q.stem)
+    if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+        choices = []
+        for c in q.choices:
+            choice: dict[str, Any] = {"text": text(c.text)}
+            if c.correct:
+                choice["correct"] = True
+            if c.feedback is not None:
+                choice["feedback"] = text(c.feedback)
+            if c.lang:
+                choice["lang"] = c.lang
+            choices.append(choice)
+        out["choices"] = choices
+    elif q.type is QuestionType.TRUE_FALSE:
+        out["answer"] = bool(q.truth)
+    elif q.type is QuestionType.SHORT_ANSWER:
+        out["answers"] = list(q.answers)
+        if q.case_sensitive:
+            out["case_sensitive"] = True
+    elif q.type is QuestionType.NUMERICAL:
+        key = q.numeric
+        assert key is not None
+        if key.answer is not None:
+            out["answer"] = _num(key.answer)
+        if key.low is not None and key.high is not None:
+            out["range"] = _Flow([_num(key.low), _num(key.high)])
+        elif key.tolerance:
+            out["tolerance"] = _num(key.tolerance)
+    elif q.type is QuestionType.MATCHING:
+        out["pairs"] = [{"left": text(p.left), "right": p.right} for p in q.pairs]
+        if q.distractors:
+            out["distractors"] = list(q.distractors)
+    if q.explanation is not None:
+        out["explanation"] = text(q.explanation)
+    return out
+
+
+def needs_markup(quiz: Quiz) -> bool:
+    """Whether any text of the quiz is rich (the file then says `markup: markdown`)."""
+    texts: list[Text | None] = [quiz.description]
+    for q in quiz.questions:
+        texts += [q.stem, q.explanation]
+        texts += [t for c in q.choices for t in (c.text, c.feedback)]
+        texts += [p.left for p in q.pairs]
+    return any(isinstance(t, Rich) for t in texts)
+
+
+def write_quiz(
+    quiz: Quiz,
+    notes: dict[str, list[str]] | None = None,
+    header: list[str] | None = None,
+    image_paths: dict[str, str] | None = None,
+) -> tuple[str, list[str]]:
+    """A quiz as the text of a source file, and what Markdown could not express exactly.
+
+    ``header``: comment lines at the top (where the quiz came from); ``notes``: comment lines per
+    question id, written above it; ``image_paths``: image digest -> the path the YAML names.
+    """
+    markdown = needs_markup(quiz)
+    text = _Texts(markdown, image_paths or {})
+    top: dict[str, Any] = {"id": quiz.id, "title": quiz.title}
+    if quiz.description is not None:
+        top["description"] = text(quiz.description)
+    top["lang"] = quiz.lang
+    if markdown:
+        top["markup"] = "markdown"
+    if quiz.difficulty:
+        top["difficulty"] = quiz.difficulty.value
+    if quiz.category:
+        top["category"] = quiz.category
+    if not quiz.shuffle:
+        top["shuffle"] = False
+    parts = ["".join(f"# {line}\n" for line in header or []), _dump(top), "questions:\n"]
+    for q in quiz.questions:
+        for line in (notes or {}).get(q.id, []):
+            parts.append(f"  # {line}\n")
+        item = _dump([_question(q, text)], indent=2)
+        parts.append(item)
+    return "".join(parts), text.lost

@@ -1,0 +1,383 @@
+"""The Common Cartridge 1.3 writer and validator: one cartridge for the bank, the CC profile each
+type maps to (and the warnings for what it cannot carry), question banks per category, and the
+CC profiles' XSDs and Schematron rules doing their work."""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from lmsexport import validate_qti12 as v
+from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.validate import schema_dir
+from lmsexport.validate_qti12 import validate_cartridge, validate_cc_tree
+from lmsexport.writers import WriteContext, cc13
+from lmsexport.writers.cc13 import build_cc13
+
+CTX = WriteContext(formats=("cc13",))
+Q = {"q": cc13.QTI_NS}
+CP = {"cp": cc13.CC_NS}
+
+
+def docs(bank: Bank) -> dict[str, etree._Element]:
+    return {path: tree for path, _, tree in cc13.cartridge_documents(bank)}
+
+
+def fields(item: etree._Element) -> dict[str, str]:
+    return {
+        f.findtext("q:fieldlabel", namespaces=Q): f.findtext("q:fieldentry", namespaces=Q)
+        for f in item.iterfind(".//q:qtimetadatafield", Q)
+    }
+
+
+def test_one_cartridge_for_the_bank(types_bank: Bank) -> None:
+    out = build_cc13(types_bank, CTX)
+    assert list(out.files) == ["cc/bank.imscc"]
+    data = out.files["cc/bank.imscc"]
+    assert validate_cartridge(data, "bank.imscc") == []
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert zf.namelist() == ["imsmanifest.xml", "all-types/assessment.xml", "banks/all-types.xml"]
+    assert build_cc13(types_bank, CTX).files == out.files  # reproducible
+
+
+def test_profiles_per_type(types_bank: Bank) -> None:
+    assessment = docs(types_bank)["all-types/assessment.xml"]
+    profiles = {i.get("ident"): fields(i)["cc_profile"] for i in assessment.iterfind(".//q:item", Q)}
+    assert profiles == {
+        "t-single": "cc.multiple_choice.v0p1",
+        "t-multiple": "cc.multiple_response.v0p1",
+        "t-true-false": "cc.true_false.v0p1",
+        "t-short": "cc.fib.v0p1",
+        "t-numerical": "cc.fib.v0p1",
+        "t-matching-1": "cc.multiple_choice.v0p1",
+        "t-matching-2": "cc.multiple_choice.v0p1",
+        "t-matching-3": "cc.multiple_choice.v0p1",
+        "t-essay": "cc.essay.v0p1",
+    }
+
+
+def test_true_false_uses_the_idents_moodle_requires_and_the_questions_language(types_bank: Bank) -> None:
+    item = docs(types_bank)["all-types/assessment.xml"].find(".//q:item[@ident='t-true-false']", Q)
+    labels = [
+        (lab.get("ident"), lab.findtext(".//q:mattext", namespaces=Q))
+        for lab in item.iterfind(".//q:response_label", Q)
+    ]
+    assert [ident for ident, _ in labels] == ["true", "false"]
+    assert "درست" in labels[0][1] and "غلط" in labels[1][1]
+
+
+def test_multiple_response_marks_right_choices_as_moodle_reads_them(types_bank: Bank) -> None:
+    item = docs(types_bank)["all-types/assessment.xml"].find(".//q:item[@ident='t-multiple']", Q)
+    # entity11.quiz.class.php: setvar[.=100]/../conditionvar//varequal[@case='Yes'][not(parent::not)]
+    right = item.xpath(
+        ".//q:setvar[@varname='SCORE'][.=100]/../q:conditionvar//q:varequal[@case='Yes'][not(parent::q:not)]/text()",
+        namespaces=Q,
+    )
+    assert right == ["C1", "C2", "C3"]
+
+
+def test_matching_becomes_one_choice_question_per_left_item(types_bank: Bank) -> None:
+    assessment = docs(types_bank)["all-types/assessment.xml"]
+    parts = [i for i in assessment.iterfind(".//q:item", Q) if i.get("ident").startswith("t-matching")]
+    assert len(parts) == 3
+    for part, right in zip(parts, ["Optimizer states", "Gradients", "Parameters"], strict=True):
+        choices = [m.text for m in part.iterfind(".//q:response_label//q:mattext", Q)]
+        assert [re.sub("<[^>]+>", "", c) for c in choices] == [
+            "Optimizer states",
+            "Gradients",
+            "Parameters",
+            "Activations",
+        ]
+        key = part.findtext(".//q:respcondition/q:setvar/../q:conditionvar/q:varequal", namespaces=Q)
+        label = part.find(f".//q:response_label[@ident='{key}']//q:mattext", Q).text
+        assert right in label
+
+
+def test_split_idents_never_clash_with_question_ids() -> None:
+    m = Question(
+        "m",
+        QuestionType.MATCHING,
+        "Match",
+        pairs=(Pair("a", "1"), Pair("b", "2")),
+    )
+    taken = Question("m-1", QuestionType.ESSAY, "x")
+    bank = Bank((Quiz("quiz", "T", "en", (m, taken)),))
+    idents = [i.get("ident") for i in docs(bank)["quiz/assessment.xml"].iterfind(".//q:item", Q)]
+    assert idents == ["m-1-", "m-2", "m-1"]
+    assert validate_cartridge(build_cc13(bank, CTX).files["cc/bank.imscc"], "b.imscc") == []
+
+
+def test_numerical_is_fib_with_the_answer_or_an_essay_for_a_range_alone(types_bank: Bank) -> None:
+    quiz = types_bank.quizzes[0]
+    ranged = Question("r", QuestionType.NUMERICAL, "Range?", numeric=NumericKey(low=1, high=2))
+    bank = Bank((replace(quiz, questions=(*quiz.questions, ranged)),))
+    assessment = docs(bank)["all-types/assessment.xml"]
+    exact = assessment.find(".//q:item[@ident='t-numerical']", Q)
+    assert exact.xpath(".//q:varequal/text()", namespaces=Q) == ["12"]
+    essay = assessment.find(".//q:item[@ident='r']", Q)
+    assert fields(essay) == {"cc_profile": "cc.essay.v0p1", "cc_weighting": "1", "qmd_computerscored": "No"}
+    rules = {(w.rule, w.message.split("'")[1]) for w in cc13.lossy_warnings(bank)}
+    assert ("cc13.numerical-as-fib", "t-numerical") in rules
+    assert ("cc13.numerical-as-essay", "r") in rules
+
+
+def test_warnings_name_each_loss(types_bank: Bank) -> None:
+    rules = sorted((w.rule, w.message.split("'")[1]) for w in cc13.lossy_warnings(types_bank))
+    assert rules == [
+        ("cc13.matching-split", "t-matching"),
+        ("cc13.numerical-as-fib", "t-numerical"),
+        ("cc13.partial-credit", "t-multiple"),
+        ("cc13.points-not-carried", "t-matching"),
+    ]
+    assert all(w.severity.value == "warning" for w in cc13.lossy_warnings(types_bank))
+
+
+def test_points_travel_as_whole_weightings() -> None:
+    qs = tuple(
+        Question(f"q{i}", QuestionType.ESSAY, "x", points=p) for i, p in enumerate([1.0, 99.0, 100.0, 1.5])
+    )
+    items = docs(Bank((Quiz("z", "T", "en", qs),)))["z/assessment.xml"].iterfind(".//q:item", Q)
+    assert [fields(i).get("cc_weighting") for i in items] == ["1", "99", None, None]
+
+
+def test_question_banks_per_category() -> None:
+    def quiz(qid: str, category: str | None) -> Quiz:
+        return Quiz(
+            qid, f"Title {qid}", "ur", (Question(f"{qid}-q", QuestionType.ESSAY, "x"),), category=category
+        )
+
+    bank = Bank((quiz("a", "course/one"), quiz("b", "course/one"), quiz("c", None), quiz("d", "course/two")))
+    built = docs(bank)
+    assert sorted(built) == [
+        "a/assessment.xml",
+        "b/assessment.xml",
+        "banks/a.xml",
+        "banks/c.xml",
+        "banks/d.xml",
+        "c/assessment.xml",
+        "d/assessment.xml",
+        "imsmanifest.xml",
+    ]
+    one = built["banks/a.xml"]
+    assert [i.get("ident") for i in one.iterfind(".//q:item", Q)] == ["a-q", "b-q"]
+    assert fields(one.find("q:objectbank/q:qtimetadata", Q)) == {"bank_title": "course/one"}
+    assert {fields(i)["cc_question_category"] for i in one.iterfind(".//q:item", Q)} == {"course/one"}
+    assert fields(built["banks/c.xml"].find("q:objectbank/q:qtimetadata", Q)) == {"bank_title": "Title c"}
+    manifest = built["imsmanifest.xml"]
+    folders = [
+        (f.findtext("cp:title", namespaces=CP), [i.get("identifierref") for i in f.iterfind("cp:item", CP)])
+        for f in manifest.iterfind(".//cp:item[@identifier='ROOT']/cp:item", CP)
+    ]
+    assert folders == [
+        ("course/one", ["RES-a", "RES-b"]),
+        ("course/two", ["RES-d"]),
+        ("Title c", ["RES-c"]),
+    ]
+    # Assessments name no category; banks are resources, not organization items.
+    assert "cc_question_category" not in fields(built["a/assessment.xml"])
+    refs = {i.get("identifierref") for i in manifest.iterfind(".//cp:item", CP)}
+    assert not any(r and r.startswith("RES-BANK") for r in refs)
+    assert cc13.cartridge_title(cc13.categories(bank)) == "lmsexport question bank"
+    assert cc13.cartridge_title(cc13.categories(Bank(bank.quizzes[:2]))) == "course/one"
+    assert validate_cartridge(build_cc13(bank, CTX).files["cc/bank.imscc"], "b.imscc") == []
+
+
+# --------------------------------------------------------------------------- the profile's rules
+
+
+def _assessment(quiz: Quiz) -> etree._Element:
+    return docs(Bank((quiz,)))[f"{quiz.id}/assessment.xml"]
+
+
+def test_schematron_rules_catch_what_the_xsd_cannot(types_quiz: Quiz) -> None:
+    tree = _assessment(types_quiz)
+    assert validate_cc_tree(tree, "cc-qti", "a.xml") == []
+    tf = tree.find(".//q:item[@ident='t-true-false']//q:render_choice", Q)
+    tf.append(copy.deepcopy(tf[0]))  # a third choice on a true/false
+    problems = validate_cc_tree(tree, "cc-qti", "a.xml")
+    assert [(p.rule, p.message) for p in problems] == [
+        (
+            "schematron.failed",
+            "[RULE 3d] There are too many or too few response labels for the T/F question. "
+            "(at /questestinterop/assessment/section/item/itemmetadata/qtimetadata/"
+            "qtimetadatafield/fieldentry)",
+        )
+    ]
+
+
+def test_duplicate_item_idents_are_rule_13a(types_quiz: Quiz) -> None:
+    tree = _assessment(types_quiz)
+    tree.find(".//q:item[@ident='t-essay']", Q).set("ident", "t-single")
+    (problem,) = validate_cc_tree(tree, "cc-qti", "a.xml")
+    assert problem.message == (
+        "[RULE 13a] There are Items that have common identifiers: t-single. "
+        "(at /questestinterop/assessment/section/item)"
+    )
+
+
+def test_a_failing_item_among_identical_ones_is_named(types_quiz: Quiz) -> None:
+    """The rules run on one item per shape; a failure reruns them on the whole document, so the
+    message locates the failing item, not its representative."""
+    single = types_quiz.questions[0]
+    many = tuple(replace(single, id=f"s{i}", stem=f"stem {i}") for i in range(40))
+    tree = _assessment(replace(types_quiz, questions=many))
+    assert validate_cc_tree(tree, "cc-qti", "a.xml") == []
+    bad = copy.deepcopy(tree)
+    last = bad.findall(".//q:item", Q)[-1]
+    last.find(".//q:response_lid", Q).set("ident", "elsewhere")  # no condition tests it now
+    data = etree.tostring(bad)
+    parsed = etree.parse(io.BytesIO(data))
+    problems = validate_cc_tree(parsed, "cc-qti", "a.xml")
+    assert [p.message.split("]")[0] for p in problems] == ["[RULE 4e"]
+    fieldentry = parsed.findall(".//q:item", Q)[-1].find(".//q:fieldentry", Q)
+    assert problems[0].loc.line == fieldentry.sourceline  # the last item's, not its shape's first
+    assert etree.tostring(parsed) == data  # validation leaves the document as it was
+
+
+def test_shapes_seen_before_are_not_rerun_but_still_checked_for_failures(types_quiz: Quiz) -> None:
+    tree = _assessment(types_quiz)
+    v._GOOD_SHAPES.clear()
+    assert validate_cc_tree(tree, "cc-qti", "a.xml") == []
+    assert v._GOOD_SHAPES[cc13_qti_xsd()]  # the shapes of this document are known good now
+    broken = copy.deepcopy(tree)
+    broken.find(".//q:item[@ident='t-essay']//q:itemmetadata", Q).getparent().find(
+        ".//q:qtimetadatafield", Q
+    ).find("q:fieldentry", Q).text = "cc.bogus.v0p1"
+    assert [p.message.split("]")[0] for p in validate_cc_tree(broken, "cc-qti", "a.xml")] == ["[RULE 2b"]
+
+
+def cc13_qti_xsd() -> str:
+    return v.CC13.qti_xsd
+
+
+_RULE_TEXT = ("fieldlabel", "fieldentry")
+OPERAND = re.compile(r"""^(count\(.*\)|'[^']*'|\d+|.*@[\w:-]+|.*asi:field(label|entry)(\[[^]]*\])?)$""")
+
+
+@pytest.mark.parametrize(
+    "relpath", ["cc/v1p3/ccv1p3_qtiasiv1p2p1_v1p0.xsd", "cc/v1p1/ccv1p1_qtiasiv1p2p1_v1p0.xsd"]
+)
+def test_rules_read_no_text_but_fieldlabel_and_fieldentry(relpath: str) -> None:
+    """What makes checking one item per shape sound: in every rule of the bundled profiles, each
+    side of a comparison is an attribute, a count, a literal or a fieldlabel/fieldentry (no other
+    element's text), every value-of reads an attribute or those, no rule reads an item's title,
+    and an item's own ident is read only by rule 13a (checked in Python)."""
+    sch = "http://purl.oclc.org/dsdl/schematron"
+    doc = etree.parse(str(schema_dir() / relpath))
+    seen = 0
+    for rule in doc.iter(f"{{{sch}}}rule"):
+        context = rule.get("context")
+        for el in rule.iter(f"{{{sch}}}assert", f"{{{sch}}}value-of"):
+            expr = " ".join((el.get("test") or el.get("select") or "").split())
+            assert "@title" not in expr
+            if el.tag.endswith("value-of"):
+                assert OPERAND.match(expr) or expr == ".", expr
+                continue
+            seen += 1
+            for step, predicate in re.findall(r"asi:(\w+)\[([^\]]*)\]", expr):
+                # a predicate reads its step's text only through "."
+                assert not re.search(r"(?<![\w@])\.(?![\w/.])", predicate) or step in _RULE_TEXT, expr
+            flat = re.sub(r"\[[^\]]*\]", "", expr)
+            flat = re.sub(r"contains\(([^,]+),\s*'[^']*'\)", r"\1", flat)
+            for clause in re.split(r"\s+(?:and|or)\s+", flat):
+                sides = re.split(r"\s*(?:!=|<=|>=|=|<|>)\s*", clause)
+                if len(sides) == 1:
+                    assert "text()" not in clause, expr  # a test for existence: reads no text
+                    continue
+                for side in sides:
+                    _check_operand(side, expr)
+            if context == "asi:item" and re.search(r"(?<![\w/])@ident", flat):
+                assert expr == "not(@ident=preceding-sibling::asi:item/@ident)", expr
+    assert seen > 50
+
+
+def _check_operand(side: str, expr: str) -> None:
+    """One side of a comparison is an attribute, a count, a literal or fieldlabel/fieldentry."""
+    while side.strip().startswith(("not(", "(")):
+        side = side.strip().removeprefix("not(").removeprefix("(")
+    side = side.strip()
+    while side.endswith(")") and side.count("(") < side.count(")"):
+        side = side[:-1].strip()
+    if side:
+        assert OPERAND.match(side), (expr, side)
+        assert "text()" not in side, expr
+
+
+def test_manifest_rules(types_bank: Bank) -> None:
+    manifest = docs(types_bank)["imsmanifest.xml"]
+    assert validate_cc_tree(manifest, "cc-manifest", "imsmanifest.xml") == []
+    manifest.find(".//cp:schemaversion", CP).text = "1.2.0"
+    problems = validate_cc_tree(manifest, "cc-manifest", "imsmanifest.xml")
+    assert problems and problems[0].rule == "xsd.invalid"
+
+
+def test_the_shared_examples_behave(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """schemas/examples/cc: the valid cartridge validates, the invalid one fails in both files."""
+    for name, expected in (("cc13-ur-mc", True), ("cc13-ur-mc-invalid", False)):
+        folder = schema_dir() / "examples" / "cc" / name
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for f in sorted(folder.rglob("*")):
+                if f.is_file():
+                    zf.write(f, f.relative_to(folder).as_posix())
+        problems = validate_cartridge(buf.getvalue(), name + ".imscc")
+        if expected:
+            assert problems == []
+        else:
+            assert {p.loc.path.split("!")[1] for p in problems} == {
+                "imsmanifest.xml",
+                "quiz-ur-001/assessment.xml",
+            }
+
+
+def test_choice_text_is_html_with_direction(types_bank: Bank) -> None:
+    item = docs(types_bank)["all-types/assessment.xml"].find(".//q:item[@ident='t-single']", Q)
+    stem = item.find("q:presentation/q:material/q:mattext", Q)
+    assert stem.get("texttype") == "text/html"
+    assert stem.text.startswith('<div dir="rtl" lang="ur">')
+    assert Choice  # the model type the stand-ins are built from
+
+
+def test_matching_with_one_right_item_is_an_essay_listing_the_items() -> None:
+    """Found by the property test: a choice of one is not a CC multiple choice (rule 4d)."""
+    m = Question("m", QuestionType.MATCHING, "Match", pairs=(Pair("a", "x"), Pair("b", "x")))
+    bank = Bank((Quiz("quiz", "T", "en", (m,)),))
+    (item,) = docs(bank)["quiz/assessment.xml"].iterfind(".//q:item", Q)
+    assert fields(item)["cc_profile"] == "cc.essay.v0p1"
+    assert (
+        item.findtext(".//q:mattext", namespaces=Q)
+        == '<div dir="ltr" lang="en">Match<br/>a<br/>b<br/>x</div>'
+    )
+    assert [w.rule for w in cc13.lossy_warnings(bank)] == ["cc13.matching-as-essay"]
+    assert validate_cartridge(build_cc13(bank, CTX).files["cc/bank.imscc"], "b.imscc") == []
+
+
+def test_validate_command_takes_single_qti12_and_cc_documents() -> None:
+    """`lmsexport validate FILE.xml`: a questestinterop is checked as QTI 1.2 (the CC profile when
+    it names one, the DTD otherwise); the shared invalid CC example fails where it should."""
+    from typer.testing import CliRunner
+
+    from lmsexport.cli import app
+
+    expected = Path(__file__).parent / "cases" / "types" / "expected"
+    good = [
+        expected / "qti12" / "every-type" / "every-type" / "every-type.xml",
+        expected / "cc" / "bank" / "every-type" / "assessment.xml",
+        expected / "cc" / "bank" / "banks" / "every-type.xml",
+    ]
+    result = CliRunner().invoke(app, ["validate", *map(str, good)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    bad = schema_dir() / "examples" / "cc" / "cc13-ur-mc-invalid" / "quiz-ur-001" / "assessment.xml"
+    result = CliRunner().invoke(app, ["validate", str(bad)], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert [line.split(": error: ")[0].rsplit(":", 1)[1] for line in result.stderr.splitlines()[:-1]] == [
+        "47",
+        "57",
+    ]

@@ -1,0 +1,402 @@
+"""The Canvas-flavour QTI 1.2 writer: what each type is written as (the fields Canvas's importer
+reads, docs/canvas-qti12.md), validity against the QTI 1.2.1 DTD, texts and languages, and the
+validator's own checks (DTD, CP manifest, Canvas's settings file)."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import lxml.html
+import pytest
+from lxml import etree
+
+from lmsexport.errors import SchemaValidationError
+from lmsexport.model import Bank, Choice, NumericKey, Question, QuestionType, Quiz
+from lmsexport.validate_qti12 import (
+    check_canvas_meta,
+    parse_untrusted_qti12,
+    validate_cp_manifest,
+    validate_qti12_package,
+    validate_qti12_tree,
+)
+from lmsexport.writers import WriteContext, qti12
+from lmsexport.writers.qti12 import build_qti12
+
+CTX = WriteContext(formats=("qti12",))
+
+
+def items(quiz: Quiz) -> dict[str, etree._Element]:
+    return {el.get("ident"): el for el in qti12.assessment_tree(quiz).iter("item")}
+
+
+def meta(item: etree._Element) -> dict[str, str]:
+    return {f.findtext("fieldlabel"): f.findtext("fieldentry") for f in item.iter("qtimetadatafield")}
+
+
+def text_of(mattext: etree._Element) -> str:
+    """A mattext back to the plain text it was written from (what a learner reads)."""
+    if mattext.get("texttype") == "text/plain":
+        return mattext.text or ""
+    div = lxml.html.fragment_fromstring(mattext.text)
+    parts = [div.text or ""]
+    for br in div:
+        assert br.tag == "br"
+        parts.append(br.tail or "")
+    return "\n".join(parts)
+
+
+def test_every_type_has_canvas_question_type_and_points(types_quiz: Quiz) -> None:
+    got = {ident: meta(item) for ident, item in items(types_quiz).items()}
+    assert {ident: m["question_type"] for ident, m in got.items()} == {
+        "t-single": "multiple_choice_question",
+        "t-multiple": "multiple_answers_question",
+        "t-true-false": "true_false_question",
+        "t-short": "short_answer_question",
+        "t-numerical": "numerical_question",
+        "t-matching": "matching_question",
+        "t-essay": "essay_question",
+    }
+    assert got["t-multiple"]["points_possible"] == "3"
+    assert got["t-single"]["points_possible"] == "1"
+
+
+def test_urdu_true_false_is_written_as_canvas_recognises_it(types_quiz: Quiz) -> None:
+    """Canvas keeps a true_false_question only when its two answers say true and false
+    (choice_interaction.rb process_true_false_question): an Urdu one too."""
+    item = items(types_quiz)["t-true-false"]
+    assert item.get("{http://www.w3.org/XML/1998/namespace}lang") == "ur"
+    labels = item.findall(".//response_label")
+    assert [(lab.get("ident"), text_of(lab.find(".//mattext"))) for lab in labels] == [
+        ("true", "True"),
+        ("false", "False"),
+    ]
+    assert item.xpath("string(.//respcondition[setvar]/conditionvar/varequal)") == "true"
+
+
+def test_short_answer_keeps_every_accepted_answer(types_quiz: Quiz) -> None:
+    item = items(types_quiz)["t-short"]
+    scoring = item.xpath(".//respcondition[setvar]")
+    assert len(scoring) == 1
+    assert scoring[0].xpath("conditionvar/varequal/text()") == ["FSDP", "FullyShardedDataParallel"]
+    assert item.find(".//response_str/render_fib") is not None
+
+
+@pytest.mark.parametrize(
+    ("key", "condition"),
+    [
+        (NumericKey(answer=12, tolerance=0.5), "or(12, and(>=11.5, <=12.5))"),
+        (NumericKey(answer=0.3, tolerance=0.1), "or(0.3, and(>=0.2, <=0.4))"),
+        (NumericKey(answer=7), "or(7)"),
+        (NumericKey(low=19, high=21), ">=19, <=21"),
+        (NumericKey(answer=20, low=19, high=21), ">=19, <=21"),
+        (NumericKey(answer=1e-05), "or(0.00001)"),
+    ],
+)
+def test_numerical_keeps_the_tolerance_or_range(key: NumericKey, condition: str) -> None:
+    """Exact answer with its margin, or a range, as Canvas's exporter writes them and its
+    numeric_interaction.rb reads them back (exact_answer with margin / range_answer); bounds
+    computed in decimal, so 0.3 - 0.1 is 0.2, not 0.19999999999999998."""
+    q = Question("n", QuestionType.NUMERICAL, "How many?", numeric=key)
+    item = items(Quiz("q", "T", "en", (q,)))["n"]
+    var = item.find(".//respcondition[setvar]/conditionvar")
+
+    def show(el: etree._Element) -> str:
+        if el.tag in ("vargte", "varlte"):
+            return (">=" if el.tag == "vargte" else "<=") + (el.text or "")
+        if el.tag == "varequal":
+            return el.text or ""
+        return f"{el.tag}({', '.join(show(c) for c in el)})"
+
+    assert ", ".join(show(c) for c in var) == condition
+    assert item.find(".//render_fib").get("fibtype") == "Decimal"
+
+
+def test_matching_lists_every_right_item_and_distractor_for_each_left(types_quiz: Quiz) -> None:
+    item = items(types_quiz)["t-matching"]
+    lids = item.findall(".//response_lid")
+    assert [text_of(lid.find("material/mattext")) for lid in lids] == ["Stage 1", "Stage 2", "Stage 3"]
+    for lid in lids:
+        rights = [text_of(m) for m in lid.findall("render_choice/response_label/material/mattext")]
+        assert rights == ["Optimizer states", "Gradients", "Parameters", "Activations"]
+        # Canvas takes the right-hand items' text as plain text (associate_interaction.rb)
+        assert {m.get("texttype") for m in lid.findall(".//response_label//mattext")} == {"text/plain"}
+    pairs = [
+        (c.find("conditionvar/varequal").get("respident"), c.findtext("conditionvar/varequal"))
+        for c in item.findall(".//respcondition")
+        if c.find("setvar") is not None
+    ]
+    assert pairs == [("response_L1", "R1"), ("response_L2", "R2"), ("response_L3", "R3")]
+    assert {c.findtext("setvar") for c in item.findall(".//respcondition[setvar]")} == {"33.33"}
+    assert {c.find("setvar").get("action") for c in item.findall(".//respcondition[setvar]")} == {"Add"}
+
+
+def test_essay_has_no_answer(types_quiz: Quiz) -> None:
+    item = items(types_quiz)["t-essay"]
+    assert item.find(".//varequal") is None
+    assert item.find(".//respcondition/conditionvar/other") is not None
+
+
+def test_feedback_and_explanation(types_quiz: Quiz) -> None:
+    """Choice feedback shown for the picked choice (``<ident>_fb``), the explanation as the
+    general feedback (``general_fb``, Canvas's general comments), both before the scoring
+    condition so Canvas's converter keeps the right choice's weight."""
+    item = items(types_quiz)["t-single"]
+    feedback = {fb.get("ident"): text_of(fb.find(".//mattext")) for fb in item.findall("itemfeedback")}
+    assert feedback == {
+        "general_fb": "مرحلہ 3 پیرامیٹرز کو بھی تقسیم کرتا ہے۔",
+        "C1_fb": "صرف آپٹیمائزر اسٹیٹ۔",
+        "C2_fb": "درست۔",
+    }
+    conds = item.findall(".//respcondition")
+    assert conds[0].find("conditionvar/other") is not None and conds[0].get("continue") == "Yes"
+    assert conds[-1].find("setvar") is not None and conds[-1].get("continue") == "No"
+    shown = [
+        c.find("displayfeedback").get("linkrefid") for c in conds if c.find("displayfeedback") is not None
+    ]
+    assert shown == ["general_fb", "C1_fb", "C2_fb"]
+
+
+def test_shuffle_follows_the_quiz(types_quiz: Quiz) -> None:
+    assert {r.get("shuffle") for r in qti12.assessment_tree(types_quiz).iter("render_choice")} == {"No"}
+    shuffled = replace(types_quiz, shuffle=True)
+    renders = {i: {r.get("shuffle") for r in el.iter("render_choice")} for i, el in items(shuffled).items()}
+    assert renders["t-single"] == {"Yes"} and renders["t-true-false"] == {"No"}  # true before false
+    assert qti12.meta_tree(shuffled).findtext(f"{{{qti12.CANVAS_NS}}}shuffle_answers") == "true"
+
+
+def test_languages_and_direction_travel_in_the_html(types_quiz: Quiz) -> None:
+    """QTI 1.2 has no dir: each text is a div with dir and lang, which Canvas's sanitizer keeps."""
+    quiz = items(types_quiz)
+    urdu = quiz["t-essay"].find("presentation/material/mattext")
+    div = lxml.html.fragment_fromstring(urdu.text)
+    assert (div.get("dir"), div.get("lang")) == ("rtl", "ur")
+    english = quiz["t-multiple"].find("presentation/material/mattext")
+    assert lxml.html.fragment_fromstring(english.text).get("dir") == "ltr"
+
+
+def test_every_text_comes_back_exactly() -> None:
+    """Markup-looking text is text: escaped once as HTML, once as XML, and read back whole."""
+    nasty = "<b>x</b> & ]]> &amp; <script>alert(1)</script>\nسطر دوم"
+    q = Question(
+        "q1",
+        QuestionType.SINGLE,
+        nasty,
+        explanation=nasty,
+        choices=(Choice(nasty, correct=True, feedback=nasty), Choice("b")),
+    )
+    item = items(Quiz("qz", nasty, "ur", (q,)))["q1"]
+    texts = [text_of(m) for m in item.iter("mattext")]
+    assert texts.count(nasty) == 4  # stem, choice, its feedback, the explanation
+    assert not any(
+        el.tag == "script"
+        for m in item.iter("mattext")
+        for el in lxml.html.fragment_fromstring(m.text).iter()
+    )
+
+
+def test_built_package_is_valid_and_complete(types_bank: Bank) -> None:
+    out = build_qti12(types_bank, CTX)
+    (path,) = out.files
+    assert path == "qti12/all-types.zip"
+    assert validate_qti12_package(out.files[path], path) == []
+    with zipfile.ZipFile(io.BytesIO(out.files[path])) as zf:
+        assert zf.namelist() == [
+            "imsmanifest.xml",
+            "all-types/all-types.xml",
+            "all-types/assessment_meta.xml",
+        ]
+        # No DOCTYPE and no namespace: valid against the QTI 1.2.1 DTD as written.
+        assert b"<!DOCTYPE" not in zf.read("all-types/all-types.xml")
+        assert b"xmlns" not in zf.read("all-types/all-types.xml")
+
+
+def test_build_is_reproducible(types_bank: Bank) -> None:
+    assert build_qti12(types_bank, CTX).files == build_qti12(types_bank, CTX).files
+
+
+def test_an_invalid_document_fails_the_build(types_bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = qti12.assessment_tree
+
+    def broken(quiz: Quiz) -> etree._Element:
+        root = real(quiz)
+        root.find(".//item").set("bogus", "1")
+        return root
+
+    monkeypatch.setattr(qti12, "assessment_tree", broken)
+    with pytest.raises(SchemaValidationError) as caught:
+        build_qti12(types_bank, CTX)
+    (problem,) = caught.value.diagnostics
+    assert problem.loc.path == "qti12/all-types.zip!all-types/all-types.xml"
+    assert problem.rule == "dtd.invalid"
+    # The attribute and the element path are named; the sentence around them is libxml2's.
+    assert re.search(r"\bbogus\b", problem.message), problem.message
+    assert problem.message.endswith(" (at /questestinterop/assessment/section/item)"), problem.message
+
+
+def test_dtd_checks_content_models() -> None:
+    tree = etree.fromstring(
+        "<questestinterop><assessment ident='a' title='t'><section ident='s'>"
+        "<item ident='i'><presentation><material><flow/></material></presentation></item>"
+        "</section></assessment></questestinterop>"
+    )
+    problems = validate_qti12_tree(tree, "x.xml")
+    assert {p.rule for p in problems} == {"dtd.invalid"}
+    # Both elements whose content breaks the DTD are named (libxml2's sentences around them).
+    assert [re.findall(r"\b(material|flow)\b", p.message)[:1] for p in problems] == [["material"], ["flow"]]
+
+
+def test_namespaced_qti12_is_checked_against_the_dtd_content_model() -> None:
+    """Canvas's and text2qti's QTI 1.2 (the XSD binding's namespace) get the DTD's checks."""
+    ns = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+    xsi = "http://www.w3.org/2001/XMLSchema-instance"
+    good = (
+        f"<questestinterop xmlns='{ns}' xmlns:xsi='{xsi}' xsi:schemaLocation='{ns} "
+        "http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd'><assessment ident='a' title='t'>"
+        "<section ident='s'/></assessment></questestinterop>"
+    )
+    assert validate_qti12_tree(etree.fromstring(good), "x.xml") == []
+    bad = good.replace("<section ident='s'/>", "<section/>")
+    assert (
+        "Element section does not carry attribute ident"
+        in validate_qti12_tree(etree.fromstring(bad), "x.xml")[0].message
+    )
+
+
+def test_canvas_meta_is_checked(types_quiz: Quiz) -> None:
+    good = qti12.meta_tree(types_quiz)
+    assert check_canvas_meta(good, "m.xml") == []
+    bad = qti12.meta_tree(types_quiz)
+    bad.find(f"{{{qti12.CANVAS_NS}}}shuffle_answers").text = "yes"
+    bad.find(f"{{{qti12.CANVAS_NS}}}points_possible").text = "many"
+    messages = [d.message.split(" (at")[0] for d in check_canvas_meta(bad, "m.xml")]
+    assert messages == [
+        "setting shuffle_answers must be true or false, not 'yes'",
+        "setting points_possible must be a number, not 'many'",
+    ]
+    assert check_canvas_meta(etree.fromstring("<quiz/>"), "m.xml")[0].message.startswith("root element quiz")
+
+
+def test_manifest_is_valid_cp_and_names_the_files(types_quiz: Quiz) -> None:
+    manifest = qti12.manifest_tree(types_quiz)
+    assert validate_cp_manifest(manifest, "imsmanifest.xml") == []
+    ns = {"cp": qti12.CP_NS}
+    types = {r.get("type") for r in manifest.iterfind(".//cp:resource", ns)}
+    assert types == {"imsqti_xmlv1p2", "associatedcontent/imscc_xmlv1p1/learning-application-resource"}
+    broken = qti12.manifest_tree(types_quiz)
+    broken.find("cp:resources", ns).addprevious(etree.Element(f"{{{qti12.CP_NS}}}bogus"))
+    assert validate_cp_manifest(broken, "imsmanifest.xml") != []
+
+
+def test_canvas_case_sensitivity_is_warned(types_bank: Bank) -> None:
+    quiz = types_bank.quizzes[0]
+    q = replace(quiz.questions[3], case_sensitive=True)
+    warnings = qti12.lossy_warnings(replace(quiz, questions=(q,)))
+    assert [w.rule for w in warnings] == ["qti12.canvas-case-sensitive"]
+    assert items(replace(quiz, questions=(q,)))["t-short"].find(".//varequal").get("case") == "Yes"
+
+
+# --------------------------------------------------------------------------- offline, untrusted
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    requests: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        _Recorder.requests.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'<!ENTITY leak "fetched">')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_doctype_naming_a_dtd_is_accepted_and_never_fetched() -> None:
+    _Recorder.requests = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/qti.dtd"
+        data = (
+            f'<?xml version="1.0"?>\n<!DOCTYPE questestinterop SYSTEM "{url}">\n'
+            "<questestinterop><assessment ident='a' title='t'><section ident='s'/></assessment>"
+            "</questestinterop>"
+        ).encode()
+        tree, problems = parse_untrusted_qti12(data, "a.xml")
+        assert tree is not None and problems == []
+        assert validate_qti12_tree(tree, "a.xml") == []
+        assert _Recorder.requests == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    "doctype",
+    [
+        '<!DOCTYPE questestinterop [<!ENTITY a "b">]>',
+        '<!DOCTYPE questestinterop SYSTEM "x.dtd" [<!ENTITY a "b">]>',
+        "<!doctype questestinterop [<!ENTITY % p SYSTEM 'http://x/'> %p;]>",
+    ],
+)
+def test_an_internal_subset_is_refused_before_parsing(doctype: str) -> None:
+    data = f'<?xml version="1.0"?>\n{doctype}\n<questestinterop/>'.encode()
+    for encoded in (data, data.decode().replace('"1.0"?>', '"1.0" encoding="UTF-16"?>').encode("utf-16")):
+        tree, problems = parse_untrusted_qti12(encoded, "a.xml")
+        assert tree is None
+        assert [(p.rule, p.loc.line) for p in problems] == [("xml.doctype", 2)]
+
+
+_NO_NET_SCRIPT = """
+import socket
+def refuse(*a, **k):
+    raise OSError("network refused by the test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+import sys
+sys.path.insert(0, sys.argv[1])
+from conftest import make_types_quiz
+from lmsexport.build import build
+from lmsexport.model import Bank
+from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
+out = build(Bank((make_types_quiz(),)), ["qti12", "cc13"])
+assert validate_qti12_package(out.files["qti12/all-types.zip"], "q.zip") == []
+assert validate_cartridge(out.files["cc/bank.imscc"], "b.imscc") == []
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("unshare", [True, False], ids=["network-namespace", "sockets-refused"])
+def test_build_and_validate_with_no_network(unshare: bool) -> None:
+    """A fresh process compiles the DTD, the CC schemas and their Schematron, builds and validates
+    both formats with no network at all (unshare -rn), or with Python's sockets refused."""
+    command = [sys.executable, "-c", _NO_NET_SCRIPT, str(Path(__file__).parent)]
+    if unshare:
+        if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+            pytest.skip("unshare -rn is not available here")
+        command = ["unshare", "-rn", *command]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "ok"
+
+
+def test_schemas_are_the_shared_set_byte_for_byte() -> None:
+    """schemas/ is a copy of the workspace's shared schema set (when there is one to compare)."""
+    shared = Path(__file__).resolve().parents[2] / "shared" / "schemas"
+    ours = Path(__file__).resolve().parents[1] / "schemas"
+    if not shared.is_dir():
+        pytest.skip("no shared schema set next to this checkout")
+    files = {p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()}
+    assert files == {p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file()}
+    assert [f for f in sorted(files) if (shared / f).read_bytes() != (ours / f).read_bytes()] == []
