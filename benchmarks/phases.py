@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth  # noqa: E402
 
 from lmsexport import package  # noqa: E402
-from lmsexport.model import Quiz  # noqa: E402
+from lmsexport.model import Bank, Quiz  # noqa: E402
+from lmsexport.readers.gift import read_quiz  # noqa: E402
 from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
 from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti12, qti21, qti21_package  # noqa: E402
@@ -52,6 +53,17 @@ def main(n: int) -> None:
         return [qti21_package.manifest_tree(z) for z in quizzes]
 
     trees = items() + manifests()
+    gift_texts = [
+        (z, f.decode("utf-8"))
+        for z in quizzes
+        for f in [gift.write(Bank((z,)), ctx).files[f"gift/{z.id}.gift.txt"]]
+    ]
+
+    def gift_read_back() -> None:
+        # check's round trip: every GIFT file read as Moodle would, mapped to the model.
+        for z, text in gift_texts:
+            read_quiz(text, f"gift/{z.id}.gift.txt", quiz_id=z.id, lang=z.lang)
+
     rows = {
         "load (YAML -> model)": load_s,
         "qti21 item trees": best(items),
@@ -65,6 +77,7 @@ def main(n: int) -> None:
         "moodlexml writer": best(lambda: moodlexml.write(bank, ctx)),
         "html writer": best(lambda: html.write(bank, ctx)),
         "qti12 whole writer": best(lambda: qti12.build_qti12(bank, ctx)),
+        "gift reader (check's read-back)": best(gift_read_back),
     }
     # The cartridges: the per-quiz parts (what a parallel build's workers do), then the assembly
     # (what is left for the build's main process, serially), for each version; and both parts in
