@@ -77,7 +77,9 @@ def test_junit_report_parses() -> None:
     root = etree.fromstring(result.stdout.encode())
     suite = root.find("testsuite")
     cases = suite.findall("testcase")
-    assert int(suite.get("tests")) == len(cases) == 4
+    # One test case per source file given: the broken one and source/'s quizzes and assessment.
+    expected = 1 + len(list((ROOT / "source").glob("*.yaml")))
+    assert int(suite.get("tests")) == len(cases) == expected
     failing = [c.get("name") for c in cases if c.find("failure") is not None]
     assert failing == ["tests/cases/ci/broken/zero.yaml"]
 
@@ -95,7 +97,8 @@ def test_seed_bank_checks_clean() -> None:
     result = run("check", "--report", "json")
     report = json.loads(result.stdout)
     assert result.exit_code == 0, result.stdout
-    assert report["counts"]["errors"] == 0 and report["counts"]["questions"] == 24
+    assert report["counts"]["errors"] == 0 and report["counts"]["questions"] == 32
+    assert [a["id"] for a in report["assessments"]] == ["final-exam"]
 
 
 # ---------------------------------------------------------------------------- dist/ freshness
@@ -165,7 +168,7 @@ def test_builds_are_byte_identical_across_environments(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         outs.append(tree_bytes(out))
         # a different file-system order for the second run: recreate files in reverse order
-        files = sorted(src.iterdir(), reverse=True)
+        files = sorted((f for f in src.rglob("*") if f.is_file()), reverse=True)
         data = {f: f.read_bytes() for f in files}
         for f in files:
             f.unlink()

@@ -296,7 +296,7 @@ def test_index_is_escaped(payload: str) -> None:
     (title,) = doc.xpath("//tbody/tr/th/a")
     assert title.text_content() == payload
     for href in doc.xpath("//a/@href"):
-        assert href.split("/")[0] in {"html", "qti21", "qti12", "cc", "gift", "moodle"}
+        assert href.split("/")[0] in {"html", "qti21", "qti12", "cc", "cc11", "gift", "moodle"}
         assert ":" not in href and "<" not in href and '"' not in href
 
 
@@ -477,13 +477,13 @@ def test_index_language_mixed_bank(types_quiz: Quiz) -> None:
 
 def test_index_links_point_at_files_the_build_writes() -> None:
     bank = seed_bank()
-    every = WriteContext(formats=("qti21", "qti12", "cc13", "gift", "html"))
+    every = WriteContext(formats=("qti21", "qti12", "cc13", "cc11", "gift", "moodlexml", "html"))
     files: dict[str, bytes] = {}
     for fmt in every.formats:
         files.update(get_writer(fmt)(bank, every).files)
     hrefs = parse(files["index.html"]).xpath("//a/@href")
-    # html, qti21, qti12, gift, moodle per quiz and assessment; one cartridge
-    assert len(hrefs) == 5 * (len(bank.quizzes) + len(bank.assessments)) + 1
+    # html, qti21, qti12, gift, moodle per quiz and assessment; two cartridges
+    assert len(hrefs) == 5 * (len(bank.quizzes) + len(bank.assessments)) + 2
     assert [h for h in hrefs if h not in files] == []
 
 

@@ -3,6 +3,7 @@ kinds it reads for any other file, and `build` owns dist/moodle (stale, missing 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def test_check_reads_the_committed_moodle_xml_back() -> None:
     result = _run("check", *map(str, DIST_XML))
     assert result.exit_code == 0, result.stderr
     # final-exam.xml, an assessment's file, reads as the quiz of its 19 candidates.
-    assert result.stdout == "ok: 5 quizzes, 51 questions\n"
+    # What the writers cannot carry of the fourth quiz is warned about, never an error.
+    assert re.fullmatch(r"ok: 5 quizzes, 51 questions \(\d+ warnings\)\n", result.stdout), result.stdout
 
 
 def test_check_reads_yaml_gift_and_moodle_xml_together(tmp_path: Path) -> None:

@@ -219,10 +219,18 @@ def test_rebuild_cache_never_hides_a_change(tmp_path: Path, monkeypatch: pytest.
     assert again.exit_code == 0 and "(cached)" in again.stdout
     assert "warning" in first.stderr and again.stderr == first.stderr  # printed again from the cache
 
-    # A changed source file is rebuilt: its 3 outputs and index.html, which shows its title.
+    # A changed source file is rebuilt, the others not: written are exactly the files whose bytes
+    # changed (its outputs, index.html, which shows its title, and what is made from the whole
+    # bank: the cartridges, and the assessment, which draws from it).
     quiz.write_text(text.replace("title: ", "title: X", 1), encoding="utf-8")
+    before = _tree(out)
     result = _build(str(src), "--out", str(out))
-    assert ", 4 written, 6 unchanged (2 of 3 quiz files unchanged, not rebuilt)" in result.stdout
+    after = _tree(out)
+    changed = sorted(k for k in after if before.get(k) != after[k])
+    assert {f"html/{quiz.stem}.html", f"gift/{quiz.stem}.gift.txt", "index.html"} <= set(changed)
+    quizzes = sum(1 for p in src.glob("*.yaml") if not p.read_text(encoding="utf-8").count("\nsections:"))
+    assert f", {len(changed)} written, {len(after) - len(changed)} unchanged " in result.stdout, changed
+    assert f"({quizzes - 1} of {quizzes} quiz files unchanged, not rebuilt)" in result.stdout
     assert "(cached)" in _build(str(src), "--out", str(out)).stdout
 
     # Other formats, another SOURCE_DATE_EPOCH, a new lmsexport: never answered from the cache.
@@ -534,3 +542,7 @@ def test_gift_escapes_read_the_quick_way_are_read_as_moodle_reads_them(text: str
     positions and messages of Moodle's own placeholders (the general way)."""
     # Items, GiftTexts and diagnostics all compare their locations too.
     assert _gift_result(text, True) == _gift_result(text, False)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

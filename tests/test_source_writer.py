@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import MD_RICH, quizzes
 
 from lmsexport.editor_schema import schema
-from lmsexport.model import Question, QuestionType, Quiz, Rich
+from lmsexport.model import Code, Math, Question, QuestionType, Quiz, Rich, Str, Table
 from lmsexport.source import load_paths, load_text
 from lmsexport.writers.source import write_quiz
 
@@ -114,4 +114,19 @@ def test_adjacent_lists_stay_apart() -> None:
     quiz = Quiz(
         "q", "T", "en", (Question("a", QuestionType.ESSAY, stem, explanation=Rich((Para((Str("e"),)),))),)
     )
+    assert _round_trip(quiz) == quiz
+
+
+def test_code_and_formulas_in_a_table_cell_keep_their_pipes() -> None:
+    """A GFM row splits at every `|`, in code spans and formulas too: the writer escapes them."""
+    cell = (Str("a "), Code("x | y"), Str(" "), Math(r"|v| + \|w\|", display=False))
+    table = Table(header=((Str("h"),),), rows=((cell,),), aligns=(None,))
+    quiz = Quiz(
+        id="pipes",
+        title="t",
+        lang="en",
+        questions=(Question("q", QuestionType.ESSAY, Rich((table,))),),
+    )
+    text, lost = write_quiz(quiz, image_paths=None)
+    assert not lost and r"`x \| y`" in text and r"$\|v\| + \\|w\\|$" in text
     assert _round_trip(quiz) == quiz

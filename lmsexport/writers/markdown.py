@@ -44,6 +44,7 @@ _LINE_START = re.compile(r"^(\s*)([#+=-]|\d+[.)])")
 class _Writer:
     def __init__(self, image_src: dict[str, str] | None) -> None:
         self.image_src = image_src or {}
+        self.in_cell = False
         self.lost: list[str] = []
 
     def lose(self, what: str) -> None:
@@ -101,7 +102,13 @@ class _Writer:
         if any(isinstance(x, LineBreak) for x in inlines):
             self.lose("a line break inside a table cell (a space instead)")
             inlines = tuple(Str(" ") if isinstance(x, LineBreak) else x for x in inlines)
-        return self.inlines(inlines) or " "
+        # A GFM table splits its rows at every unescaped `|`, inside code and formulas too, and
+        # takes `\|` there for `|`: theirs are written escaped (see inline()).
+        self.in_cell = True
+        try:
+            return self.inlines(inlines) or " "
+        finally:
+            self.in_cell = False
 
     # ----------------------------------------------------------------- inlines
 
@@ -111,6 +118,10 @@ class _Writer:
             at_start = start_of_line and (not out or out[-1].endswith("\n"))
             out.append(self.inline(x, at_start, inlines[i + 1] if i + 1 < len(inlines) else None))
         return "".join(out)
+
+    def piped(self, text: str) -> str:
+        """Code or TeX as written in a table cell: every `|` as `\\|` (the cell gives `|` back)."""
+        return text.replace("|", "\\|") if self.in_cell else text
 
     def inline(self, x: Inline, at_start: bool, following: Inline | None) -> str:
         if isinstance(x, Str):
@@ -141,11 +152,12 @@ class _Writer:
             longest = max((len(m) for m in re.findall(r"`+", x.text)), default=0)
             ticks = "`" * (longest + 1)
             pad = " " if x.text.startswith(("`", " ")) or x.text.endswith(("`", " ")) else ""
-            return f"{ticks}{pad}{x.text}{pad}{ticks}"
+            return f"{ticks}{pad}{self.piped(x.text)}{pad}{ticks}"
         if isinstance(x, Math):
             if isinstance(following, Str) and following.text[:1].isdigit():
                 self.lose("a formula followed directly by a digit (Markdown would not read it as a formula)")
-            return f"$${x.tex}$$" if x.display else f"${x.tex}$"
+            tex = self.piped(x.tex)
+            return f"$${tex}$$" if x.display else f"${tex}$"
         if isinstance(x, LineBreak):
             return "\\\n"
         if isinstance(x, Link):
