@@ -29,6 +29,8 @@ class RunSummary:
     """Per assessment, what `check` says of it (assessments.summarize): its size and its pools."""
     command: str = "check"
     """The command that ran (names the JUnit suite and test cases)."""
+    skipped: tuple[tuple[str, int], ...] = ()
+    """import: how many questions of each kind lmsexport lacks were left out."""
 
 
 def fails(d: Diagnostic, strict: bool) -> bool:
@@ -76,6 +78,7 @@ def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
             "questions": summary.questions,
         },
         "assessments": list(summary.assessments),
+        **({"skipped": dict(summary.skipped)} if summary.command == "import" else {}),
         "problems": [
             {
                 "file": d.loc.path,
