@@ -114,6 +114,18 @@ def find_sources(paths: list[Path]) -> list[Source]:
     return list(out.values())
 
 
+def _holds_qti_test(folder: Path) -> bool:
+    """Whether a folder holds a QTI 2 assessmentTest: an unpacked package without a manifest,
+    whose items are read through the test rather than one by one."""
+    for f in folder.iterdir():
+        if f.suffix.lower() == ".xml" and f.is_file() and not f.is_symlink():
+            with open(f, "rb") as fh:
+                head = fh.read(4096)
+            if b"<assessmentTest" in head and b"imsqti_v2" in head:
+                return True
+    return False
+
+
 def _file_kind(p: Path) -> str:
     name = p.name.lower()
     if name.endswith(PACKAGE_SUFFIXES):
@@ -124,7 +136,7 @@ def _file_kind(p: Path) -> str:
 
 
 def _walk(root: Path) -> list[Source]:
-    if (root / "imsmanifest.xml").is_file():
+    if (root / "imsmanifest.xml").is_file() or _holds_qti_test(root):
         return [Source(root, "folder")]
     found: list[Source] = []
     for child in sorted(root.iterdir(), key=lambda c: c.name):
@@ -250,6 +262,8 @@ def _package_kind(path: Path, display: str) -> str:
 
 def _folder_kind(files) -> str:  # type: ignore[no-untyped-def]
     """What an unpacked package is, by its manifest (as validate_qti12.package_kind decides for a zip)."""
+    if not files.has("imsmanifest.xml"):
+        return "qti21"  # a folder of QTI 2 tests and items without a manifest (_holds_qti_test)
     data = files.read("imsmanifest.xml")
     if data is None:
         return "qti21"
@@ -642,9 +656,8 @@ class _Finisher:
 
     # -- assessments -------------------------------------------------------------------
 
-    def assessment(self, draft: DraftAssessment) -> ImportedAssessment | None:
+    def assessment(self, draft: DraftAssessment, aid: str) -> ImportedAssessment | None:
         lang = self.quiz_lang(draft)
-        aid = self.quiz_id(draft, False)
         sections = []
         names = _Ids()
         for s_index, s in enumerate(draft.sections, 1):
@@ -708,12 +721,14 @@ def finish(found: Found, lang: str | None) -> ImportResult:
             f.quiz_ids.reserve(draft.raw_id)
             for dq in draft.questions:
                 f.question_ids.reserve(dq.raw_id)
+    # An assessment is what its test was called: it gets the name first, its quizzes the rest.
+    assessment_ids = [f.quiz_id(a, False) for a in found.assessments]
     for draft in found.quizzes:
         imported = f.quiz(draft)
         if imported is not None:
             result.quizzes.append(imported)
-    for draft_a in found.assessments:
-        imported_a = f.assessment(draft_a)
+    for draft_a, aid in zip(found.assessments, assessment_ids, strict=True):
+        imported_a = f.assessment(draft_a, aid)
         if imported_a is not None:
             result.assessments.append(imported_a)
     result.diags += f.diags

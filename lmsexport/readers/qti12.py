@@ -685,7 +685,9 @@ class _Reader:
             loc=quiz.loc,
             description=quiz.description,
         )
-        listed = replace(quiz, raw_id=f"{quiz.raw_id or 'quiz'}-questions", questions=[])
+        listed = replace(
+            quiz, raw_id=f"{quiz.raw_id or 'quiz'}-questions", title=f"{title}: questions", questions=[]
+        )
         out = DraftSection(None)
         listed_drafts: list[tuple[DraftQuestion, bool | None]] = []
         for section in sections:

@@ -1040,7 +1040,7 @@ class PackageReader:
         )
         listed = DraftQuiz(
             raw_id=f"{test_id or 'test'}-questions",
-            title=title,
+            title=f"{title}: questions",
             lang=lang,
             origin=where,
             kind="QTI 2.1",
