@@ -63,7 +63,7 @@ def test_gift_import_then_check_and_build(tmp_path: Path, monkeypatch: pytest.Mo
     assert 'category: "Geography/Europe"' in europe and 'id: "rivers"' in europe
     moodle = Path("source/moodle.yaml").read_text(encoding="utf-8")
     assert "markup" not in moodle and 'stem: "The capital of France is?"' in moodle
-    assert "explanation: \"Yellow lies between them.\"" in moodle
+    assert 'explanation: "Yellow lies between them."' in moodle
     check = _run("check", "source")
     assert check.exit_code == 0, check.stderr
     assert check.stdout.startswith("ok: 2 quizzes, 3 questions")
@@ -149,7 +149,14 @@ def test_nothing_to_import_is_an_error(tmp_path: Path) -> None:
 
 def test_json_report_counts_and_skipped(tmp_path: Path) -> None:
     result = _run(
-        "import", str(CORPUS / "moodle" / "xml"), "--out", str(tmp_path / "out"), "--lang", "en", "--report", "json"
+        "import",
+        str(CORPUS / "moodle" / "xml"),
+        "--out",
+        str(tmp_path / "out"),
+        "--lang",
+        "en",
+        "--report",
+        "json",
     )
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
@@ -167,7 +174,10 @@ def test_summary_names_what_was_skipped(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     first = result.stdout.splitlines()[0]
     assert first.startswith("imported ")
-    assert "; skipped 5: 1 calculated, 1 cloze, 1 fill in multiple blanks, 1 ordering, 1 select missing words" in first
+    assert (
+        "; skipped 5: 1 calculated, 1 cloze, 1 fill in multiple blanks, 1 ordering, 1 select missing words"
+        in first
+    )
     # Every file loads; the HTML writer builds their rich texts.
     bank = load_paths([tmp_path / "out"])
     assert bank.question_count == int(first.split()[1])
@@ -235,7 +245,8 @@ def test_moodle_xml_html_images_and_tex(tmp_path: Path) -> None:
   <question type="multichoice">
     <name><text>Rich</text></name>
     <questiontext format="html">
-      <text><![CDATA[<p dir="ltr" style="text-align: left;">With \\(x^2\\) and <img src="@@PLUGINFILE@@/chart%201.png" alt="A chart"></p>
+      <text><![CDATA[<p dir="ltr" style="text-align: left;">With \\(x^2\\) and
+<img src="@@PLUGINFILE@@/chart%201.png" alt="A chart"></p>
 <ul><li>one</li><li><strong>two</strong></li></ul>]]></text>
       <file name="chart 1.png" path="/" encoding="base64">{base64.b64encode(png).decode()}</file>
     </questiontext>
@@ -264,7 +275,9 @@ def test_moodle_xml_html_images_and_tex(tmp_path: Path) -> None:
 
 
 def test_old_moodle_image_field_is_kept(tmp_path: Path) -> None:
-    result = read_sources(find_sources([CORPUS / "moodle" / "xml" / "sample_questions_with_old_image_tag.xml"]), "en")
+    result = read_sources(
+        find_sources([CORPUS / "moodle" / "xml" / "sample_questions_with_old_image_tag.xml"]), "en"
+    )
     q = result.quizzes[0].quiz.questions[0]
     assert isinstance(q.stem, Rich)
     image = next(x for x in inlines_of(q.stem) if isinstance(x, Image))
@@ -274,7 +287,8 @@ def test_old_moodle_image_field_is_kept(tmp_path: Path) -> None:
 def test_qti21_package_images_and_mathml(tmp_path: Path) -> None:
     png = _tiny_png(2, 5)
     ns = "http://www.imsglobal.org/xsd/imsqti_v2p1"
-    item = f"""<assessmentItem xmlns="{ns}" identifier="pic" title="Pic" adaptive="false" timeDependent="false" xml:lang="en">
+    item = f"""<assessmentItem xmlns="{ns}" identifier="pic" title="Pic" adaptive="false"
+    timeDependent="false" xml:lang="en">
   <responseDeclaration identifier="R" cardinality="single" baseType="identifier">
     <correctResponse><value>A</value></correctResponse>
   </responseDeclaration>
@@ -312,7 +326,8 @@ def _canvas_group_package(tmp_path: Path) -> Path:
         return f"""<item ident="{ident}" title="{ident}"><itemmetadata><qtimetadata>
 <qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>multiple_choice_question</fieldentry></qtimetadatafield>
 <qtimetadatafield><fieldlabel>points_possible</fieldlabel><fieldentry>2</fieldentry></qtimetadatafield>
-</qtimetadata></itemmetadata><presentation><material><mattext texttype="text/html">&lt;p&gt;Question {ident}&lt;/p&gt;</mattext></material>
+</qtimetadata></itemmetadata><presentation><material>
+<mattext texttype="text/html">&lt;p&gt;Question {ident}&lt;/p&gt;</mattext></material>
 <response_lid ident="response1" rcardinality="Single"><render_choice>
 <response_label ident="a"><material><mattext texttype="text/plain">A</mattext></material></response_label>
 <response_label ident="b"><material><mattext texttype="text/plain">B</mattext></material></response_label>
@@ -329,7 +344,8 @@ def _canvas_group_package(tmp_path: Path) -> Path:
 <selection_extension><points_per_item>3</points_per_item></selection_extension></selection></selection_ordering>
 {item("p1", "a")}{item("p2", "b")}</section>
 </section></assessment></questestinterop>"""
-    manifest = """<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" identifier="m"><organizations/><resources>
+    manifest = """<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" identifier="m">
+<organizations/><resources>
 <resource identifier="r1" type="imsqti_xmlv1p2"><file href="g1/g1.xml"/></resource></resources></manifest>"""
     zpath = tmp_path / "canvas.zip"
     with zipfile.ZipFile(zpath, "w") as zf:
@@ -349,15 +365,20 @@ def test_canvas_question_group_becomes_an_assessment(tmp_path: Path) -> None:
     assert [d.ids for d in draws] == [("fixed1",), ()]
     assert draws[1].pick == 1 and draws[1].points == 3 and draws[1].pool is not None
     assert [c.question.id for c in draws[1].candidates] == ["p1", "p2"]
-    assert {q.id: q.points for quiz in bank.quizzes for q in quiz.questions} == {"fixed1": 2, "p1": 2, "p2": 2}
+    assert {q.id: q.points for quiz in bank.quizzes for q in quiz.questions} == {
+        "fixed1": 2,
+        "p1": 2,
+        "p2": 2,
+    }
 
 
 def test_qti21_selection_becomes_an_assessment(tmp_path: Path) -> None:
     ns = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 
     def item(ident: str) -> str:
-        return f"""<assessmentItem xmlns="{ns}" identifier="{ident}" title="{ident}" adaptive="false" timeDependent="false">
-<responseDeclaration identifier="R" cardinality="single" baseType="string"><correctResponse><value>{ident}</value></correctResponse></responseDeclaration>
+        return f"""<assessmentItem xmlns="{ns}" identifier="{ident}" title="{ident}" adaptive="false"
+timeDependent="false"><responseDeclaration identifier="R" cardinality="single" baseType="string">
+<correctResponse><value>{ident}</value></correctResponse></responseDeclaration>
 <itemBody><p>Type {ident}: <textEntryInteraction responseIdentifier="R"/></p></itemBody></assessmentItem>"""
 
     test = f"""<assessmentTest xmlns="{ns}" identifier="exam" title="Exam">
@@ -401,7 +422,11 @@ def _zip_bytes(members: dict[str, bytes]) -> bytes:
 @pytest.mark.parametrize(
     ("name", "data", "rule"),
     [
-        ("bomb.zip", _zip_bytes({"imsmanifest.xml": b"<manifest/>", "big.xml": b"<a>" + b" " * 20_000_000 + b"</a>"}), "package.too-large"),
+        (
+            "bomb.zip",
+            _zip_bytes({"imsmanifest.xml": b"<manifest/>", "big.xml": b"<a>" + b" " * 20_000_000 + b"</a>"}),
+            "package.too-large",
+        ),
         ("slip.zip", _zip_bytes({"../evil.xml": b"<a/>"}), "package.unsafe-path"),
         (
             "xxe.xml",
@@ -445,4 +470,6 @@ def test_a_symlink_in_a_package_folder_is_never_followed(tmp_path: Path) -> None
     result = read_sources(find_sources([folder]), "en")
     messages = [d.format() for d in result.diags]
     assert any("link.png: error: is a symbolic link" in m for m in messages), messages
-    assert any("names a path outside the package" in m or "the image 'link.png'" in m for m in messages), messages
+    assert any("names a path outside the package" in m or "the image 'link.png'" in m for m in messages), (
+        messages
+    )

@@ -162,6 +162,8 @@ class _Builder:
 
     def drop(self, what: str, rule: str = "import.not-carried") -> None:
         """Something of the question lmsexport cannot hold: a warning and a note in the YAML."""
+        if f"not carried: {what}" in self.notes:
+            return
         self.notes.append(f"not carried: {what}")
         self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
 

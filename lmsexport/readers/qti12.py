@@ -255,6 +255,8 @@ class _ItemReader:
         return self.material(fb)[0] if fb is not None else None
 
     def drop(self, what: str, rule: str = "import.not-carried") -> None:
+        if f"not carried: {what}" in self.notes:
+            return
         self.notes.append(f"not carried: {what}")
         self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
 

@@ -92,7 +92,10 @@ _DROPPED_BODY = {
     "templateBlock": "a template block",
     "templateInline": "template text",
     "printedVariable": "a printed variable",
+    "include": "a passage included from another file (xi:include)",
 }
+_CHOICE_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
+"""Feedback inside a simpleChoice: that choice's feedback."""
 _EXPLANATION_IDS = ("general_explanation", "general_fb", "solution", "explanation")
 _LOM_DIFFICULTY = {
     "very easy": Difficulty.EASY,
@@ -314,6 +317,8 @@ class _ItemReader:
         return rich
 
     def drop(self, what: str, rule: str = "import.not-carried") -> None:
+        if f"not carried: {what}" in self.notes:
+            return
         self.notes.append(f"not carried: {what}")
         self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
 
@@ -400,7 +405,8 @@ class _ItemReader:
         typed = replace(typed, explanation=self._explanation(used_feedback, stem_plain))
         typed = replace(typed, points=self._points(decl, rules))
         for el in body.iter(etree.Element):
-            if _local(el) in _DROPPED_BODY:
+            in_choice = any(_local(a) == "simpleChoice" for a in el.iterancestors())
+            if _local(el) in _DROPPED_BODY and not (in_choice and _local(el) in _CHOICE_FEEDBACK):
                 self.drop(_DROPPED_BODY[_local(el)])
         if self.root.get("adaptive") == "true":
             self.drop("adaptive scoring (several attempts with feedback in between)")
@@ -496,9 +502,9 @@ class _ItemReader:
         idents: list[str] = []
         for sc in _children(interaction, "simpleChoice"):
             ident = (sc.get("identifier") or "").strip()
-            inline = [f for f in sc.iter(etree.Element) if _local(f) == "feedbackInline"]
+            inline = [f for f in sc.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]
             content = copy.deepcopy(sc)
-            for f in [f for f in content.iter(etree.Element) if _local(f) == "feedbackInline"]:
+            for f in [f for f in content.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]:
                 _remove_keep_tail(f)
             text = self.text(content, plain)
             if text is None:
@@ -1010,9 +1016,10 @@ class PackageReader:
             return
         root = tree.getroot()
         if not _is_qti2(root, "assessmentTest"):
-            self.found.error(
+            self.found.warn(
                 self.files.loc(member, root.sourceline or 0),
-                f"{etree.QName(root).localname} is not a QTI 2.1 assessmentTest",
+                f"a test resource names <{etree.QName(root).localname}>, not an assessmentTest; its "
+                "items are read as the package's",
                 "import.not-a-test",
             )
             return

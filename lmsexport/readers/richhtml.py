@@ -211,8 +211,14 @@ class _Reader:
     def mathml(self, el: etree._Element) -> Inline:
         display = el.get("display") == "block"
         for ann in el.iter(f"{{{MATHML_NS}}}annotation", "annotation"):
-            if (ann.get("encoding") or "").lower() in ("application/x-tex", "tex", "latex", "text/x-latex"):
-                return Math((ann.text or "").strip(), display)
+            # application/x-tex (lmsexport, MathJax), TeX, LaTeX, text/x-latex, SnuggleTeX (QTIWorks)
+            if "tex" in (ann.get("encoding") or "").lower():
+                tex = (ann.text or "").strip()
+                for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+                    if len(tex) > len(left) + len(right) and tex.startswith(left) and tex.endswith(right):
+                        tex = tex[len(left) : -len(right)].strip()
+                        break
+                return Math(tex, display)
         self.lose("MathML without a TeX annotation (its text is kept)")
         return Str(" ".join(el.itertext()))
 
