@@ -245,9 +245,20 @@ def _sniff(data: bytes, display: str) -> tuple[tuple[str, str | None] | None, li
     with any DOCTYPE is refused later by its own reader, as check refuses it."""
     from lxml import etree
 
-    from .validate_qti12 import parse_untrusted_qti12
+    from .validate import parse_without_dtd
+    from .validate_qti12 import PROLOG_BYTES, _prolog, parse_untrusted_qti12
 
-    tree, problems = parse_untrusted_qti12(data, display)
+    doctype = re.search(r"<!DOCTYPE\s+([^\s\[>]+)", _prolog(data)[:PROLOG_BYTES], re.IGNORECASE)
+    if doctype is None or doctype.group(1).split(":")[-1] == "questestinterop":
+        tree, problems = parse_untrusted_qti12(data, display)
+    else:
+        name = doctype.group(1).split(":")[-1]
+        hint = {
+            "quiz": "Moodle XML needs no DOCTYPE: remove it",
+            "assessmentItem": "QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it",
+            "assessmentTest": "QTI 2.1 documents are validated against XSDs and need no DOCTYPE: remove it",
+        }.get(name, "lmsexport reads no DTD: remove the DOCTYPE")
+        tree, problems = parse_without_dtd(data, display, hint)
     if tree is None:
         return None, problems
     qname = etree.QName(tree.getroot())

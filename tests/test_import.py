@@ -473,3 +473,14 @@ def test_a_symlink_in_a_package_folder_is_never_followed(tmp_path: Path) -> None
     assert any("names a path outside the package" in m or "the image 'link.png'" in m for m in messages), (
         messages
     )
+
+
+@pytest.mark.parametrize(("name", "limit"), [("big.gift", "10,485,760"), ("big.xml", "16,777,216")])
+def test_huge_files_are_refused_before_they_are_read(name: str, limit: str, tmp_path: Path) -> None:
+    path = tmp_path / name
+    with open(path, "wb") as fh:
+        fh.truncate(17 * 1024 * 1024)  # sparse: costs no disk
+    result = _run("import", str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "the file is 17,825,792 bytes; the limit for" in result.stderr and limit in result.stderr
+    assert not (tmp_path / "out").exists()
