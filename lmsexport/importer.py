@@ -57,7 +57,15 @@ from .model import (
     media_of,
     plain_text,
 )
-from .readers.drafts import DraftAssessment, DraftQuestion, DraftQuiz, Found, Skipped, plain_to_rich
+from .readers.drafts import (
+    QUIZ_LANG,
+    DraftAssessment,
+    DraftQuestion,
+    DraftQuiz,
+    Found,
+    Skipped,
+    plain_to_rich,
+)
 
 GIFT_SUFFIXES = (".gift", ".gift.txt")
 XML_SUFFIXES = (".xml", ".qti")
@@ -466,6 +474,12 @@ class _Finisher:
         notes: dict[str, list[str]] = {}
         questions: list[Question] = []
         for n, dq in enumerate(draft.questions, 1):
+            dq.question = replace(
+                dq.question,
+                choices=tuple(
+                    replace(c, lang=lang) if c.lang == QUIZ_LANG else c for c in dq.question.choices
+                ),
+            )
             q = self.question(dq, draft, qid, lang, n)
             if q is None:
                 continue
@@ -479,7 +493,7 @@ class _Finisher:
                 "import.empty-quiz",
             )
             return None
-        title = _one_line(draft.title) or qid
+        title = (draft.title.strip() if draft.own else _one_line(draft.title)) or qid
         if len(title) > 500:
             title = title[:499] + "…"
         category = None
@@ -621,7 +635,7 @@ class _Finisher:
             for p in q.pairs:
                 left, right = (
                     _fit_text(p.left),
-                    " ".join(p.right.split()) if "\n" in p.right else p.right.strip(),
+                    _XML_BAD.sub("", p.right).strip(),
                 )
                 if left is None or not right:
                     drop("a pair without text on one side")

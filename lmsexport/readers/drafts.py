@@ -36,6 +36,11 @@ from .richhtml import ImageResolver, read_html
 
 # --------------------------------------------------------------------------- drafts
 
+QUIZ_LANG = "x-quiz-lang"
+"""A choice's language when it is "the quiz's, whatever that turns out to be" (an unmarked choice
+under a marked stem: GIFT and Moodle XML mark only what differs from the quiz); the importer
+replaces it once the quiz's language is known (from the file, or --lang)."""
+
 
 @dataclass
 class DraftQuestion:

@@ -44,6 +44,7 @@ from ..model import (
 )
 from ..moodle import format_percent, multi_answer_weights
 from .drafts import (
+    QUIZ_LANG,
     DraftQuestion,
     DraftQuiz,
     Found,
@@ -152,9 +153,14 @@ def _has_tags(text: str) -> bool:
 class _Builder:
     """Shared by both formats: one question's draft, its notes and its warnings."""
 
-    def __init__(self, found: Found, own: bool, loc: SourceLoc, label: str) -> None:
+    def __init__(
+        self, found: Found, own: bool, loc: SourceLoc, label: str, quiz_lang: str | None = None
+    ) -> None:
         self.found = found
         self.own = own
+        self.quiz_lang = quiz_lang or QUIZ_LANG
+        """Unmarked text is in the quiz's language (lmsexport's GIFT and Moodle XML mark every text
+        in another one): its language, or a placeholder the importer fills in."""
         self.loc = loc
         self.label = label
         self.notes: list[str] = []
@@ -181,12 +187,13 @@ def _multichoice(
     answers: list[tuple[Text | None, str | None, Fraction, Text | None, SourceLoc]],
 ) -> Question | None:
     """Choices from (text, lang, fraction, feedback, loc) answers, right/wrong as the model scores."""
-    qlang = q.lang
+    qlang = q.lang or b.quiz_lang
     choices = []
     for text, lang, fraction, feedback, loc in answers:
         if text is None:
             b.drop("an empty answer")
             continue
+        lang = lang or b.quiz_lang
         choices.append(
             Choice(
                 text,
@@ -290,7 +297,7 @@ def import_gift(data: bytes, path: str) -> Found:
                 "import.skipped",
             )
             continue
-        draft = _gift_question(found, item, own)
+        draft = _gift_question(found, item, own, str(meta["lang"]) if "lang" in meta else None)
         if draft is not None:
             quiz_for("" if own else current).questions.append(draft)
     if own:
@@ -320,12 +327,12 @@ def _apply_quiz_meta(quiz: DraftQuiz, meta: dict[str, object]) -> None:
     quiz.shuffle = bool(meta.get("shuffle", True))
 
 
-def _gift_question(found: Found, item, own: bool) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
+def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
     from ..readers.gift import _meta
 
     meta = _meta(item.comments, "lmsexport:")
     label = _label(item.idnumber, item.name)
-    b = _Builder(found, own, item.loc, label)
+    b = _Builder(found, own, item.loc, label, quiz_lang)
     stem, stem_lang = b.texts.convert(item.text.text, item.text.format) if item.text else (None, None)
     if stem is None:
         found.warn(item.loc, f"{label} has no question text; skipped", "import.empty-stem")
@@ -480,7 +487,7 @@ def import_moodlexml(data: bytes, path: str) -> Found:
                 quiz.description = b.texts.convert(mq.info.text, mq.info.format, mq.info.file_data)[0]
                 b.finish()
             continue
-        draft = _moodle_question(found, mq, own)
+        draft = _moodle_question(found, mq, own, str(mx.meta["lang"]) if "lang" in mx.meta else None)
         if draft is None:
             continue
         _moodle_quiz(quizzes, current, path, split_category_path).questions.append(draft)
@@ -520,10 +527,10 @@ def _moodle_quiz(quizzes: dict[str, DraftQuiz], key: str, path: str, split) -> D
     return quizzes[key]
 
 
-def _moodle_question(found: Found, mq, own: bool) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
+def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
     meta = mq.meta
     label = _label((mq.idnumber or "").strip(), mq.name)
-    b = _Builder(found, own, mq.loc, label)
+    b = _Builder(found, own, mq.loc, label, quiz_lang)
     t = mq.text
     stem, stem_lang = b.texts.convert(t.text, t.format, t.file_data) if t is not None else (None, None)
     if stem is None:

@@ -481,7 +481,8 @@ class _ItemReader:
                     right = plain_text(text)
                     if isinstance(text, Rich):
                         self.lost.append("markup in a right-hand item (kept as plain text)")
-                    right_text[ident] = " ".join(right.split())
+                        right = " ".join(right.split())
+                    right_text[ident] = right
         pairs = []
         used_rights: set[str] = set()
         for lid in lids:
