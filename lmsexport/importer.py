@@ -66,6 +66,7 @@ from .readers.drafts import (
     Skipped,
     plain_to_rich,
 )
+from .validate import MAX_MEMBER_BYTES
 
 GIFT_SUFFIXES = (".gift", ".gift.txt")
 XML_SUFFIXES = (".xml", ".qti")
@@ -76,7 +77,7 @@ KINDS = (
     "GIFT (.gift, .gift.txt, .txt), Moodle XML or QTI XML (.xml), QTI packages (.zip) and cartridges (.imscc)"
 )
 
-MAX_SOURCE_BYTES = 16 * 1024 * 1024
+MAX_SOURCE_BYTES = MAX_MEMBER_BYTES
 """A single XML file larger than this is refused before it is read (a package member's limit)."""
 MAX_ID_CHARS = 64
 IMAGE_DIR = "img"

@@ -484,3 +484,16 @@ def test_huge_files_are_refused_before_they_are_read(name: str, limit: str, tmp_
     assert result.exit_code == 1
     assert "the file is 17,825,792 bytes; the limit for" in result.stderr and limit in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_github_and_junit_reports(tmp_path: Path) -> None:
+    src = CORPUS / "moodle" / "xml" / "qtype-gapselect.moodle.xml"
+    other = CORPUS / "moodle" / "xml" / "qtype-essay.moodle.xml"
+    gh = _run(
+        "import", str(src), str(other), "--out", str(tmp_path / "a"), "--lang", "en", "--report", "github"
+    )
+    assert gh.exit_code == 0
+    assert gh.stdout.startswith(f"::warning file={src.as_posix()},line=12,title=import.skipped::")
+    junit = _run("import", str(src), "--out", str(tmp_path / "b"), "--lang", "en", "--report", "junit")
+    assert junit.exit_code == 1  # the gap-select question was all there was: nothing to import
+    assert '<testsuite name="lmsexport import"' in junit.stdout and "import.nothing" in junit.stdout
