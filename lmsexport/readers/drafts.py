@@ -151,15 +151,6 @@ class Found:
         self.diags += other.diags
 
 
-def label(draft: DraftQuestion, n: int) -> str:
-    """How messages name a question before it has its id: as its source does."""
-    if draft.raw_id:
-        return f"question {draft.raw_id!r}"
-    if draft.name:
-        return f"question {draft.name!r}"
-    return f"question {n}"
-
-
 # --------------------------------------------------------------------------- texts
 
 _DIV_LANG = re.compile(r'<div lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</div>\Z', re.DOTALL)
@@ -200,11 +191,6 @@ def plain_to_rich(text: str) -> Rich:
             inlines.append(Str(line))
         paras.append(Para(tuple(x for x in inlines if not (isinstance(x, Str) and not x.text))))
     return Rich(tuple(p for p in paras if p.children))
-
-
-def inline_text(inlines: tuple[Inline, ...]) -> Text:
-    """A one-paragraph text's inlines as a text."""
-    return simplify(Rich((Para(inlines),)))
 
 
 def html_text(

@@ -516,19 +516,15 @@ class _ItemReader:
         return replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
 
 
-def _dec(text: str | None) -> float | None:
-    return _number(text)
-
-
 def _numeric_key(var: etree._Element) -> NumericKey | None:
     """The key a numerical condition tests: or(varequal, and(vargte, varlte)), a range, a value."""
-    equal = next((_dec(v.text) for v in _all(var, "varequal")), None)
-    low = next((_dec(v.text) for v in _all(var, "vargte")), None)
+    equal = next((_number(v.text) for v in _all(var, "varequal")), None)
+    low = next((_number(v.text) for v in _all(var, "vargte")), None)
     if low is None:
-        low = next((_dec(v.text) for v in _all(var, "vargt")), None)
-    high = next((_dec(v.text) for v in _all(var, "varlte")), None)
+        low = next((_number(v.text) for v in _all(var, "vargt")), None)
+    high = next((_number(v.text) for v in _all(var, "varlte")), None)
     if high is None:
-        high = next((_dec(v.text) for v in _all(var, "varlt")), None)
+        high = next((_number(v.text) for v in _all(var, "varlt")), None)
     if low is not None and high is not None and low <= high:
         if equal is not None:
             tolerance = _exact_margin(var, equal)
