@@ -134,6 +134,54 @@ def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
                     rule="gift.round-trip",
                 )
             )
+    for assessment in bank.assessments:
+        diags.extend(_assessment_round_trip(assessment, out))
+    return diags
+
+
+def _assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnostic]:
+    """Read an assessment's GIFT file back: every draw must hold, under its own category, its
+    candidates as the bank has them (writers.gift.as_in_assessment), and keep its pick and points."""
+    from .readers.gift import read_assessment
+    from .writers.gift import as_in_assessment
+
+    path = f"gift/{assessment.id}.gift.txt"
+    try:
+        back, _ = read_assessment(out.files[path].decode("utf-8"), path)
+    except LmsExportError as e:
+        return list(e.diagnostics)
+    diags: list[Diagnostic] = []
+
+    def differs(loc: SourceLoc | None, what: str) -> None:
+        diags.append(Diagnostic(loc or assessment.loc or SourceLoc(path), f"assessment '{assessment.id}': "
+                                f"{what} read back from {path} differs", rule="gift.round-trip"))  # fmt: skip
+
+    ours = [(s, d) for s in assessment.sections for d in s.draws]
+    theirs = [(s, d) for s in back.sections for d in s.draws]
+    if len(ours) != len(theirs) or [s.title for s in assessment.sections] != [s.title for s in back.sections]:
+        differs(assessment.loc, "its sections")
+        return diags
+    for (section, draw), (section2, draw2) in zip(ours, theirs, strict=True):
+        if (section.shuffle, draw.name, draw.is_random, draw.pick, draw.points) != (
+            section2.shuffle,
+            draw2.name,
+            draw2.is_random,
+            draw2.pick,
+            draw2.points,
+        ):
+            differs(draw.loc, f"draw '{draw.name}'")
+        got = {c.question.id: c.question for c in draw2.candidates}
+        for c in draw.candidates:
+            if got.get(c.question.id) != as_in_assessment(assessment, c):
+                differs(c.question.loc, f"question '{c.question.id}' (in the category of draw '{draw.name}')")
+        if [c.question.id for c in draw.candidates] != list(got):
+            differs(draw.loc, f"the questions of draw '{draw.name}'")
+    if (back.title, back.lang, back.description) != (
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+    ):
+        differs(assessment.loc, "its title, language or description")
     return diags
 
 
@@ -186,6 +234,57 @@ def moodlexml_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
                     rule="moodlexml.round-trip",
                 )
             )
+    for assessment in bank.assessments:
+        diags.extend(moodlexml_assessment_round_trip(assessment, out))
+    return diags
+
+
+def moodlexml_assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnostic]:
+    """Read an assessment's Moodle XML file back (readers.moodlexml.read_assessment): its title,
+    language, description and sections, and every draw with its pick and points holding, in its
+    own category, its candidates as writers.moodlexml.as_in_assessment writes them."""
+    from .readers.moodlexml import read_assessment
+    from .writers import folder_of
+    from .writers.moodlexml import as_in_assessment
+
+    path = f"{folder_of('moodlexml')}/{assessment.id}.xml"
+    try:
+        back, _ = read_assessment(out.files[path], path)
+    except LmsExportError as e:
+        return list(e.diagnostics)
+    diags: list[Diagnostic] = []
+
+    def differs(loc: SourceLoc | None, what: str) -> None:
+        message = f"assessment '{assessment.id}': {what} read back from {path} differs"
+        diags.append(
+            Diagnostic(loc or assessment.loc or SourceLoc(path), message, rule="moodlexml.round-trip")
+        )
+
+    if (back.title, back.lang, back.description) != (
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+    ):
+        differs(assessment.loc, "its title, language or description")
+    if [(s.title, s.shuffle, len(s.draws)) for s in back.sections] != [
+        (s.title, s.shuffle, len(s.draws)) for s in assessment.sections
+    ]:
+        differs(assessment.loc, "its sections")
+        return diags
+    for draw, draw2 in zip(assessment.draws, back.draws, strict=True):
+        if (draw.name, draw.is_random, draw.pick, draw.points) != (
+            draw2.name,
+            draw2.is_random,
+            draw2.pick,
+            draw2.points,
+        ):
+            differs(draw.loc, f"draw '{draw.name}'")
+        got = {c.question.id: c.question for c in draw2.candidates}
+        if [c.question.id for c in draw.candidates] != list(got):
+            differs(draw.loc, f"the questions of draw '{draw.name}'")
+        for c in draw.candidates:
+            if c.question.id in got and got[c.question.id] != as_in_assessment(assessment, draw, c):
+                differs(c.question.loc, f"question '{c.question.id}' (in the category of draw '{draw.name}')")
     return diags
 
 
@@ -348,7 +447,8 @@ def build_files(
 
     from .source import check_ids
 
-    check_ids(ids, source_errors)
+    # In path order, whatever order the workers finished in: "first defined at" must not depend on it.
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
     resolved: list[Assessment] = []
     if recipes and not source_errors:
         per_file = tuple(f for f in names if f not in BANK_WIDE)

@@ -309,7 +309,11 @@ def build(
     changed, removed = sink.commit(managed)
     if cache is not None:
         cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
-    assessed = f", {result.assessments} assessments" if result.assessments else ""
+    assessed = (
+        f", {result.assessments} assessment{'s' if result.assessments != 1 else ''}"
+        if result.assessments
+        else ""
+    )
     typer.echo(
         f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"
@@ -744,6 +748,130 @@ def import_(
         raise typer.Exit(EXIT_PROBLEMS)
 
 
+class LintReport(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
+
+
+def _selector_list(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [v.strip() for raw in values for v in raw.split(",") if v.strip()]
+
+
+@app.command()
+def lint(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Source YAML files or directories [default: source/]", show_default=False),
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--select",
+            help="Rules to run: ids or prefixes (LX3, LX401, ALL), comma-separated or repeated; "
+            "replaces the configured select",
+            show_default=False,
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore",
+            help="Rules not to run (ids or prefixes), added to the configured ignore.",
+            show_default=False,
+        ),
+    ] = None,
+    report: Annotated[
+        LintReport,
+        typer.Option("--report", "-r", help="Output: text (people), json, github, junit or sarif."),
+    ] = LintReport.text,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even when rules fire (loading errors still fail).")
+    ] = False,
+    list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule and exit.")] = False,
+) -> None:
+    """Lint the bank against item-writing rules (docs/lint.md): key position and length,
+    clang associations, 'all/none of the above', negative stems, duplicates, Urdu text
+    quality, explanations.
+
+    Each finding prints as path:line:col: warning: message [LX...] with a hint. Configure in
+    pyproject.toml's [tool.lmsexport.lint] (select, ignore, per-file-ignores, significance),
+    found from the current directory upward; ignore in a file with a comment
+    '# lmsexport: ignore[LX301]' at its top, on a line, or above a question's id. Exit 0
+    without findings, 1 with findings (like ruff; notes never fail) or load errors, 2 on
+    usage errors.
+    """
+    from .lint.config import ConfigError, load_config
+    from .lint.engine import lint_paths
+    from .lint.rules import RULES, SelectorError, check_selector, sarif_rules
+    from .report import RunSummary, fails, to_github, to_json, to_junit, to_sarif
+    from .source import PathError, discover
+
+    if list_rules:
+        for r in RULES.values():
+            typer.echo(f"{r.id}  {r.severity.value:<7}  {r.name:<32}  {r.summary}")
+        return
+    try:
+        config = load_config()
+        from dataclasses import replace
+
+        chosen = _selector_list(select)
+        if chosen is not None:
+            config = replace(config, select=tuple(check_selector(s) for s in chosen))
+        extra = _selector_list(ignore)
+        if extra:
+            config = replace(config, ignore=config.ignore + tuple(check_selector(s) for s in extra))
+    except (ConfigError, SelectorError) as e:
+        _usage(str(e))
+    roots = paths or [Path("source")]
+    try:
+        files = discover(roots)
+    except PathError as e:
+        _usage(str(e))
+    if not files:
+        _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+    from .build import POOL_MIN_BYTES, default_jobs
+
+    total = sum(f.stat().st_size for f in files)
+    jobs = default_jobs() if total >= POOL_MIN_BYTES else 1
+    result = lint_paths(files, config, jobs=jobs)
+    diags = result.diagnostics
+    problems = any(d.severity is Severity.ERROR and not d.rule.startswith("LX") for d in diags)
+    bad = problems or (not exit_zero and any(fails(d, True) for d in diags))
+    summary = RunSummary(
+        files=len(files),
+        quizzes=result.quizzes,
+        questions=result.questions,
+        strict=not exit_zero,
+        command="lint",
+        ok=not bad,
+    )
+    if report is LintReport.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is LintReport.github:
+        sys.stdout.write(to_github(diags))
+    elif report is LintReport.junit:
+        sys.stdout.write(to_junit(diags, summary, [f.as_posix() for f in files]))
+    elif report is LintReport.sarif:
+        rules = sarif_rules(config.docs_url)
+        sys.stdout.write(to_sarif(diags, rules, __version__, config.docs_url))  # type: ignore[arg-type]
+    else:
+        for d in diags:
+            tag = f" [{d.rule}]" if d.rule.startswith("LX") else ""
+            _err(f"{d.loc}: {d.severity.value}: {d.message}{tag}" + (f"\nhint: {d.hint}" if d.hint else ""))
+        ignored = f"; {result.ignored} ignored" if result.ignored else ""
+        if diags:
+            _err(f"{_summary(diags)} in {result.quizzes} quizzes, {result.questions} questions{ignored}")
+        else:
+            typer.echo(f"ok: {result.quizzes} quizzes, {result.questions} questions: no findings{ignored}")
+    if bad:
+        raise typer.Exit(EXIT_PROBLEMS)
+
+
 class _ImportStage:
     """The import's files, written to a staging folder beside OUT, loaded again from there, and
     moved into OUT only when all is well (an interrupted import leaves OUT as it was)."""
@@ -779,6 +907,86 @@ class _ImportStage:
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@app.command()
+def preview(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Source YAML files or directories [default: source/]", show_default=False),
+    ] = None,
+    port: Annotated[
+        int,
+        typer.Option("--port", "-p", help="Port on 127.0.0.1 (0: any free port, printed).", min=0, max=65535),
+    ] = 8000,
+) -> None:
+    """Serve the bank's HTML quizzes on 127.0.0.1, rebuilt and reloaded as you edit.
+
+    The pages are built into a temporary folder exactly as 'lmsexport build --format html'
+    builds them; a changed source file is rebuilt alone and the page in the browser reloads by
+    itself. Problems (path:line:col: error: ...) show above the page and in the terminal.
+    Served on 127.0.0.1 only; Ctrl-C stops and removes the folder.
+    """
+    import threading
+
+    from .build import timestamp_from_env
+    from .preview import Preview, Snapshot, remove, serve, temporary_folder
+    from .source import PathError, discover
+
+    roots = paths or [Path("source")]
+    try:
+        if not discover(roots):
+            _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+        timestamp = timestamp_from_env()
+    except PathError as e:
+        _usage(str(e))
+    except LmsExportError as e:
+        _print_diagnostics(e.diagnostics)
+        raise typer.Exit(EXIT_PROBLEMS) from None
+    folder = temporary_folder()
+    state = Preview(roots, folder, timestamp)
+
+    def report(snapshot: Snapshot) -> None:
+        _print_diagnostics(snapshot.errors + snapshot.warnings)
+        if snapshot.errors:
+            _err(f"build {snapshot.generation}: {_summary(snapshot.errors)}; the page shows them")
+        else:
+            _err(f"build {snapshot.generation}: ok, {len(state.written)} files")
+
+    stop = threading.Event()
+    server = None
+    import signal
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (a service manager, kill) stops as cleanly as Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # started in the background
+    try:
+        report(state.rebuild())
+        try:
+            server = serve(state, port)
+        except OSError as e:
+            _usage(f"cannot listen on 127.0.0.1:{port}: {e.strerror}")
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        def ready() -> None:
+            # Announced once the watcher listens: an edit made after this line is never missed.
+            typer.echo(f"serving {url} (Ctrl-C to stop)")
+            sys.stdout.flush()
+
+        state.watch(stop, report, ready)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        state.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        remove(folder)
+    _err("lmsexport preview: stopped")
 
 
 @app.command()

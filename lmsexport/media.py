@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .model import MEDIA_EXTENSIONS
+from .model import MEDIA_EXTENSIONS, Media
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """Largest image file (2 MiB): a diagram or a screenshot fits; a photo should be scaled down."""
+MAX_PACKAGE_MEDIA_BYTES = 64 * 1024 * 1024
+"""Most image bytes one package (a quiz's or an assessment's zip, each image counted once) may
+carry (64 MiB, 32 images at the per-image limit): a package must stay an upload an LMS takes in
+one go, and far below what lmsexport validate accepts of a package (validate.MAX_TOTAL_BYTES)."""
 MAX_PIXELS = 40_000_000
 """Largest width x height an image may state (a 10,000 x 4,000 screenshot fits)."""
 MAX_SIDE = 20_000
@@ -164,3 +168,62 @@ def _length(value: str | None) -> float | None:
 
 def extension_matches(name: str, mime: str) -> bool:
     return name.lower().endswith(EXTENSIONS[mime])
+
+
+def media_from_bytes(data: bytes, name: str = "") -> Media:
+    """An image file read from another format (a Moodle XML `<file>`, a data: URI), sniffed and
+    checked as the loader checks the bank's image files. Raises MediaError.
+
+    ``name`` is what messages call it; the content-addressed file name when not given.
+    """
+    found = sniff(data)
+    media = Media(name, data, found.mime, found.width, found.height)
+    return media if name else replace(media, name=media.filename)
+
+
+MAX_BASE64_CHARS = (MAX_IMAGE_BYTES + 2) // 3 * 4
+"""The base64 text of the largest image file: anything longer is refused before it is decoded."""
+
+
+def decode_base64(text: str) -> bytes:
+    """Base64 as formats embed it (white space allowed, as Moodle's base64_decode() takes it),
+    strictly: raises MediaError for a text that is not base64 or is longer than an image may be."""
+    import base64
+    import binascii
+
+    compact = "".join(text.split())
+    if len(compact) > MAX_BASE64_CHARS:
+        raise MediaError(
+            f"the file is about {len(compact) * 3 // 4:,} bytes; "
+            f"the limit for an image is {MAX_IMAGE_BYTES:,}"
+        )
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        raise MediaError("its base64 data cannot be decoded") from None
+
+
+_DATA_URI = re.compile(r"data:([^,;]*)((?:;[^,;]*)*),(.*)\Z", re.DOTALL | re.IGNORECASE)
+
+
+def media_from_data_uri(src: str) -> Media | None:
+    """The image of a `data:` URI, sniffed from its bytes (the stated type is not trusted); None
+    for any other src. Raises MediaError for data that is not an image lmsexport accepts."""
+    import urllib.parse
+
+    m = _DATA_URI.match(src.strip())
+    if m is None:
+        return None
+    params = [p.strip().lower() for p in m.group(2).split(";") if p.strip()]
+    if "base64" in params:
+        data = decode_base64(m.group(3))
+    else:
+        data = urllib.parse.unquote_to_bytes(m.group(3))
+    return media_from_bytes(data)
+
+
+def data_uri(media: Media) -> str:
+    """An image as a `data:` URI (for texts that cannot carry files); media_from_data_uri() reads it."""
+    import base64
+
+    return f"data:{media.mime};base64,{base64.b64encode(media.data).decode('ascii')}"

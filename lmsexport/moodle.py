@@ -9,9 +9,16 @@ Moodle XML writers and readers (lmsexport.writers.gift, .moodlexml; lmsexport.re
   place a plain text becomes the HTML that Moodle shows exactly as that text (html_to_plain()
   is its inverse), and lang_span() marks its language so that Urdu reads right to left on any
   Moodle page (Moodle's HTML purifier keeps `lang` and `dir`).
+  A text that spells a MathJax delimiter is kept from being typeset (protect_tex()). A rich
+  text is HTML blocks (writers/richtext.py), so it always starts with a block element and a
+  plain one never does (split_rich()).
 * Names. A question's name is what an instructor sees in Moodle's question bank: the start
   of its stem, as Moodle names a GIFT question without one (qformat_default::
   create_default_question_name(): 80 characters).
+* Assessments. Neither GIFT nor Moodle XML can describe a quiz: an assessment's file puts each
+  draw's questions in a category of its own (draw_category_names()) and says, in the
+  assessment's language, how to build the quiz from those categories in Moodle
+  (rebuild_instructions(), draw_instruction()).
 * lmsexport's own metadata (what Moodle has no field for) travels in comments Moodle ignores;
   checked_meta() accepts only well-typed values from them, since files are untrusted.
 """
@@ -25,7 +32,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-from .model import Difficulty, Question, direction
+from .model import Assessment, Difficulty, Draw, Question, Section, direction, plain_text
+from .writers.richtext import TEX_IGNORE_CLASS, spells_delimiter
 
 # -- grades -------------------------------------------------------------------------------
 
@@ -138,7 +146,58 @@ def split_lang(html_text: str) -> tuple[str | None, str]:
 
 def has_markup(html_text: str) -> bool:
     """Whether an HTML text holds markup html_to_plain() cannot turn into plain text."""
-    return bool(MARKUP.search(_BR.sub("", split_lang(html_text)[1])))
+    return bool(MARKUP.search(_BR.sub("", split_lang(split_tex_ignore(html_text))[1])))
+
+
+_TEX_IGNORE_OPEN = f'<span class="{TEX_IGNORE_CLASS}">'
+
+
+def protect_tex(html_text: str) -> str:
+    """The HTML of a plain text that spells a MathJax delimiter, kept from being typeset: in
+    `<span class="tex2jax_ignore">` (MathJax skips that class: filter/mathjaxloader typesets with
+    MathJax's defaults), with every `\\` and `$` as a character reference, so that filters
+    reading the HTML source for delimiters (filter/mathjaxloader/classes/text_filter.php,
+    filter/tex/classes/text_filter.php) do not see one either. split_tex_ignore() undoes it; as
+    writers/richtext.py's Flavour.protect_tex does for rich texts."""
+    if not spells_delimiter(html_text):
+        return html_text
+    return _TEX_IGNORE_OPEN + html_text.replace("\\", "&#92;").replace("$", "&#36;") + "</span>"
+
+
+def split_tex_ignore(html_text: str) -> str:
+    """protect_tex()'s wrapper taken off an HTML text (its character references stay: they are
+    HTML, which html_to_plain() decodes)."""
+    text = html_text.strip()
+    if text.startswith(_TEX_IGNORE_OPEN) and text.endswith("</span>"):
+        inner = text[len(_TEX_IGNORE_OPEN) : -len("</span>")]
+        if inner.count("<span") == inner.count("</span>"):
+            return inner
+    return html_text
+
+
+_RICH_START = re.compile(r"<(?:p|pre|ul|ol|table)[\s>]", re.IGNORECASE)
+_RICH_LANG = re.compile(r'<div lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</div>\Z', re.DOTALL)
+
+
+def rich_div(lang: str) -> dict[str, str]:
+    """The attributes of the `<div>` that marks a rich text's language (split_rich() reads it)."""
+    return {"lang": lang, "dir": direction(lang)}
+
+
+def split_rich(html_text: str) -> tuple[str | None, str] | None:
+    """The language and the blocks of a rich HTML text, or None for a plain one.
+
+    A rich text is HTML blocks (`<p>`, `<pre>`, `<ul>`, `<ol>`, `<table>`), maybe inside the
+    writers' `<div lang=".." dir="..">`; a plain text is escaped HTML that never starts with an
+    element but lang_span()'s or protect_tex()'s `<span>`. Moodle's editors also start a text with
+    a block (`<p dir="ltr" style="text-align: left;">`), so texts from Moodle read as rich.
+    """
+    text = html_text.strip()
+    lang = None
+    m = _RICH_LANG.match(text)
+    if m is not None and "<div" not in m.group(2):
+        lang, text = m.group(1), m.group(2)
+    return (lang, text) if _RICH_START.match(text) else None
 
 
 # -- names --------------------------------------------------------------------------------
@@ -154,13 +213,224 @@ def name_from_stem(question: Question, clean: Callable[[str], str] | None = None
     instructor recognises: the question itself. `clean` adapts the one-line text to what a
     format cannot hold in a name, before it is shortened.
     """
-    text = " ".join(question.stem.split())
+    text = " ".join(plain_text(question.stem).split())  # a rich stem's words, formulas as TeX
     if clean is not None:
         text = clean(text)
     if len(text) <= NAME_CHARS:
         return text
     cut = text[: NAME_CHARS - 1]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+# -- assessments ----------------------------------------------------------------------------
+#
+# Moodle imports questions, never quizzes (GIFT and Moodle XML are question formats;
+# question/format.php qformat_default::importprocess() only fills the question bank). A quiz
+# that draws questions at random is built in Moodle's quiz editor from question categories:
+# "Add > a random question" picks from one category (mod/quiz/classes/structure.php
+# add_random_questions(), every random slot with maximum mark 1), "Add > from question bank"
+# adds chosen questions, each with its default mark (mod/quiz/locallib.php
+# quiz_add_quiz_question()). So an assessment's file puts each draw's questions in a category of
+# their own and tells the instructor, in the assessment's language, what to add from each.
+
+SECTION_NAME_CHARS = 60
+"""Longest section title in a category name (Moodle allows 255 characters a name)."""
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+def draw_category_names(assessment: Assessment, n: int, section: Section, draw: Draw) -> tuple[str, str, str]:
+    """The category names (below the context and `top`) of the questions of one draw of section
+    `n` (1-based): the assessment's id, the section (`<n>. <title>`, or `<n>`), the draw's name.
+    Each format writes them as its category path (GIFT's `$CATEGORY:`, Moodle XML's category
+    question), so that both files fill the same categories."""
+    label = (
+        f"{n}. {_shorten(' '.join(section.title.split()), SECTION_NAME_CHARS)}" if section.title else str(n)
+    )
+    return (assessment.id, label, draw.name)
+
+
+def format_marks(value: float) -> str:
+    """Marks as an instructor types them: `2`, `0.5`."""
+    return f"{value:g}"
+
+
+# The instructions, per language (the primary subtag of the assessment's lang; English for any
+# other). Moodle's own labels are quoted in English as its English language pack writes them
+# (mod/quiz/lang/en/quiz.php: 'addasection' = "a new section heading", 'questionbank' = "from
+# question bank", 'addarandomquestion' = "a random question"; question/format/xml/lang/en/
+# qformat_xml.php: 'pluginname' = "Moodle XML format"), since a site's language pack may not
+# translate them. Keys ending in `.gift` or `.moodlexml` differ by format.
+_INSTRUCTIONS: dict[str, dict[str, str]] = {
+    "en": {
+        "head": "{title} ({id}): how to build this assessment in Moodle",
+        "intro1.gift": (
+            "GIFT cannot describe a quiz, so this file only fills the question bank, with the"
+            " questions of each draw in a category of their own."
+        ),
+        "intro1.moodlexml": (
+            "Moodle XML cannot describe a quiz, so this file only fills the question bank, with the"
+            " questions of each draw in a category of their own; each question's default mark is its"
+            " mark in this assessment."
+        ),
+        "intro2.gift": (
+            'Import it (Question bank > Import > "GIFT format") with "Get category from file" ticked'
+            ' (and "Get context from file", to put the categories in the course\'s question bank),'
+            " then create a quiz and, on its Questions page, build it as below."
+        ),
+        "intro2.moodlexml": (
+            'Import it (Question bank > Import > "Moodle XML format") with "Get category from file"'
+            ' ticked (and "Get context from file", to put the categories in the course\'s question'
+            " bank), then create a quiz and, on its Questions page, build it as below."
+        ),
+        "intro3": (
+            "Each section is a section of the Moodle quiz: the first one is there already (edit its"
+            ' heading); add each other one with Add > "a new section heading".'
+        ),
+        "description": "Description (for the quiz's settings): {text}",
+        "section": "Section {n}: {title}",
+        "section-untitled": "Section {n} (no heading)",
+        "shuffle": (
+            '  Tick "Shuffle" for this section: the order of its questions changes with every attempt.'
+        ),
+        "random": (
+            'Add > "a random question": category "{path}", "Number of random questions" {pick}'
+            " (of the {size} in the category); maximum mark {marks} each."
+        ),
+        "random-varied": (
+            'Add > "a random question": category "{path}", "Number of random questions" {pick}'
+            " (of the {size} in the category); its questions are worth {marks} marks, but Moodle gives a"
+            " random question one maximum mark: choose it."
+        ),
+        "listed": (
+            'Add > "from question bank": category "{path}", all of its questions, in this order: {ids}.'
+        ),
+        "listed-question": "{id} (maximum mark {marks})",
+        "marks.gift": (
+            "Marks: GIFT cannot carry them, so every question imports with a default mark of 1. Set"
+            " each question's maximum mark on the quiz's Questions page as listed above."
+        ),
+        "marks.moodlexml": (
+            "Marks: a question added from the question bank comes with its mark from this file, but"
+            " Moodle gives every random question a maximum mark of 1: set each random question's"
+            " maximum mark on the quiz's Questions page as listed above."
+        ),
+        "total": "One attempt: {count} questions, {marks} marks in all.",
+        "total-varied": "One attempt: {count} questions; the total of marks depends on the questions drawn.",
+    },
+    "ur": {
+        "head": "{title} ({id}): Moodle میں یہ امتحان بنانے کا طریقہ",
+        "intro1.gift": (
+            "GIFT کوئز کی ساخت بیان نہیں کر سکتا، اس لیے یہ فائل صرف سوالات کا بینک بھرتی ہے: ہر انتخاب"
+            " (draw) کے سوالات اپنے الگ زمرے (category) میں ہیں۔"
+        ),
+        "intro1.moodlexml": (
+            "Moodle XML کوئز کی ساخت بیان نہیں کر سکتا، اس لیے یہ فائل صرف سوالات کا بینک بھرتی ہے: ہر"
+            " انتخاب (draw) کے سوالات اپنے الگ زمرے (category) میں ہیں، اور ہر سوال کے طے شدہ نمبر"
+            " (default mark) وہی ہیں جو اس امتحان میں ہیں۔"
+        ),
+        "intro2.gift": (
+            'اسے Question bank > Import > "GIFT format" سے درآمد کریں اور "Get category from file" پر'
+            ' نشان لگائیں (زمروں کو کورس کے سوالات کے بینک میں رکھنے کے لیے "Get context from file" پر بھی)،'
+            " پھر ایک کوئز بنائیں اور اس کے Questions صفحے پر اسے نیچے دی گئی ترتیب سے بنائیں۔"
+        ),
+        "intro2.moodlexml": (
+            'اسے Question bank > Import > "Moodle XML format" سے درآمد کریں اور "Get category from file"'
+            ' پر نشان لگائیں (زمروں کو کورس کے سوالات کے بینک میں رکھنے کے لیے "Get context from file" پر'
+            " بھی)، پھر ایک کوئز بنائیں اور اس کے Questions صفحے پر اسے نیچے دی گئی ترتیب سے بنائیں۔"
+        ),
+        "intro3": (
+            "ہر حصہ Moodle کوئز کا ایک section ہے: پہلا پہلے سے موجود ہے (اس کا عنوان بدل دیں)؛ باقی ہر ایک"
+            ' Add > "a new section heading" سے شامل کریں۔'
+        ),
+        "description": "تفصیل (کوئز کی ترتیبات کے لیے): {text}",
+        "section": "حصہ {n}: {title}",
+        "section-untitled": "حصہ {n} (بغیر عنوان)",
+        "shuffle": '  اس حصے کے لیے "Shuffle" پر نشان لگائیں: ہر کوشش پر اس کے سوالات کی ترتیب بدلتی ہے۔',
+        "random": (
+            'Add > "a random question": زمرہ "{path}"، "Number of random questions" {pick}'
+            " (زمرے کے {size} سوالات میں سے)؛ ہر سوال کے زیادہ سے زیادہ نمبر {marks}۔"
+        ),
+        "random-varied": (
+            'Add > "a random question": زمرہ "{path}"، "Number of random questions" {pick}'
+            " (زمرے کے {size} سوالات میں سے)؛ ان سوالات کے نمبر {marks} ہیں، لیکن Moodle بے ترتیب سوال"
+            " کو ایک ہی زیادہ سے زیادہ نمبر دیتا ہے: اسے خود چنیں۔"
+        ),
+        "listed": 'Add > "from question bank": زمرہ "{path}" کے تمام سوالات، اسی ترتیب سے: {ids}۔',
+        "listed-question": "{id} (زیادہ سے زیادہ نمبر {marks})",
+        "marks.gift": (
+            "نمبر: GIFT نمبر منتقل نہیں کر سکتا، اس لیے ہر سوال 1 نمبر کے ساتھ درآمد ہوتا ہے۔ کوئز کے"
+            " Questions صفحے پر ہر سوال کے زیادہ سے زیادہ نمبر اوپر دی گئی فہرست کے مطابق مقرر کریں۔"
+        ),
+        "marks.moodlexml": (
+            "نمبر: سوالات کے بینک سے شامل کیا گیا سوال اس فائل والے نمبر کے ساتھ آتا ہے، لیکن Moodle ہر"
+            " بے ترتیب سوال (random question) کو زیادہ سے زیادہ 1 نمبر دیتا ہے: کوئز کے Questions صفحے"
+            " پر ہر بے ترتیب سوال کے زیادہ سے زیادہ نمبر اوپر دی گئی فہرست کے مطابق مقرر کریں۔"
+        ),
+        "total": "ایک کوشش: {count} سوالات، کل {marks} نمبر۔",
+        "total-varied": "ایک کوشش: {count} سوالات؛ کل نمبر منتخب ہونے والے سوالات پر منحصر ہیں۔",
+    },
+}
+FORMATS = ("gift", "moodlexml")
+"""The formats whose files carry these instructions."""
+
+
+def _wording(lang: str) -> dict[str, str]:
+    return _INSTRUCTIONS.get(lang.split("-")[0].lower(), _INSTRUCTIONS["en"])
+
+
+def draw_instruction(lang: str, draw: Draw, path: str) -> str:
+    """What to add to the quiz from one draw's category (`path` as Moodle lists it), in `lang`."""
+    t = _wording(lang)
+    marks = sorted({draw.points_of(c.question) for c in draw.candidates})
+    if draw.is_random:
+        key = "random" if len(marks) == 1 else "random-varied"
+        return t[key].format(
+            path=path, pick=draw.count, size=len(draw.candidates), marks="/".join(map(format_marks, marks))
+        )
+    ids = ", ".join(
+        t["listed-question"].format(id=c.question.id, marks=format_marks(draw.points_of(c.question)))
+        for c in draw.candidates
+    )
+    return t["listed"].format(path=path, ids=ids)
+
+
+def section_heading(lang: str, n: int, section: Section) -> str:
+    """`Section 2: <title>` in `lang`: the line that opens a section's instructions."""
+    t = _wording(lang)
+    title = " ".join(section.title.split()) if section.title else ""
+    return t["section"].format(n=n, title=title) if title else t["section-untitled"].format(n=n)
+
+
+def rebuild_instructions(assessment: Assessment, paths: dict[tuple[int, int], str], fmt: str) -> list[str]:
+    """The lines an instructor reads first, in the assessment's language: how to build the quiz in
+    Moodle from the categories of a `fmt` ("gift" or "moodlexml") file. `paths[n, k]` is the
+    category of draw k of section n (1-based) as Moodle lists it. No line holds a line break."""
+    assert fmt in FORMATS
+    t = _wording(assessment.lang)
+    lines = [t["head"].format(title=" ".join(assessment.title.split()), id=assessment.id), ""]
+    lines += [t[f"intro1.{fmt}"], t[f"intro2.{fmt}"], t["intro3"]]
+    if assessment.description is not None:
+        description = plain_text(assessment.description).split("\n")
+        lines += ["", t["description"].format(text=description[0]), *description[1:]]
+    for n, section in enumerate(assessment.sections, 1):
+        lines += ["", section_heading(assessment.lang, n, section)]
+        if section.shuffle:
+            lines.append(t["shuffle"])
+        for k, draw in enumerate(section.draws, 1):
+            lines.append(f"  {k}. " + draw_instruction(assessment.lang, draw, paths[n, k]))
+    total = assessment.total_points
+    lines += ["", t[f"marks.{fmt}"]]
+    if total is None:
+        lines.append(t["total-varied"].format(count=assessment.question_count))
+    else:
+        lines.append(t["total"].format(count=assessment.question_count, marks=format_marks(total)))
+    return lines
 
 
 # -- lmsexport's own metadata ----------------------------------------------------------------
@@ -196,8 +466,39 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     "difficulty": lambda v: v in {d.value for d in Difficulty},
     "category": _is_text,
     "shuffle": lambda v: isinstance(v, bool),
+    "description_html": _is_text,
+    # assessment metadata (GIFT's `lmsexport-assessment:` comment; id, title, lang as a quiz's)
+    "sections": lambda v: _is_sections(v),
 }
 """Every key lmsexport writes into its metadata comments, with the check its value must pass."""
+
+
+def _is_draw(d: object) -> bool:
+    return (
+        isinstance(d, dict)
+        and isinstance(d.get("name"), str)
+        and bool(_ID_RE.match(d["name"]))
+        and _is_text(d.get("category"))
+        and isinstance(d.get("random"), bool)
+        and (
+            d.get("pick") is None
+            or (isinstance(d["pick"], int) and not isinstance(d["pick"], bool) and d["pick"] > 0)
+        )
+        and (d.get("points") is None or (_is_number(d["points"]) and d["points"] > 0))
+        and (d.get("pick") is None) != d["random"]
+    )
+
+
+def _is_sections(v: object) -> bool:
+    """An assessment's `sections`: [{title, shuffle, draws: [{name, category, random, pick, points}]}]."""
+    return isinstance(v, list) and all(
+        isinstance(sec, dict)
+        and (sec.get("title") is None or _is_text(sec["title"]))
+        and isinstance(sec.get("shuffle"), bool)
+        and isinstance(sec.get("draws"), list)
+        and all(_is_draw(d) for d in sec["draws"])
+        for sec in v
+    )
 
 
 def parse_meta(encoded: str) -> dict[str, object]:

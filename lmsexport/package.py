@@ -1,44 +1,32 @@
-"""IMS content packages (QTI 2.1 zips): the manifest, validation of every member, and zipping.
+"""IMS content packages: what every package format shares, and zipping.
 
 The only module that zips. Output is deterministic to the byte for a given zlib: members in a
 fixed order (imsmanifest.xml first, the rest sorted by path), every entry stamped with
 ``ctx.timestamp`` in UTC, fixed Unix permissions, DEFLATE at a fixed level, no extra fields.
+
+Also here: the namespaces and element helpers of IMS CP manifests and their IEEE LOM
+metadata, serialisation, and schema validation of a package's XML members. What a format puts
+in its package (the QTI 2.1 manifest and members: writers/qti21_package.py) lives with its
+writer.
 """
 
 from __future__ import annotations
 
-import copy
 import io
 import time
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from lxml import etree
 
-from . import __version__
-from .errors import Diagnostic, SchemaValidationError
-from .model import Bank, Difficulty, Question, QuestionType, Quiz
+from .errors import Diagnostic
+from .model import Difficulty
 from .validate import SCHEMA_FILES, compiled_schema_without_mathml, schema_for, validate_tree
-from .writers import Output, WriteContext, qti21
-from .writers.qti21 import Member
 
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
 LOM_NS = "http://ltsc.ieee.org/xsd/LOM"
-QTIMD_NS = "http://www.imsglobal.org/xsd/imsqti_metadata_v2p1"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
-MANIFEST_NSMAP = {None: CP_NS, "lom": LOM_NS, "imsqti": QTIMD_NS, "xsi": XSI_NS}
-MANIFEST_SCHEMA_LOCATION = " ".join(
-    [
-        CP_NS,
-        "http://www.imsglobal.org/xsd/qti/qtiv2p1/qtiv2p1_imscpv1p2_v1p0.xsd",
-        LOM_NS,
-        "http://www.imsglobal.org/xsd/imsmd_loose_v1p3p2.xsd",
-        QTIMD_NS,
-        "http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_metadata_v2p1.xsd",
-    ]
-)
 MANIFEST_PATH = "imsmanifest.xml"
-STYLESHEET_RESOURCE = "RES-css"
 
 ZIP_EPOCH = 315532800
 """1980-01-01T00:00:00Z, the earliest time a zip entry can carry."""
@@ -59,14 +47,6 @@ def _el(parent: etree._Element, ns: str, tag: str, text: str | None = None, **at
     return el
 
 
-def item_resource_id(question: Question) -> str:
-    return f"RES-item-{question.id}"
-
-
-def test_resource_id(quiz: Quiz) -> str:
-    return f"RES-test-{quiz.id}"
-
-
 # --------------------------------------------------------------------------- manifest
 
 
@@ -81,130 +61,6 @@ def _lom(parent: etree._Element, ident: str, title: str, lang: str, fmt: str) ->
     _el(general, LOM_NS, "language", lang)
     _el(_el(lom, LOM_NS, "technical"), LOM_NS, "format", fmt)
     return general
-
-
-def _qti_metadata(parent: etree._Element, question: Question) -> None:
-    md = _el(parent, QTIMD_NS, "qtiMetadata")
-    _el(md, QTIMD_NS, "timeDependent", "false")
-    # The standard namespace on purpose: Canvas then guesses the type from the item, which works;
-    # interactionType in the imsqti_v2p1 namespace breaks its text-entry import.
-    _el(md, QTIMD_NS, "interactionType", qti21.INTERACTIONS[question.type])
-    _el(md, QTIMD_NS, "feedbackType", "nonadaptive" if _has_feedback(question) else "none")
-    _el(md, QTIMD_NS, "solutionAvailable", "false" if question.type is QuestionType.ESSAY else "true")
-    _el(md, QTIMD_NS, "toolName", qti21.TOOL_NAME)
-    _el(md, QTIMD_NS, "toolVersion", __version__)
-
-
-def _test_resource(resources: etree._Element, quiz: Quiz) -> None:
-    res = _el(
-        resources,
-        CP_NS,
-        "resource",
-        identifier=test_resource_id(quiz),
-        type="imsqti_test_xmlv2p1",
-        href=qti21.test_path(quiz),
-    )
-    general = _lom(_el(res, CP_NS, "metadata"), quiz.id, quiz.title, quiz.lang, "text/x-imsqti-test-xml")
-    if quiz.description:
-        _el(_el(general, LOM_NS, "description"), LOM_NS, "string", quiz.description, language=quiz.lang)
-    if quiz.difficulty is not None:
-        difficulty = _el(_el(general.getparent(), LOM_NS, "educational"), LOM_NS, "difficulty")
-        _el(difficulty, LOM_NS, "source", "LOMv1.0")
-        _el(difficulty, LOM_NS, "value", LOM_DIFFICULTY[quiz.difficulty])
-    _el(res, CP_NS, "file", href=qti21.test_path(quiz))
-    for question in quiz.questions:
-        _el(res, CP_NS, "dependency", identifierref=item_resource_id(question))
-
-
-def _item_resource(resources: etree._Element, quiz: Quiz, question: Question) -> None:
-    """build_item_resource's element, from a copy of a cached one of the same shape.
-
-    An item's resource is ~20 elements of which five strings vary; copying a prebuilt one
-    (libxml2's node copy) and setting those strings costs a third of building it from Python.
-    The shape is all the rest depends on: the interaction, whether there is feedback, the
-    language and the number of tags. Appending the copy drops the namespace declarations the
-    detached copy carried (lxml strips those the new parent already declares), so the
-    serialised manifest is byte for byte the built one (tests/test_perf.py).
-    """
-    lang = quiz.lang_of(question)
-    key = (question.type, _has_feedback(question), lang, len(question.tags))
-    skeleton = _RESOURCE_SKELETONS.get(key)
-    if skeleton is None:
-        holder = etree.Element(f"{{{CP_NS}}}resources", nsmap=MANIFEST_NSMAP)
-        build_item_resource(holder, quiz, question)
-        skeleton = holder[0]
-        if len(_RESOURCE_SKELETONS) < _RESOURCE_CACHE_MAX:
-            _RESOURCE_SKELETONS[key] = skeleton
-    res = copy.deepcopy(skeleton)
-    path = qti21.item_path(question)
-    res.set("identifier", item_resource_id(question))
-    res.set("href", path)
-    # Positions as build_item_resource lays them out: metadata(qtiMetadata, lom(general, ...)).
-    general = res[0][1][0]
-    general[0][1].text = question.id  # identifier/entry
-    general[1][0].text = qti21.short_title(question)  # title/string
-    for keyword, tag in zip(general[3:], question.tags, strict=True):
-        keyword[0].text = tag
-    res[1].set("href", path)  # file
-    resources.append(res)
-
-
-_RESOURCE_SKELETONS: dict[tuple[object, ...], etree._Element] = {}
-_RESOURCE_CACHE_MAX = 1024
-
-
-def _has_feedback(question: Question) -> bool:
-    return bool(question.explanation) or any(c.feedback for c in question.choices)
-
-
-def build_item_resource(resources: etree._Element, quiz: Quiz, question: Question) -> None:
-    """An item's <resource> (qtiMetadata, LOM, file, dependency) built element by element."""
-    path = qti21.item_path(question)
-    res = _el(
-        resources,
-        CP_NS,
-        "resource",
-        identifier=item_resource_id(question),
-        type="imsqti_item_xmlv2p1",
-        href=path,
-    )
-    metadata = _el(res, CP_NS, "metadata")
-    _qti_metadata(metadata, question)  # the profile wants qtiMetadata before lom
-    lang = quiz.lang_of(question)
-    general = _lom(metadata, question.id, qti21.short_title(question), lang, "text/x-imsqti-item-xml")
-    for tag in question.tags:
-        _el(_el(general, LOM_NS, "keyword"), LOM_NS, "string", tag, language=lang)
-    _el(res, CP_NS, "file", href=path)
-    _el(res, CP_NS, "dependency", identifierref=STYLESHEET_RESOURCE)
-
-
-def manifest_tree(quiz: Quiz) -> etree._Element:
-    """imsmanifest.xml for one quiz's package, valid against qtiv2p1_imscpv1p2_v1p0.xsd."""
-    manifest = etree.Element(f"{{{CP_NS}}}manifest", nsmap=MANIFEST_NSMAP)
-    manifest.set("identifier", f"MANIFEST-{quiz.id}")
-    manifest.set(f"{{{XSI_NS}}}schemaLocation", MANIFEST_SCHEMA_LOCATION)
-    metadata = _el(manifest, CP_NS, "metadata")
-    # "QTIv2.1 Package" is also what makes Canvas treat the zip as QTI 2 rather than 1.2.
-    _el(metadata, CP_NS, "schema", "QTIv2.1 Package")
-    _el(metadata, CP_NS, "schemaversion", "1.0.0")
-    general = _el(_el(metadata, LOM_NS, "lom"), LOM_NS, "general")
-    _el(_el(general, LOM_NS, "title"), LOM_NS, "string", quiz.title, language=quiz.lang)
-    _el(general, LOM_NS, "language", quiz.lang)
-    _el(manifest, CP_NS, "organizations")
-    resources = _el(manifest, CP_NS, "resources")
-    _test_resource(resources, quiz)
-    for question in quiz.questions:
-        _item_resource(resources, quiz, question)
-    css = _el(
-        resources,
-        CP_NS,
-        "resource",
-        identifier=STYLESHEET_RESOURCE,
-        type="webcontent",
-        href=qti21.STYLESHEET_PATH,
-    )
-    _el(css, CP_NS, "file", href=qti21.STYLESHEET_PATH)
-    return manifest
 
 
 # --------------------------------------------------------------------------- serialise, validate, zip
@@ -257,56 +113,12 @@ def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int, sorted_: bo
     return buf.getvalue()
 
 
-def _documents(quiz: Quiz) -> tuple[list[tuple[str, str, etree._Element]], dict[str, bytes]]:
-    """(path, kind, tree) of every XML member, manifest included, and the non-XML files."""
-    members: list[Member] = qti21.quiz_members(quiz)
-    docs = [(MANIFEST_PATH, "manifest", manifest_tree(quiz))]
-    docs += [(m.path, m.kind, m.tree) for m in members if m.tree is not None]
-    other = {m.path: m.data for m in members if m.data is not None}
-    return docs, other
-
-
-def package_path(quiz: Quiz) -> str:
-    """Where a quiz's zip goes in the output directory."""
-    return f"qti21/{quiz.id}.zip"
-
-
-def quiz_package(quiz: Quiz, ctx: WriteContext) -> bytes:
-    """One quiz's QTI 2.1 package; raises SchemaValidationError (no zip) if any member is invalid."""
-    docs, files = _documents(quiz)
-    problems = _validate_documents(docs, package_path(quiz))
-    if problems:
-        raise SchemaValidationError(problems)
-    files.update({path: serialize(tree) for path, _, tree in docs})
-    return zip_members(files, ctx.timestamp)
-
-
-def _validate_documents(docs: Iterable[tuple[str, str, etree._Element]], zip_name: str) -> list[Diagnostic]:
+def validate_documents(docs: Iterable[tuple[str, str, etree._Element]], zip_name: str) -> list[Diagnostic]:
+    """Every problem of a package's XML members, (path, kind, tree), named ``<zip>!<path>``."""
     problems: list[Diagnostic] = []
     for path, kind, tree in docs:
         problems += validate_tree(tree, kind, f"{zip_name}!{path}")
     return problems
-
-
-def build_qti21(bank: Bank, ctx: WriteContext) -> Output:
-    """The qti21 writer: one validated package per quiz at qti21/<quiz-id>.zip.
-
-    Every XML member of every quiz is validated before anything is zipped; all invalid members
-    of the whole bank are reported together in one SchemaValidationError (a bug of ours).
-    """
-    output = Output()
-    problems: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        docs, files = _documents(quiz)
-        problems += _validate_documents(docs, package_path(quiz))
-        output.warnings += qti21.lossy_warnings(quiz)
-        # Once anything failed, keep validating (to report everything) but stop zipping.
-        if not problems:
-            files.update({path: serialize(tree) for path, _, tree in docs})
-            output.files[package_path(quiz)] = zip_members(files, ctx.timestamp)
-    if problems:
-        raise SchemaValidationError(problems)
-    return output
 
 
 def warm_schemas() -> None:
@@ -320,7 +132,7 @@ def warm_schemas() -> None:
 # --------------------------------------------------------------------------- QTI 1.2 and Common Cartridge
 
 
-def _validated_zip(
+def validated_zip(
     docs: list[tuple[str, str, etree._Element]], zip_name: str, timestamp: int, problems: list[Diagnostic]
 ) -> bytes | None:
     """Validate every document (problems are appended, named ``<zip>!<member>``) and, when
@@ -332,51 +144,3 @@ def _validated_zip(
     if problems:
         return None
     return zip_members({path: serialize(tree) for path, _, tree in docs}, timestamp)
-
-
-def build_qti12(bank: Bank, ctx: WriteContext) -> Output:
-    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip.
-
-    Every document is validated (QTI 1.2.1 DTD, IMS CP 1.1 XSD, Canvas's settings file) before
-    anything is zipped; all invalid documents of the bank are reported together.
-    """
-    from .writers import qti12
-
-    output = Output()
-    problems: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        data = _validated_zip(qti12.quiz_documents(quiz), qti12.package_path(quiz), ctx.timestamp, problems)
-        output.warnings += qti12.lossy_warnings(quiz)
-        if data is not None:
-            output.files[qti12.package_path(quiz)] = data
-    if problems:
-        raise SchemaValidationError(problems)
-    return output
-
-
-def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
-    """The cc13 writer: one IMS Common Cartridge 1.3 of the whole bank at cc/bank.imscc.
-
-    The manifest, every assessment and every question bank are validated against the CC 1.3
-    profiles (XSD and their Schematron rules) before anything is zipped.
-    """
-    from .validate_qti12 import validate_document
-    from .writers import cc13
-
-    output = Output(warnings=cc13.lossy_warnings(bank))
-    if not bank.quizzes:
-        return output
-    problems: list[Diagnostic] = []
-
-    def members() -> Iterator[tuple[str, bytes]]:
-        # One document at a time, in the cartridge's order (cc13.cartridge_documents): built,
-        # validated, serialised, then dropped, so a bank never holds more than one category's trees.
-        for path, kind, tree in cc13.cartridge_documents(bank):
-            problems.extend(validate_document(tree, kind, f"{cc13.CARTRIDGE_PATH}!{path}"))
-            yield path, serialize(tree)
-
-    data = zip_stream(members(), ctx.timestamp, sorted_=False)
-    if problems:
-        raise SchemaValidationError(problems)
-    output.files[cc13.CARTRIDGE_PATH] = data
-    return output

@@ -31,6 +31,9 @@ class RunSummary:
     """The command that ran (names the JUnit suite and test cases)."""
     skipped: tuple[tuple[str, int], ...] = ()
     """import: how many questions of each kind lmsexport lacks were left out."""
+    ok: bool | None = None
+    """The run's verdict when the command decides it otherwise than by severity (lint: every
+    finding fails, unless --exit-zero); None: errors fail, and warnings under strict."""
 
 
 def fails(d: Diagnostic, strict: bool) -> bool:
@@ -66,7 +69,7 @@ def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
     obj = {
         "version": REPORT_VERSION,
         "tool": "lmsexport",
-        "ok": not failed(diags, summary.strict),
+        "ok": summary.ok if summary.ok is not None else not failed(diags, summary.strict),
         "strict": summary.strict,
         "counts": {
             "errors": errors,
@@ -156,3 +159,112 @@ def to_junit(diags: Sequence[Diagnostic], summary: RunSummary, checked_files: Se
         if soft:
             etree.SubElement(case, "system-out").text = to_text(soft)
     return etree.tostring(suites, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+
+
+# --------------------------------------------------------------------------- SARIF 2.1.0
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What SARIF says of a rule (a reportingDescriptor)."""
+
+    id: str
+    name: str
+    summary: str
+    """shortDescription: one sentence."""
+    description: str
+    """fullDescription: why it matters."""
+    severity: Severity = Severity.WARNING
+    help_uri: str | None = None
+    """Absolute URL of the rule's documentation; None leaves helpUri out."""
+    help_markdown: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def _sarif_uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/!$&'()*+,;=:@-._~")
+
+
+def to_sarif(
+    diags: Sequence[Diagnostic],
+    rules: Sequence[RuleInfo],
+    version: str,
+    information_uri: str | None = None,
+) -> str:
+    """A SARIF 2.1.0 log of one run (GitHub code scanning reads it: `upload-sarif`).
+
+    Every result names its rule by id and index; rules that diagnostics use but ``rules`` does
+    not describe (the loader's source.* errors) are described from the diagnostic itself. Paths
+    are relative URIs against %SRCROOT% (the repository root when run from it); columns count
+    Unicode code points, as every message of lmsexport does.
+    """
+    import hashlib
+
+    described = {r.id: r for r in rules}
+    ordered = list(rules)
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        if d.rule not in described:
+            extra = RuleInfo(d.rule, d.rule, d.rule, d.rule, d.severity)
+            described[d.rule] = extra
+            ordered.append(extra)
+    index = {r.id: i for i, r in enumerate(ordered)}
+    descriptors = []
+    for r in ordered:
+        desc: dict[str, Any] = {
+            "id": r.id,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.description},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]},
+        }
+        if r.help_uri:
+            desc["helpUri"] = r.help_uri
+        if r.help_markdown:
+            desc["help"] = {"text": r.description, "markdown": r.help_markdown}
+        if r.tags:
+            desc["properties"] = {"tags": list(r.tags)}
+        descriptors.append(desc)
+    results = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        physical: dict[str, Any] = {
+            "artifactLocation": {"uri": _sarif_uri(d.loc.path), "uriBaseId": "%SRCROOT%"}
+        }
+        if d.loc.line > 0:
+            region: dict[str, Any] = {"startLine": d.loc.line}
+            if d.loc.col > 0:
+                region["startColumn"] = d.loc.col
+            physical["region"] = region
+        text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        fingerprint = hashlib.sha256(f"{d.rule}\0{d.loc.path}\0{d.message}".encode()).hexdigest()[:32]
+        results.append(
+            {
+                "ruleId": d.rule,
+                "ruleIndex": index[d.rule],
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": text},
+                "locations": [{"physicalLocation": physical}],
+                "partialFingerprints": {"lmsexport/v1": fingerprint},
+            }
+        )
+    driver: dict[str, Any] = {"name": "lmsexport", "version": version, "semanticVersion": version}
+    if information_uri:
+        driver["informationUri"] = information_uri
+    driver["rules"] = descriptors
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "invocations": [{"executionSuccessful": True}],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"

@@ -2,6 +2,9 @@
 # Make sure a Chromium binary exists for the browser tests (tests/test_html_browser.py), and
 # the Noto fonts that render Urdu (Nastaliq) in the screenshots the tests keep.
 # Playwright's own browser download is not used: the tests drive Debian's chromium package.
+# Playwright's driver (the node binary in its wheel) needs libatomic.so.1, which a minimal
+# Debian lacks and chromium does not pull in (seen in a debootstrap'd bookworm: every browser
+# test failed with "Connection closed while reading from the driver").
 # Idempotent and silent when everything is already there.
 set -eu
 
@@ -11,6 +14,13 @@ if ! { [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; }; then
 fi
 if [ ! -e /usr/share/fonts/truetype/noto/NotoNastaliqUrdu-Regular.ttf ]; then
     need="$need fonts-noto-core"
+fi
+atomic=""
+for lib in /usr/lib/*/libatomic.so.1 /lib/*/libatomic.so.1 /usr/lib64/libatomic.so.1; do
+    [ -e "$lib" ] && atomic=yes
+done
+if [ -z "$atomic" ]; then
+    need="$need libatomic1"
 fi
 [ -z "$need" ] && exit 0
 

@@ -9,17 +9,21 @@ invariant (a question's or choice's lang only when it differs from the enclosing
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeVar
 
 from hypothesis import strategies as st
 
 from lmsexport.model import (
+    Assessment,
     Bank,
     Block,
     BulletList,
+    Candidate,
     Choice,
     Code,
     CodeBlock,
     Difficulty,
+    Draw,
     Emph,
     Image,
     Inline,
@@ -31,13 +35,16 @@ from lmsexport.model import (
     OrderedList,
     Pair,
     Para,
+    Pool,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    Section,
     Str,
     Strong,
     Table,
+    Text,
 )
 from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE
 from lmsexport.writers.moodlexml import plain_text_problem
@@ -387,3 +394,90 @@ def markdown_rich(draw: st.DrawFn) -> Rich:
 
 
 MD_RICH = markdown_rich()
+
+
+# --------------------------------------------------------------------------- rich banks, assessments
+# (QTI 2.1 helper) Banks whose texts are partly Rich, with assessments over them: draws cut from
+# a shuffled subset of the bank's questions, so no question can be drawn twice (as resolution in
+# lmsexport.assessments guarantees), each draw listed or random, points overridden or not.
+
+T = TypeVar("T")
+
+INLINE_RICH = PARA_INLINES.map(lambda xs: Rich((Para(xs),)))
+"""A one-paragraph rich text: what a choice or a matching left side usually is."""
+
+
+@st.composite
+def _richer_question(draw: st.DrawFn, question: Question) -> Question:
+    """The question with some of its texts rich: stem, explanation, choices, feedback, lefts."""
+
+    def maybe(text: Text, strategy: st.SearchStrategy[Rich]) -> Text:
+        return draw(strategy) if draw(st.booleans()) else text
+
+    return replace(
+        question,
+        stem=maybe(question.stem, RICH),
+        explanation=None if question.explanation is None else maybe(question.explanation, RICH),
+        choices=tuple(
+            replace(
+                c,
+                text=maybe(c.text, INLINE_RICH | RICH),
+                feedback=None if c.feedback is None else maybe(c.feedback, RICH),
+            )
+            for c in question.choices
+        ),
+        pairs=tuple(replace(p, left=maybe(p.left, INLINE_RICH)) for p in question.pairs),
+    )
+
+
+def _cut(draw: st.DrawFn, items: list[T], most: int) -> list[list[T]]:
+    """items cut into 1..most non-empty consecutive groups."""
+    n = draw(st.integers(1, min(most, len(items))))
+    if n == 1:
+        return [items]
+    cuts = sorted(draw(st.lists(st.integers(1, len(items) - 1), min_size=n - 1, max_size=n - 1, unique=True)))
+    return [items[a:b] for a, b in zip([0, *cuts], [*cuts, len(items)], strict=True)]
+
+
+@st.composite
+def assessment_over(draw: st.DrawFn, bank: Bank, ident: str = "exam-0") -> Assessment:
+    """A resolved assessment over some of the bank's questions (sections of draws)."""
+    every = [Candidate(quiz.header, q) for quiz in bank.quizzes for q in quiz.questions]
+    chosen = draw(st.permutations(every))[: draw(st.integers(1, len(every)))]
+    draws = []
+    for i, group in enumerate(_cut(draw, chosen, 4)):
+        points = draw(st.none() | st.sampled_from([1.0, 2.5, 10.0]))
+        if draw(st.booleans()):
+            pick = draw(st.integers(1, len(group)))
+            draws.append(Draw(f"pool-{i}", pool=Pool(), pick=pick, points=points, candidates=tuple(group)))
+        else:
+            ids = tuple(c.question.id for c in group)
+            draws.append(Draw(f"list-{i}", ids=ids, points=points, candidates=tuple(group)))
+    sections = tuple(
+        Section(title=draw(st.none() | TEXT), shuffle=draw(st.booleans()), draws=tuple(part))
+        for part in _cut(draw, draws, 3)
+    )
+    return Assessment(
+        id=ident,
+        title=draw(TEXT),
+        lang=draw(st.sampled_from(["ur", "en"])),
+        sections=sections,
+        description=draw(st.none() | TEXT | RICH),
+    )
+
+
+@st.composite
+def rich_banks_with_assessments(draw: st.DrawFn) -> Bank:
+    """banks() with rich texts mixed in and one or two assessments over it."""
+    bank = draw(banks())
+    quizzes = tuple(
+        replace(
+            quiz,
+            description=draw(st.none() | TEXT | RICH),
+            questions=tuple(draw(_richer_question(q)) for q in quiz.questions),
+        )
+        for quiz in bank.quizzes
+    )
+    rich = Bank(quizzes)
+    n = draw(st.integers(1, 2))
+    return Bank(quizzes, tuple(draw(assessment_over(rich, f"exam-{i}")) for i in range(n)))

@@ -16,10 +16,10 @@ from lxml import etree
 
 from lmsexport import validate_qti12 as v
 from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
-from lmsexport.package import build_cc13
 from lmsexport.validate import schema_dir
 from lmsexport.validate_qti12 import validate_cartridge, validate_cc_tree
 from lmsexport.writers import WriteContext, cc13
+from lmsexport.writers.cc13 import build_cc13
 
 CTX = WriteContext(formats=("cc13",))
 Q = {"q": cc13.QTI_NS}

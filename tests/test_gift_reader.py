@@ -185,3 +185,71 @@ def test_hostile_question_metadata_is_ignored(meta: str) -> None:
 def test_hostile_quiz_metadata_is_ignored(meta: str) -> None:
     quiz, _ = _read(f"// lmsexport-quiz: {meta}\n$CATEGORY: c\n\n::q::Q {{T}}\n")
     assert quiz.difficulty is None and quiz.shuffle is True and quiz.title
+
+
+# -- assessments and rich metadata ----------------------------------------------------------
+
+DIST = Path(__file__).resolve().parents[1] / "dist" / "gift"
+
+
+def test_an_assessment_file_reads_as_its_questions_and_as_its_draws() -> None:
+    from lmsexport.readers.gift import read_assessment
+
+    text = (DIST / "final-exam.gift.txt").read_text(encoding="utf-8")
+    quiz, warnings = read_quiz(text, "final-exam.gift.txt")
+    assert warnings == []  # no "a quiz has one category" for an assessment's categories
+    assert (quiz.id, quiz.lang, quiz.category) == ("final-exam", "ur", None)
+    assessment, _ = read_assessment(text, "final-exam.gift.txt")
+    assert [c.question for c in assessment.candidates] == list(quiz.questions)
+    assert [(d.name, d.is_random, d.pick, d.points) for d in assessment.draws] == [
+        ("zero", True, 3, 2.0),
+        ("section1-draw2", False, None, 3.0),
+        ("pipeline", True, 2, 2.0),
+        ("tensor", True, 2, None),
+    ]
+    assert [len(d.candidates) for d in assessment.draws] == [9, 1, 5, 4]
+    assert [s.shuffle for s in assessment.sections] == [False, True]
+
+
+def test_a_quiz_file_is_not_an_assessment() -> None:
+    from lmsexport.readers.gift import read_assessment
+
+    text = (DIST / "zero-sharded-optimizers.gift.txt").read_text(encoding="utf-8")
+    with pytest.raises(GiftSyntaxError) as info:
+        read_assessment(text, "z.gift.txt")
+    assert [d.rule for d in info.value.diagnostics] == ["gift.not-an-assessment"]
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        '"x"',
+        '[{"draws": [{"name": "a", "category": "c", "random": true, "pick": null}], "shuffle": false}]',
+        '[{"draws": [{"name": "a", "category": "c", "random": false, "pick": 2}], "shuffle": false}]',
+        '[{"draws": [{"name": "1a", "category": "c", "random": false}], "shuffle": false}]',
+        '[{"draws": [], "shuffle": "no"}]',
+        '[{"draws": [{"name": "a", "category": "c", "random": true, "pick": true}], "shuffle": false}]',
+    ],
+)
+def test_hostile_assessment_metadata_is_refused(sections: str) -> None:
+    from lmsexport.readers.gift import read_assessment
+
+    meta = f'{{"id": "e", "lang": "en", "sections": {sections}}}'
+    text = f"// lmsexport-assessment: {meta}\n\n$CATEGORY: c\n\n::q::Q {{T}}\n"
+    assert read_quiz(text, "e.gift.txt")[0].questions[0].truth is True
+    with pytest.raises(GiftSyntaxError):
+        read_assessment(text, "e.gift.txt")
+
+
+def test_question_difficulty_and_rich_description_come_from_metadata() -> None:
+    from lmsexport.model import Difficulty, Para, Rich, Str, Strong
+
+    text = (
+        '// lmsexport-quiz: {"id": "q", "lang": "en", '
+        '"description_html": "<p><strong>Bold</strong> text</p>"}\n'
+        "$CATEGORY: c\n\n"
+        '// lmsexport: {"difficulty": "hard"}\n::q::Q {T}\n'
+    )
+    quiz, _ = read_quiz(text, "q.gift.txt")
+    assert quiz.description == Rich((Para((Strong((Str("Bold"),)), Str(" text"))),))
+    assert quiz.questions[0].difficulty is Difficulty.HARD

@@ -15,9 +15,51 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lmsexport.model import Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.build import _assessment_round_trip
+from lmsexport.media import sniff
+from lmsexport.model import (
+    Assessment,
+    Bank,
+    Block,
+    BulletList,
+    Candidate,
+    Choice,
+    Code,
+    CodeBlock,
+    Difficulty,
+    Draw,
+    Emph,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    Math,
+    Media,
+    NumericKey,
+    OrderedList,
+    Pair,
+    Para,
+    Pool,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    Str,
+    Strong,
+    Table,
+    Text,
+)
 from lmsexport.readers.gift import read_quiz
-from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE, write_quiz
+from lmsexport.writers import Output
+from lmsexport.writers.gift import (
+    FORMAT_TAGS,
+    MATH_DELIMITERS,
+    WEIGHT_RE,
+    as_in_assessment,
+    write_assessment,
+    write_quiz,
+)
 
 SOURCE = Path(__file__).resolve().parents[1] / "source"
 
@@ -182,3 +224,234 @@ def test_seed_000_question_3_keeps_its_colon() -> None:
     assert question.stem.endswith(":")
     assert re.search(r"\\:</span>\{$", write_quiz(quiz)[0], re.M)
     assert _round_trip(quiz).questions[2].stem == question.stem
+
+
+# -- rich texts and assessments ----------------------------------------------------------
+#
+# Rich trees as the Markdown loader builds them (adjacent Strs merged, no empty Str, formulas
+# stripped, table cells trimmed), with every GIFT and HTML special inside, and banks of them
+# drawn into assessments: both must come back from GIFT unchanged.
+
+_IMG = Path(__file__).resolve().parent / "cases" / "rich" / "img"
+
+
+def _media(name: str) -> Media:
+    data = (_IMG / name).read_bytes()
+    found = sniff(data)
+    return Media(name, data, found.mime, found.width, found.height)
+
+
+MEDIA = st.sampled_from([_media("bar.png"), _media("stages.svg")])
+_RICH_CHARS = st.sampled_from(list("~=#{}:\\%->[]<>&;*/'\" \t0aZé\u00a0\u200fسوالہے۔中🙂$()"))
+_RICH_TOKENS = st.sampled_from(
+    ["", "->", "%50%", "&&058;", "####", "\\n", "[html]", "&nbsp;", "<br>", "  ", "</p>"]
+)
+
+
+def _no_math_delimiter(s: str) -> bool:
+    """Literal MathJax delimiters in text are warned about (tests/test_rich_gift.py) and read back
+    as formulas, so the trees drawn here hold none."""
+    return not any(d in s for d in MATH_DELIMITERS)
+
+
+STR_TEXT = (
+    st.tuples(st.text(_RICH_CHARS, max_size=6), _RICH_TOKENS, st.text(_RICH_CHARS, max_size=6))
+    .map("".join)
+    .filter(lambda s: s != "" and _no_math_delimiter(s))
+)
+WORD = st.text(st.sampled_from(list("aZ~=#{}:\\<>&سوال")), min_size=1, max_size=5).filter(_no_math_delimiter)
+TEX = (
+    st.text(st.sampled_from(list("\\{}^_ax2+=#~:<&|")), min_size=1, max_size=12)
+    .map(lambda s: s.strip())
+    .filter(
+        lambda s: s and not s.endswith("\\") and not any(d in s for d in ("\\)", "\\]", "$$", "\\(", "\\["))
+    )
+)
+URL = st.text(st.sampled_from(list("abz019-._~%/?=&#")), max_size=12).map(
+    lambda s: "https://example.org/" + s
+)
+TITLE = st.none() | WORD
+
+
+def _normal(inlines: list[Inline]) -> tuple[Inline, ...]:
+    """Adjacent Strs merged, as the loader (and the HTML reader) leave them."""
+    out: list[Inline] = []
+    for x in inlines:
+        if isinstance(x, Str) and out and isinstance(out[-1], Str):
+            out[-1] = Str(out[-1].text + x.text)
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def _inlines(children: st.SearchStrategy[list[Inline]]) -> st.SearchStrategy[Inline]:
+    return st.one_of(
+        STR_TEXT.map(Str),
+        st.builds(lambda c: Emph(_normal(c)), children),
+        st.builds(lambda c: Strong(_normal(c)), children),
+        st.builds(Code, st.text(_RICH_CHARS, min_size=1, max_size=8)),
+        st.builds(Math, TEX, st.booleans()),
+        st.builds(lambda url, c, title: Link(url, _normal(c), title), URL, children, TITLE),
+        st.builds(Image, MEDIA, WORD.map(str.strip).filter(bool), TITLE),
+        st.just(LineBreak()),
+    )
+
+
+INLINE: st.SearchStrategy[Inline] = st.recursive(
+    _inlines(st.nothing()).filter(lambda x: not isinstance(x, Emph | Strong | Link)),
+    lambda inner: _inlines(st.lists(inner, min_size=1, max_size=3)),
+    max_leaves=6,
+)
+
+
+def _links_in(inlines: tuple[Inline, ...], inside: bool = False) -> bool:
+    """Whether a link holds a link (HTML cannot nest them, and CommonMark never does)."""
+    for x in inlines:
+        if isinstance(x, Link) and (inside or _links_in(x.children, True)):
+            return True
+        if isinstance(x, Emph | Strong) and _links_in(x.children, inside):
+            return True
+    return False
+
+
+INLINES = st.lists(INLINE, min_size=1, max_size=4).map(_normal).filter(lambda x: not _links_in(x))
+CELL = (
+    st.sampled_from([(), (Str("x"),)])
+    | st.tuples(WORD.map(lambda w: Str(w.strip() or "w")))
+    | st.tuples(st.builds(Code, WORD))
+    | st.tuples(WORD.map(lambda w: Str((w.strip() or "w") + " ")), st.builds(Math, TEX, st.just(False)))
+)
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> Table:
+    width = draw(st.integers(1, 3))
+    row = st.lists(CELL, min_size=width, max_size=width).map(tuple)
+    aligns = draw(
+        st.lists(st.sampled_from([None, "left", "center", "right"]), min_size=width, max_size=width)
+    )
+    return Table(draw(row), tuple(draw(st.lists(row, max_size=2))), tuple(aligns))
+
+
+def _blocks(items: st.SearchStrategy[list[Block]]) -> st.SearchStrategy[Block]:
+    return st.one_of(
+        INLINES.map(Para),
+        st.builds(
+            CodeBlock,
+            st.text(st.sampled_from(list("~=#{}:\\ \n\tx<&>-")), min_size=1, max_size=12),
+            st.sampled_from([None, "python", "json", "c++"]),
+        ),
+        st.builds(lambda i: BulletList(tuple(map(tuple, i))), st.lists(items, min_size=1, max_size=3)),
+        st.builds(
+            lambda i, start: OrderedList(tuple(map(tuple, i)), start),
+            st.lists(items, min_size=1, max_size=3),
+            st.integers(0, 5),
+        ),
+        tables(),
+    )
+
+
+BLOCK: st.SearchStrategy[Block] = st.recursive(
+    INLINES.map(Para), lambda inner: _blocks(st.lists(inner, min_size=1, max_size=2)), max_leaves=4
+)
+RICH = st.lists(BLOCK, min_size=1, max_size=3).map(lambda b: Rich(tuple(b)))
+
+
+@st.composite
+def rich_quizzes(draw: st.DrawFn) -> Quiz:
+    """A quiz of quizzes(), with any of its texts made rich and per-question difficulties."""
+    quiz = draw(quizzes())
+
+    def maybe(text: Text | None) -> Text | None:
+        return draw(RICH) if text is not None and draw(st.booleans()) else text
+
+    out = []
+    for q in quiz.questions:
+        out.append(
+            replace(
+                q,
+                stem=maybe(q.stem),
+                explanation=maybe(q.explanation),
+                difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
+                choices=tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in q.choices),
+                pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
+            )
+        )
+    return replace(quiz, questions=tuple(out), description=maybe(quiz.description) or draw(st.none() | RICH))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rich_quizzes())
+def test_any_quiz_with_rich_texts_survives_gift(quiz: Quiz) -> None:
+    assert _round_trip(quiz) == quiz
+
+
+@st.composite
+def assessments(draw: st.DrawFn) -> tuple[Bank, Assessment]:
+    """Two quizzes (one Urdu, one English) and an assessment drawing every question once.
+
+    Plain texts and per-question difficulties: rich texts are the test above's (drawing them
+    here too costs minutes and tests nothing the structure depends on)."""
+
+    def quiz() -> Quiz:
+        q = draw(quizzes())
+        return replace(
+            q,
+            difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
+            questions=tuple(
+                replace(x, difficulty=draw(st.none() | st.sampled_from(list(Difficulty))))
+                for x in q.questions
+            ),
+        )
+
+    first = quiz()
+    second = quiz()
+    second = replace(
+        second,
+        id="quiz-2",
+        lang="en" if first.lang == "ur" else "ur",
+        questions=tuple(replace(q, id=q.id + "-2") for q in second.questions),
+    )
+    second = _canonical_langs(second)
+    pool = [Candidate(quiz.header, q) for quiz in (first, second) for q in quiz.questions]
+    draws = []
+    while pool:
+        n = draw(st.integers(1, len(pool)))
+        taken, pool = pool[:n], pool[n:]
+        random = draw(st.booleans())
+        draws.append(
+            Draw(
+                name=f"d{len(draws) + 1}",
+                ids=() if random else tuple(c.question.id for c in taken),
+                pool=Pool() if random else None,
+                pick=draw(st.integers(1, len(taken))) if random else None,
+                points=draw(st.none() | st.sampled_from([1.0, 2.5, 10.0])),
+                candidates=tuple(taken),
+            )
+        )
+    cut = draw(st.integers(1, len(draws)))
+    sections = tuple(
+        Section(title=draw(st.none() | TEXT), shuffle=draw(st.booleans()), draws=tuple(part))
+        for part in (draws[:cut], draws[cut:])
+        if part
+    )
+    assessment = Assessment(
+        id="exam-1",
+        title=draw(TEXT),
+        lang=draw(st.sampled_from(["ur", "en", "ar"])),
+        sections=sections,
+        description=draw(st.none() | TEXT | RICH),
+    )
+    return Bank((first, second), (assessment,)), assessment
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(assessments())
+def test_any_assessment_survives_gift(drawn: tuple[Bank, Assessment]) -> None:
+    bank, assessment = drawn
+    text, diags = write_assessment(assessment)
+    assert not [d for d in diags if d.severity.value == "error"], [d.format() for d in diags]
+    assert _assessment_round_trip(assessment, Output({"gift/exam-1.gift.txt": text.encode()})) == []
+    # Read as a quiz, the file is every question an attempt may show, once, in draw order.
+    quiz, _ = read_quiz(text, "exam-1.gift.txt")
+    assert quiz.questions == tuple(as_in_assessment(assessment, c) for c in assessment.candidates)

@@ -59,7 +59,13 @@ def _seed_bank() -> Bank:
 
 
 @pytest.mark.parametrize(
-    "quiz_id", ["deepspeed-megatron-stacks", "model-pipeline-parallelism", "zero-sharded-optimizers"]
+    "quiz_id",
+    [
+        "deepspeed-megatron-stacks",
+        "model-pipeline-parallelism",
+        "zero-memory-arithmetic",
+        "zero-sharded-optimizers",
+    ],
 )
 def test_golden_seed_quizzes(quiz_id: str, golden) -> None:
     # The committed dist/ is the seed quizzes' golden file (no second copy under tests/cases/).
@@ -285,3 +291,191 @@ def test_question_name_is_one_safe_line(stem: str) -> None:
 
     name = question_name(_single(stem=stem))
     assert "&&" not in name and "\n" not in name and len(name) <= NAME_CHARS
+
+
+# -- assessments --------------------------------------------------------------------------
+
+TYPES = Path(__file__).parent / "cases" / "types"
+
+
+@pytest.fixture(scope="module")
+def exam_bank() -> Bank:
+    source = pytest.importorskip("lmsexport.source")
+    return source.load_paths([TYPES / "bank.yaml", TYPES / "exam.yaml"])
+
+
+def test_assessment_file_is_the_same_whichever_way_the_writer_is_called(exam_bank: Bank) -> None:
+    whole = write(exam_bank, CTX)
+    alone = write(Bank((), exam_bank.assessments), CTX)
+    assert list(alone.files) == ["gift/every-type-exam.gift.txt"]
+    assert alone.files["gift/every-type-exam.gift.txt"] == whole.files["gift/every-type-exam.gift.txt"]
+    # The questions' own warnings come with their quiz's file, not again with the assessment's.
+    assert {d.rule for d in alone.warnings} == {"gift.assessment-not-carried", "gift.points-not-carried"}
+
+
+def _moodle_category_names(line: str) -> list[str]:
+    """What question/format.php makes of a `$CATEGORY:` line: split_category_path()."""
+    path = line.removeprefix("$CATEGORY:").strip()
+    return [re.sub(r"\s+", " ", n.replace("//", "/")).strip() for n in re.split(r"(?<!/)/(?!/)", path)]
+
+
+def test_each_draw_has_a_category_under_the_assessment(exam_bank: Bank) -> None:
+    text = write(Bank((), exam_bank.assessments), CTX).files["gift/every-type-exam.gift.txt"].decode()
+    categories = [line for line in text.splitlines() if line.startswith("$CATEGORY:")]
+    assert [_moodle_category_names(c) for c in categories] == [
+        ["$course$", "every-type-exam", "1. انتخابی سوالات", "choices"],
+        ["$course$", "every-type-exam", "1. انتخابی سوالات", "section1-draw2"],
+        ["$course$", "every-type-exam", "2. جواب لکھیں", "typed"],
+        ["$course$", "every-type-exam", "2. جواب لکھیں", "section2-draw2"],
+    ]
+    # Every category holds exactly its draw's candidates (a random question draws from it).
+    blocks = text.split("$CATEGORY:")[1:]
+    draws = [d for s in exam_bank.assessments[0].sections for d in s.draws]
+    for block, draw in zip(blocks, draws, strict=True):
+        assert re.findall(r"^// \[id:([^\]]+)\]", block, re.M) == [c.question.id for c in draw.candidates]
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        (None, "3"),
+        ("Part A: {basics}", "3. Part A- -basics-"),
+        ("a/b", "3. a//b"),
+        ("/lead and trail/", "3. //lead and trail// "),
+        ("x <b> y", "3. x -b- y"),
+        ("w " * 50, "3. " + ("w " * 29).strip() + "…"),
+    ],
+)
+def test_draw_category_names(title: str | None, expected: str) -> None:
+    from lmsexport.model import Assessment, Draw, Section
+    from lmsexport.writers.gift import draw_category
+
+    section = Section(title=title)
+    assessment = Assessment(id="mid-term", title="T", lang="en", sections=(section,))
+    path = draw_category(assessment, 3, section, Draw(name="pool-1"))
+    assert path == f"$course$/mid-term/{expected}/pool-1"
+    assert _moodle_category_names(path)[2] == re.sub(r"\s+", " ", expected.replace("//", "/")).strip()
+
+
+def _exam(lang: str, **kw: object):
+    from lmsexport.model import Assessment, Candidate, Draw, Pool, Section
+
+    quiz = _quiz(_single(id="a", points=3), _single(id="b"), _single(id="c", lang="ur", difficulty=None))
+    header = replace(quiz, questions=(), difficulty=None)
+    cands = [Candidate(header, q) for q in quiz.questions]
+    draws = (
+        Draw(name="pool", pool=Pool(), pick=1, candidates=tuple(cands[:2])),
+        Draw(name="listed", ids=("c",), points=2, candidates=(cands[2],)),
+    )
+    return Assessment(id="exam", title="Exam", lang=lang, sections=(Section("Part 1", True, draws),), **kw)
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ["how to build this assessment in Moodle", 'Tick "Shuffle"', "are worth 1/3 marks"]),
+        ("ur", ["Moodle میں یہ امتحان بنانے کا طریقہ", '"Shuffle" پر نشان لگائیں', "کل نمبر منتخب"]),
+        ("ur-PK", ["Moodle میں یہ امتحان بنانے کا طریقہ"]),
+        ("fr", ["how to build this assessment in Moodle"]),
+    ],
+)
+def test_instructions_are_in_the_assessments_language(lang: str, words: list[str]) -> None:
+    from lmsexport.writers.gift import write_assessment
+
+    text, _ = write_assessment(_exam(lang))
+    head = text.split("\n\n")[0]
+    assert all(line.startswith("//") for line in head.splitlines())
+    for w in words:
+        assert w in head, w
+    assert "c (" in head and "2)" in head  # the listed question, with its mark
+    assert '"a random question"' in head and '"from question bank"' in head
+
+
+def test_assessment_warnings_name_what_is_lost() -> None:
+    from lmsexport.writers.gift import write_assessment
+
+    _, diags = write_assessment(_exam("en"))
+    rules = [(d.rule, d.message) for d in diags]
+    assert rules[0][0] == "gift.assessment-not-carried"
+    points = [m for r, m in rules if r == "gift.points-not-carried"]
+    assert points == [
+        "assessment 'exam': draw 'pool' gives its questions 1/3 points, but GIFT has no marks: "
+        "Moodle gives each question its default mark 1",
+        "assessment 'exam': draw 'listed' gives its questions 2 points, but GIFT has no marks: "
+        "Moodle gives each question its default mark 1",
+    ]
+    # Notes, not warnings: Moodle builds no quiz from GIFT, the instructor does, from the file's
+    # instructions, which name every draw and its marks (a warning would fail `check --strict`
+    # on every bank that has an assessment).
+    assert all(d.severity is Severity.NOTE for d in diags)
+
+
+def test_assessment_questions_errors_are_kept() -> None:
+    from lmsexport.model import Candidate, Draw, Section
+
+    bad = _single(choices=(Choice("only", True),))
+    quiz = _quiz(bad)
+    exam = replace(
+        _exam("en"),
+        sections=(Section(draws=(Draw(name="d", ids=("s1",), candidates=(Candidate(quiz.header, bad),)),)),),
+    )
+    with pytest.raises(GiftExportError) as info:
+        write(Bank((), (exam,)), CTX)
+    assert [d.rule for d in info.value.diagnostics] == ["gift.too-few-choices"]
+
+
+def test_as_in_assessment() -> None:
+    from lmsexport.model import Candidate, Difficulty
+    from lmsexport.writers.gift import as_in_assessment
+
+    home = Quiz(id="h", title="H", lang="en", questions=(), difficulty=Difficulty.HARD)
+    q = _single(lang=None)
+    exam = _exam("ur")
+    assert as_in_assessment(exam, Candidate(home, q)) == replace(q, lang="en", difficulty=Difficulty.HARD)
+    assert as_in_assessment(replace(exam, lang="en"), Candidate(home, q)) == replace(
+        q, difficulty=Difficulty.HARD
+    )
+
+
+def test_question_difficulty_travels_in_the_metadata() -> None:
+    from lmsexport.model import Difficulty
+
+    text, _ = write_quiz(_quiz(_single(difficulty=Difficulty.EASY)))
+    assert '// lmsexport: {"difficulty": "easy"}' in text
+
+
+def test_a_file_too_large_to_read_back_is_warned_about() -> None:
+    from lmsexport.model import Image, Media, Para, Rich, Str
+    from lmsexport.readers.gift import MAX_GIFT_BYTES
+
+    big = Media("big.png", b"\x89PNG\r\n\x1a\n" + bytes(2 * 1024 * 1024), "image/png", 1, 1)
+    questions = [
+        _single(
+            id=f"s{i}",
+            stem=Rich((Para((Str(f"{i}"), Image(replace(big, data=big.data + bytes([i])), "x"))),)),
+        )
+        for i in range(5)
+    ]
+    out = write(Bank((_quiz(*questions),)), CTX)
+    assert len(out.files["gift/q.gift.txt"]) > MAX_GIFT_BYTES
+    (d,) = [d for d in out.warnings if d.rule == "gift.file-too-large"]
+    assert d.message.startswith("gift/q.gift.txt is ") and d.hint
+    assert not [
+        d for d in write(Bank((_quiz(*questions[:1]),)), CTX).warnings if d.rule == "gift.file-too-large"
+    ]
+
+
+def test_instructions_stay_comments_whatever_the_titles_hold() -> None:
+    from lmsexport.writers.gift import write_assessment
+
+    exam = _exam("en")
+    exam = replace(
+        exam,
+        title="Mid\n{term}\n\n0",
+        description="line 1\n\n{x}",
+        sections=(replace(exam.sections[0], title="a\nb {c}"),),
+    )
+    text, _ = write_assessment(exam)
+    head = text.split("\n\n")[0].splitlines()
+    assert all(line.startswith("//") for line in head)
+    assert "// Section 1: a b {c}" in head

@@ -20,10 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from strategies import quizzes
+from test_moodlexml_roundtrip import assessments
+from test_moodlexml_roundtrip import quizzes as rich_quizzes
 
-from lmsexport.model import Pair, Question, QuestionType, Quiz
+from lmsexport.model import Assessment, Pair, Question, QuestionType, Quiz
 from lmsexport.readers.moodlexml import read_quiz
-from lmsexport.writers.moodlexml import write_quiz
+from lmsexport.writers.moodlexml import write_assessment, write_quiz
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "tests" / "php" / "xmlize_leaves.php"
@@ -61,8 +63,9 @@ def _assert_same(paths: list[Path]) -> None:
 
 def test_golden_files_read_the_same_in_php() -> None:
     paths = sorted((ROOT / "tests" / "cases" / "types" / "expected" / "moodle").glob("*.xml"))
+    paths += sorted((ROOT / "tests" / "cases" / "rich" / "expected" / "moodle").glob("*.xml"))
     paths += sorted((ROOT / "dist" / "moodle").glob("*.xml"))
-    assert len(paths) >= 4
+    assert len(paths) >= 8
     _assert_same(paths)
 
 
@@ -123,6 +126,22 @@ def test_any_quiz_reads_the_same_in_php(tmp_path_factory: pytest.TempPathFactory
     paths = []
     for n, quiz in enumerate(batch):
         data, diags = write_quiz(quiz)
+        assert [d.format() for d in diags if d.severity.value == "error"] == []
+        paths.append(folder / f"{n}.xml")
+        paths[-1].write_bytes(data)
+    _assert_same(paths)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(rich_quizzes(), min_size=3, max_size=3), assessments())
+def test_rich_texts_and_assessments_read_the_same_in_php(
+    tmp_path_factory: pytest.TempPathFactory, batch: list[Quiz], exam: Assessment
+) -> None:
+    """Rich HTML (CDATA), embedded files and the instructions' comments, as PHP parses them."""
+    folder = tmp_path_factory.mktemp("php-rich")
+    paths = []
+    written = [write_quiz(quiz) for quiz in batch] + [write_assessment(exam)]
+    for n, (data, diags) in enumerate(written):
         assert [d.format() for d in diags if d.severity.value == "error"] == []
         paths.append(folder / f"{n}.xml")
         paths[-1].write_bytes(data)

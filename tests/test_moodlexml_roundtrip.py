@@ -4,6 +4,9 @@ Texts are non-empty and stripped, as the loader leaves them; inside a text anyth
 holds: markup, entities, `]]>`, CDATA look-alikes, quotes, white space runs, tabs and carriage
 returns, Urdu, bidi marks. Texts Moodle stores unformatted (short answers, matching right items)
 leave out what plain_text_problem() names: the writer refuses those (tests/test_moodlexml_writer.py).
+Formatted texts are plain or rich (tests/strategies.py's trees, with text that spells MathJax
+delimiters too, which the writer keeps from MathJax), and assessments over such banks come back
+as their draws with every candidate.
 """
 
 from __future__ import annotations
@@ -14,10 +17,30 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import BLOCKS, INLINES, _normal, banks
 
-from lmsexport.model import Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz
-from lmsexport.readers.moodlexml import read_quiz
-from lmsexport.writers.moodlexml import plain_text_problem, write_quiz
+from lmsexport.build import moodlexml_assessment_round_trip
+from lmsexport.model import (
+    Assessment,
+    Candidate,
+    Choice,
+    Difficulty,
+    Draw,
+    NumericKey,
+    Pair,
+    Para,
+    Pool,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    Str,
+    Text,
+)
+from lmsexport.readers.moodlexml import read_assessment, read_quiz
+from lmsexport.writers import Output
+from lmsexport.writers.moodlexml import as_in_assessment, plain_text_problem, write_assessment, write_quiz
 
 SOURCE = Path(__file__).resolve().parents[1] / "source"
 
@@ -39,6 +62,12 @@ TAGS = st.lists(st.text("az09-", min_size=1, max_size=6).map(lambda s: "t" + s),
 LANG = st.sampled_from([None, "en", "ur", "ar"])
 NUM = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 POINTS = st.sampled_from([1.0, 2.0, 0.5, 0.1, 3.0, 99999.5])
+_DELIMITED = st.sampled_from(["\\(", "\\)", "a \\[b", "$$", "x $$ y \\] z", "\\(1\\)"]).map(Str)
+"""Text that spells MathJax delimiters: the writer keeps it from MathJax, the reader reads it as text."""
+_DELIMITER_PARA = st.lists(INLINES | _DELIMITED, min_size=1, max_size=4).map(lambda xs: Para(_normal(xs)))
+RICH = st.lists(BLOCKS | _DELIMITER_PARA, min_size=1, max_size=3).map(lambda bs: Rich(tuple(bs)))
+FORMATTED: st.SearchStrategy[Text] = TEXT | RICH
+"""A formatted text: plain, or any rich tree the loader could make (and more)."""
 
 
 @st.composite
@@ -51,7 +80,7 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
             draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if qtype.value == "multiple" else 1))
         )
         extra["choices"] = tuple(
-            Choice(draw(TEXT), correct=i in right, feedback=draw(st.none() | TEXT), lang=draw(LANG))
+            Choice(draw(FORMATTED), correct=i in right, feedback=draw(st.none() | FORMATTED), lang=draw(LANG))
             for i in range(n)
         )
     elif qtype is QuestionType.TRUE_FALSE:
@@ -73,17 +102,18 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
         )
     elif qtype is QuestionType.MATCHING:
         extra["pairs"] = tuple(
-            Pair(a, b) for a, b in draw(st.lists(st.tuples(TEXT, PLAIN), min_size=2, max_size=4))
+            Pair(a, b) for a, b in draw(st.lists(st.tuples(FORMATTED, PLAIN), min_size=2, max_size=4))
         )
         extra["distractors"] = tuple(draw(st.lists(PLAIN, max_size=2)))
     return Question(
         id=qid,
         type=qtype,
-        stem=draw(TEXT),
-        explanation=draw(st.none() | TEXT),
+        stem=draw(FORMATTED),
+        explanation=draw(st.none() | FORMATTED),
         points=draw(POINTS),
         lang=draw(LANG),
         tags=draw(TAGS),
+        difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
         **extra,  # type: ignore[arg-type]
     )
 
@@ -109,7 +139,7 @@ def quizzes(draw: st.DrawFn) -> Quiz:
             title=draw(TEXT),
             lang=draw(st.sampled_from(["ur", "en"])),
             questions=tuple(draw(questions(i)) for i in ids),
-            description=draw(st.none() | TEXT),
+            description=draw(st.none() | FORMATTED),
             difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
             category=draw(st.none() | st.sampled_from(["a/b", "a//b", "کورس/حصہ", "x <y>"])),
             shuffle=draw(st.booleans()),
@@ -123,7 +153,7 @@ def _round_trip(quiz: Quiz) -> Quiz:
     return read_quiz(data, "quiz-1.xml")[0]
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(quizzes())
 def test_any_quiz_survives_moodlexml(quiz: Quiz) -> None:
     assert _round_trip(quiz) == quiz
@@ -134,3 +164,99 @@ def test_seed_quizzes_survive_moodlexml() -> None:
     bank = source.load_paths([str(SOURCE)])
     for quiz in bank.quizzes:
         assert _round_trip(quiz) == quiz
+
+
+# -- assessments --------------------------------------------------------------------------
+
+
+def _richer(quiz: Quiz, draw: st.DrawFn) -> Quiz:
+    """A quiz of strategies.banks() with some texts made rich and some per-question difficulties."""
+
+    def maybe(text: Text | None) -> Text | None:
+        return draw(RICH) if text is not None and draw(st.booleans()) else text
+
+    return replace(
+        quiz,
+        questions=tuple(
+            replace(
+                q,
+                stem=maybe(q.stem),
+                explanation=maybe(q.explanation),
+                difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
+                choices=tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in q.choices),
+                pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
+            )
+            for q in quiz.questions
+        ),
+    )
+
+
+@st.composite
+def assessments(draw: st.DrawFn) -> Assessment:
+    """A resolved assessment over a bank: its questions split into draws (random or listed, with
+    or without a points override) in one or two sections."""
+    bank = draw(banks())
+    pool = [
+        Candidate(_richer(quiz, draw).header, q)
+        for quiz in bank.quizzes
+        for q in _richer(quiz, draw).questions
+    ]
+    cuts = (
+        sorted(draw(st.lists(st.integers(1, len(pool) - 1), max_size=3, unique=True)))
+        if len(pool) > 1
+        else []
+    )
+    groups = [pool[a:b] for a, b in zip([0, *cuts], [*cuts, len(pool)], strict=True)]
+    draws = []
+    for n, group in enumerate(groups):
+        random = draw(st.booleans())
+        draws.append(
+            Draw(
+                name=f"d{n}",
+                ids=() if random else tuple(c.question.id for c in group),
+                pool=Pool() if random else None,
+                pick=draw(st.integers(1, len(group))) if random else None,
+                points=draw(st.none() | POINTS),
+                candidates=tuple(group),
+            )
+        )
+    split = draw(st.integers(1, len(draws)))
+    sections = tuple(
+        Section(title=draw(st.none() | TEXT), shuffle=draw(st.booleans()), draws=tuple(part))
+        for part in (draws[:split], draws[split:])
+        if part
+    )
+    return Assessment(
+        id="exam-1",
+        title=draw(TEXT),
+        lang=draw(st.sampled_from(["ur", "en"])),
+        sections=sections,
+        description=draw(st.none() | FORMATTED),
+    )
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(assessments())
+def test_any_assessment_survives_moodlexml(assessment: Assessment) -> None:
+    data, diags = write_assessment(assessment)
+    assert [d.format() for d in diags if d.severity.value == "error"] == []
+    back, _ = read_assessment(data, "exam-1.xml")
+    assert [[(d.name, d.is_random, d.pick, d.points) for d in s.draws] for s in back.sections] == [
+        [(d.name, d.is_random, d.pick, d.points) for d in s.draws] for s in assessment.sections
+    ]
+    for ours, theirs in zip(assessment.draws, back.draws, strict=True):
+        assert [c.question for c in theirs.candidates] == [
+            as_in_assessment(assessment, ours, c) for c in ours.candidates
+        ]
+    assert (back.title, back.lang, back.description) == (
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+    )
+    # What `lmsexport check` runs on every build.
+    assert moodlexml_assessment_round_trip(assessment, Output({"moodle/exam-1.xml": data})) == []
+    # Read as a quiz: every question once, as the assessment holds it.
+    quiz, _ = read_quiz(data, "exam-1.xml")
+    assert quiz.questions == tuple(
+        as_in_assessment(assessment, d, c) for d in assessment.draws for c in d.candidates
+    )

@@ -1,6 +1,7 @@
 """Any valid bank (tests/strategies.py) builds in every format: every QTI package and the
 cartridge validate as untrusted packages would, the GIFT and Moodle XML round trips hold, the
-HTML shows every text as text, and every text of the QTI 1.2 package reads back exactly."""
+HTML shows every text as text, and every text of the QTI 1.2 package reads back exactly. Banks
+with rich texts and assessments build valid QTI 2.1 packages."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import zipfile
 import lxml.html
 from hypothesis import HealthCheck, given, settings
 from lxml import etree
-from strategies import banks
+from strategies import banks, rich_banks_with_assessments
 
 from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
 from lmsexport.model import Bank, QuestionType, Quiz
@@ -79,3 +80,22 @@ def model_texts(quiz: Quiz) -> list[str]:
             out.append(q.explanation)
         out += [c.feedback for c in q.choices if c.feedback]
     return out
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(rich_banks_with_assessments())
+def test_any_rich_bank_with_assessments_builds_valid_qti_packages(bank: Bank) -> None:
+    """Rich texts (math, code, lists, tables, images) and assessments: every QTI package is valid
+    as an untrusted package, and a question is the same item in every package that holds it."""
+    out = build(bank, ["qti21"])  # raises if any XML fails its XSD
+    assert sorted(out.files) == sorted(f"qti21/{t.id}.zip" for t in (*bank.quizzes, *bank.assessments))
+    items: dict[str, bytes] = {}
+    for name, package in sorted(out.files.items()):
+        assert [d.format() for d in validate_package(package, name)] == []
+        with zipfile.ZipFile(io.BytesIO(package)) as zf:
+            for member in zf.namelist():
+                if member.startswith("items/"):
+                    data = zf.read(member)
+                    assert items.setdefault(member, data) == data, (name, member)

@@ -3,6 +3,7 @@ of every rule is tests/bad/yaml/, run by tests/test_bad_inputs.py)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -105,12 +106,39 @@ def test_file_over_size_limit_is_refused_unread(tmp_path: Path) -> None:
     assert f"the limit for a source file is {MAX_FILE_BYTES:,} bytes" in str(e.value)
 
 
-def test_deep_nesting_is_refused(tmp_path: Path) -> None:
+def test_nesting_one_past_the_limit_is_ours_to_refuse(tmp_path: Path) -> None:
+    """Just past MAX_DEPTH every YAML parser still parses: the refusal and its wording are ours."""
     deep = tmp_path / "deep.yaml"
-    deep.write_text("id: q\nx: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    deep.write_text("id: q\nx: " + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n")
     with pytest.raises(SourceError) as e:
         load_paths([deep])
-    assert f"nesting deeper than {MAX_DEPTH} levels" in str(e.value)
+    (diag,) = e.value.diagnostics
+    assert diag.rule == "source.too-deep"
+    assert diag.message == f"nesting deeper than {MAX_DEPTH} levels"
+    # The root mapping is level 0, so the MAX_DEPTH-th "[" (column 4 + MAX_DEPTH - 1) is refused.
+    assert (diag.loc.line, diag.loc.col) == (2, 3 + MAX_DEPTH)
+
+
+@pytest.mark.parametrize("depth", [100, 10_000, 200_000])
+def test_hostile_nesting_is_refused_with_a_located_error(depth: int, tmp_path: Path) -> None:
+    """Far past the limit, who refuses first depends on the parser: lmsexport's own check
+    (``nesting deeper than 16 levels``) or libyaml's (recent builds stop at 1,000 levels with
+    their own wording). Users rely on the refusal, not on whose words: one located error, in
+    compiler form, exit 1 through the CLI, no traceback, no crash of the interpreter."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("id: q\nx: " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(SourceError) as e:
+        load_paths([deep])
+    (diag,) = e.value.diagnostics
+    assert diag.rule in ("source.too-deep", "source.yaml-syntax"), diag
+    assert diag.loc.path == str(deep) and diag.loc.line == 2 and diag.loc.col >= 4, diag
+
+    result = run("check", str(deep))
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.splitlines()
+    assert re.fullmatch(rf"{re.escape(str(deep))}:2:\d+: error: \S.*", lines[0]), lines
+    assert lines[-1] == "1 error", lines
 
 
 def test_billion_laughs_is_refused_fast(tmp_path: Path) -> None:

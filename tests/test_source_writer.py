@@ -93,3 +93,25 @@ def test_notes_and_header_are_comments() -> None:
     assert text.startswith('# imported\nid: "q"\n')
     assert "  # from bank.xml:12\n  # id was 'A 1'\n  - id: \"a\"\n" in text
     assert load_text(text, "x.yaml") == quiz
+
+
+def test_adjacent_lists_stay_apart() -> None:
+    """Found by hypothesis: two lists of one kind in a row read back as one list."""
+    from lmsexport.model import BulletList, OrderedList, Para, Str
+
+    def item(t: str) -> tuple[Para]:
+        return (Para((Str(t),)),)
+
+    stem = Rich(
+        (
+            BulletList((item("a"),)),
+            BulletList((item("b"),)),
+            BulletList((item("c"),)),
+            OrderedList((item("d"),), 3),
+            OrderedList((item("e"),), 1),
+        )
+    )
+    quiz = Quiz(
+        "q", "T", "en", (Question("a", QuestionType.ESSAY, stem, explanation=Rich((Para((Str("e"),)),))),)
+    )
+    assert _round_trip(quiz) == quiz

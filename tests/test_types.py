@@ -1,8 +1,9 @@
 """Every question type through every format: tests/cases/types/bank.yaml and its golden outputs.
 
-The bank is the worked examples of docs/source-format.md. Expected outputs live beside it:
-`expected/qti21/<quiz>/...` and `expected/qti12/<quiz>/...` (the packages' members, unzipped so
-diffs are readable), `expected/cc/bank/...` (the cartridge's members), `expected/gift/<quiz>.gift.txt`,
+The bank is the worked examples of docs/source-format.md; exam.yaml is an assessment over it.
+Expected outputs live beside them: `expected/qti21/<quiz or assessment>/...` and
+`expected/qti12/<quiz>/...` (the packages' members, unzipped so diffs are readable),
+`expected/cc/bank/...` (the cartridge's members), `expected/gift/<quiz>.gift.txt`,
 `expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and `expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
@@ -60,15 +61,19 @@ def test_golden_outputs(output, golden) -> None:
     assert not stale, f"expected files no build produces any more: {sorted(stale)}"
 
 
-def test_every_qti_file_is_schema_valid(output) -> None:
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    data = output.files[zip_path]
-    assert validate_package(data, zip_path) == []
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
-        assert len(xml_members) == 1 + 1 + 10  # manifest, test, one item per question
-        for name in xml_members:
-            assert validate_xml_bytes(zf.read(name), name) == [], name
+def test_every_qti_file_is_schema_valid(output, bank) -> None:
+    zips = sorted(p for p in output.files if p.startswith("qti21/"))
+    assert zips == ["qti21/every-type-exam.zip", "qti21/every-type.zip"]
+    questions = {"every-type": 10, "every-type-exam": len(bank.assessments[0].candidates)}
+    for zip_path in zips:
+        data = output.files[zip_path]
+        assert validate_package(data, zip_path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            xml_members = [n for n in zf.namelist() if n.endswith(".xml")]
+            # manifest, test, one item per question it may show
+            assert len(xml_members) == 1 + 1 + questions[Path(zip_path).stem]
+            for name in xml_members:
+                assert validate_xml_bytes(zf.read(name), name) == [], name
 
 
 def test_every_qti12_and_cc_file_is_valid(output) -> None:
@@ -88,8 +93,7 @@ def test_interactions_per_type(output, bank) -> None:
         QuestionType.MATCHING: "matchInteraction",
         QuestionType.ESSAY: "extendedTextInteraction",
     }
-    (zip_path,) = [p for p in output.files if p.startswith("qti21/")]
-    with zipfile.ZipFile(io.BytesIO(output.files[zip_path])) as zf:
+    with zipfile.ZipFile(io.BytesIO(output.files["qti21/every-type.zip"])) as zf:
         manifest = etree.fromstring(zf.read("imsmanifest.xml"))
         declared = {
             r.get("identifier"): r.findtext(".//{*}interactionType")

@@ -51,17 +51,18 @@ def test_valid_examples(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "line", "text"),
+    ("name", "line", "attribute"),
     [
-        ("invalid-item-dir-attribute.xml", 23, "attribute 'dir' is not allowed"),
-        ("invalid-item-missing-responseIdentifier.xml", 24, "'responseIdentifier' is required but missing"),
+        ("invalid-item-dir-attribute.xml", 23, "dir"),
+        ("invalid-item-missing-responseIdentifier.xml", 24, "responseIdentifier"),
     ],
 )
-def test_invalid_examples(name: str, line: int, text: str) -> None:
+def test_invalid_examples(name: str, line: int, attribute: str) -> None:
+    """One located schema error naming the attribute at fault (the sentence is libxml2's)."""
     (diag,) = validate.validate_xml_file(EXAMPLES / name)
     assert diag.severity is Severity.ERROR and diag.rule == "xsd.invalid"
     assert diag.loc.path.endswith(name) and diag.loc.line == line
-    assert text in diag.message
+    assert re.search(rf"\b{attribute}\b", diag.message), diag.message
     assert "{http" not in diag.message  # namespaces cleaned out of libxml2's message
 
 
@@ -203,7 +204,8 @@ CORPUS = ROOT / "tests" / "corpus" / "qti21"
 CORPUS_FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".xml", ".zip"))
 
 # The verdict on each real file: the rules of its errors (empty: valid). The exact messages
-# are in tests/corpus/qti21/expected.txt; tests/corpus/qti21/README.md says why each is right.
+# are in tests/corpus/qti21/expected.txt (schema errors, whose sentences are libxml2's, are
+# compared by place only); tests/corpus/qti21/README.md says why each is right.
 CORPUS_VERDICTS = {
     "qti-sdk/empty_test_v2p1p1.xml": set(),
     "qti-sdk/ims-2_0-choice.xml": {"qti.unsupported-version"},
@@ -248,8 +250,14 @@ def test_corpus_verdicts_and_messages(golden) -> None:
         errors = {d.rule for d in diags if d.severity is Severity.ERROR}
         assert errors == CORPUS_VERDICTS[name], (name, [d.format() for d in diags])
         report.append(f"== {name}: {'invalid' if errors else 'valid'}\n")
-        report += [d.format() + "\n" for d in sorted(diags, key=lambda d: d.sort_key())]
-    golden(CORPUS / "expected.txt", "".join(report))
+        for d in sorted(diags, key=lambda d: d.sort_key()):
+            # A schema error's sentence is libxml2's: marked, so that only its place is compared.
+            report.append(d.format() + ("  # xsd.invalid" if d.rule == "xsd.invalid" else "") + "\n")
+    golden(CORPUS / "expected.txt", "".join(report), mask=_mask_libxml2_sentences)
+
+
+def _mask_libxml2_sentences(text: str) -> str:
+    return re.sub(r"^(\S.*?: error: ).*(  # xsd\.invalid)$", r"\1<libxml2's words>\2", text, flags=re.M)
 
 
 def test_corpus_readme_names_every_file_with_provenance_and_licence() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -22,8 +23,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(
         ROOT, src, ignore=shutil.ignore_patterns(".git", "dist", "test-artifacts", "fuzz", "*.pyc")
     )
+    # The locked test environment holds the build backend (requirements/test.txt): build with it,
+    # so that no unpinned build dependency is fetched. Elsewhere pip fetches it as usual.
+    isolation = [] if importlib.util.find_spec("hatchling") is None else ["--no-build-isolation"]
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(out), str(src)],
         capture_output=True,
         text=True,
         timeout=600,

@@ -41,9 +41,11 @@ def _kind(data: bytes) -> str:
     return "qti21/qtiv2p1_imscpv1p2_v1p0.xsd" if b"<manifest" in head else "qti21/imsqti_v2p1.xsd"
 
 
-PACKAGES = sorted((ROOT / "dist" / "qti21").glob("*.zip")) + sorted(
-    (ROOT / "tests" / "cases" / "types" / "expected" / "qti21").glob("*")
-)
+PACKAGES = sorted((ROOT / "dist" / "qti21").glob("*.zip")) + [
+    folder
+    for case in ("types", "rich")  # rich: MathML items, checked against the full MathML 2 schema
+    for folder in sorted((ROOT / "tests" / "cases" / case / "expected" / "qti21").glob("*"))
+]
 
 
 def _members(package: Path) -> list[tuple[str, bytes]]:
@@ -96,3 +98,23 @@ def test_xmlschema_rejects_the_invalid_cartridge_sample() -> None:
     assert not schema("cc/v1p3/ccv1p3_qtiasiv1p2p1_v1p0.xsd").is_valid(
         str(folder / "quiz-ur-001" / "assessment.xml")
     )
+
+
+def test_xmlschema_checks_mathml_against_the_full_schema() -> None:
+    """A rich item's MathML is validated, not skipped: an unknown MathML element is rejected."""
+    item = (
+        ROOT
+        / "tests"
+        / "cases"
+        / "rich"
+        / "expected"
+        / "qti21"
+        / "rich-text"
+        / "items"
+        / "rich-zero-memory.xml"
+    )
+    data = item.read_bytes()
+    assert schema("qti21/imsqti_v2p1.xsd").is_valid(io.BytesIO(data))
+    broken = data.replace(b"<mfrac>", b"<mfrac><mbogus/>", 1)
+    assert broken != data
+    assert not schema("qti21/imsqti_v2p1.xsd").is_valid(io.BytesIO(broken))

@@ -31,7 +31,7 @@ from ..model import (
     Str,
     Text,
 )
-from ..moodle import has_markup, html_to_plain, split_lang
+from ..moodle import has_markup, html_to_plain, split_lang, split_tex_ignore
 from .richhtml import ImageResolver, read_html
 
 # --------------------------------------------------------------------------- drafts
@@ -203,13 +203,15 @@ def html_text(
     exactly; anything with markup is read by readers/richhtml.py (leniently when ``foreign``,
     simplified to plain text when it is only words in paragraphs).
     """
-    lang, inner = split_lang(html.strip())
+    # lmsexport's wrappers: a language (<span lang dir> around plain text, <div lang dir> around
+    # blocks) and, around plain text that spells a TeX delimiter, Moodle's tex2jax_ignore span.
+    lang, inner = split_lang(split_tex_ignore(html.strip()))
     if lang is None:
         m = _DIV_LANG.match(html.strip())
         if m is not None and "<div" not in m.group(2):
             lang, inner = m.group(1), m.group(2)
     if not has_markup(inner):
-        text = html_to_plain(inner)
+        text = html_to_plain(split_tex_ignore(inner))
         return (text.strip() or None), lang, []
     rich, lost = read_html(inner, image, foreign=foreign)
     lost = [x for x in lost if x not in _HARMLESS]

@@ -23,6 +23,13 @@ no place for:
 * `[html]` texts are turned back into plain text (`<br>` -> line break, `&nbsp;` -> space,
   entities decoded, white space collapsed as a browser would); other markup is kept as
   text with a warning. Other formats are kept as written.
+* `[html]` texts that start with a block element (`<p>`, `<pre>`, `<ul>`, `<ol>`, `<table>`,
+  maybe inside the writer's `<div lang dir>`) are rich texts: read into the model's tree by
+  readers/richhtml.py (exactly for lmsexport's own files, leniently for others), images from
+  their `data:` URIs, sniffed and checked like the source's image files (`read_rich`).
+* An assessment's file (`// lmsexport-assessment: {...}`) reads as the quiz of its questions
+  (`read_quiz`) or as the assessment, each draw's candidates from its category
+  (`read_assessment`).
 """
 
 from __future__ import annotations
@@ -35,7 +42,24 @@ from fractions import Fraction
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, GiftSyntaxError, Severity
-from ..model import Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz, SourceLoc
+from ..model import (
+    Assessment,
+    Candidate,
+    Choice,
+    Difficulty,
+    Draw,
+    Media,
+    NumericKey,
+    Pair,
+    Pool,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    SourceLoc,
+    Text,
+)
 from ..moodle import GRADE_TOLERANCE, has_markup, html_to_plain, nearest_grade, parse_meta, split_lang
 from ..writers.gift import WEIGHT_RE, format_weight
 
@@ -146,6 +170,95 @@ def unescape_text(gift: str) -> str:
     """The inverse of lmsexport.writers.gift.escape_text: GIFT of an `[html]` text -> plain text."""
     t = _unescape_gift(_Text(gift, _positions(range(_pack(1, 1), _pack(1, len(gift) + 1)))))
     return html_to_plain(split_lang(_post(t.s))[1])
+
+
+# -- rich texts -------------------------------------------------------------------------
+#
+# lmsexport.writers.gift writes a rich text as HTML blocks (`<p>`, `<pre>`, `<ul>`, `<ol>`,
+# `<table>`), optionally inside its `<div lang=".." dir="..">` language marker; a plain text
+# is escaped HTML that never starts with an element but the writer's `<span lang>`. Texts from
+# elsewhere that start with a block element (Moodle's editors write `<p dir="ltr" ...>`) are
+# read the same way, leniently.
+
+_RICH_START = re.compile(r"<(?:p|pre|ul|ol|table)[\s>]", re.IGNORECASE)
+_RICH_LANG = re.compile(r'<div lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</div>\Z', re.DOTALL)
+_DATA_URI = re.compile(r"data:([^,;]*)((?:;[^,;]*)*),(.*)\Z", re.DOTALL | re.IGNORECASE)
+
+
+def split_rich(html_text: str) -> tuple[str | None, str] | None:
+    """The language and the blocks of a rich `[html]` text, or None for a plain one."""
+    text = html_text.strip()
+    lang = None
+    m = _RICH_LANG.match(text)
+    if m is not None and "<div" not in m.group(2):
+        lang, text = m.group(1), m.group(2)
+    return (lang, text) if _RICH_START.match(text) else None
+
+
+def media_from_data_uri(src: str) -> Media | None:
+    """The image of a `data:` URI (the writer's data_uri), sniffed from its bytes; None for
+    any other src. Raises lmsexport.media.MediaError (its message says why) for bytes that
+    are not an image lmsexport accepts, or a payload that cannot be decoded."""
+    import base64
+    import binascii
+    import urllib.parse
+
+    from ..media import MediaError, sniff
+
+    m = _DATA_URI.match(src.strip())
+    if m is None:
+        return None
+    params = [p.strip().lower() for p in m.group(2).split(";") if p.strip()]
+    payload = m.group(3)
+    if "base64" in params:
+        try:
+            data = base64.b64decode("".join(payload.split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise MediaError("its base64 data cannot be decoded") from None
+    else:
+        data = urllib.parse.unquote_to_bytes(payload)
+    found = sniff(data)
+    media = Media("", data, found.mime, found.width, found.height)
+    return replace(media, name=media.filename)
+
+
+def read_rich(
+    html_text: str, foreign: bool = False
+) -> tuple[Rich | None, str | None, list[str], list[str]] | None:
+    """A rich `[html]` text (escapes already resolved) as (tree, language, what was lost,
+    problems with its images); None for a plain text. ``foreign``: not written by lmsexport,
+    so white space is collapsed as a browser would."""
+    from ..media import MediaError
+    from .richhtml import read_html
+
+    found = split_rich(html_text)
+    if found is None:
+        return None
+    lang, blocks = found
+    problems: list[str] = []
+    refused: set[str] = set()
+
+    def image(src: str) -> Media | None:
+        try:
+            return media_from_data_uri(src)
+        except MediaError as e:
+            problems.append(f"the image '{src[:40]}' cannot be read: {e}")
+            refused.add(f"the image '{src[:60]}'")  # as read_html names a lost image
+            return None
+
+    rich, lost = read_html(blocks, image, foreign=foreign)
+    return rich, lang, [x for x in lost if x not in refused], problems
+
+
+def unescape_rich(gift: str) -> Rich | None:
+    """The inverse of lmsexport.writers.gift.escape_rich: GIFT of an `[html]` rich text -> its
+    tree (None when it is not a rich text)."""
+    # Moodle's escapedchar_pre() then escapedchar_post(), as str_replace calls on the string.
+    text = gift.replace("\\\\", "&&092;")
+    for char, placeholder in _ESCAPES.items():
+        text = text.replace("\\" + char, placeholder)
+    found = read_rich(_post(text.replace("&&092;", "\\")))
+    return None if found is None else found[0]
 
 
 # -- what Moodle reads ------------------------------------------------------------------
@@ -566,6 +679,8 @@ class _Mapper:
         self.path = path
         self.quiz_lang = quiz_lang
         self.diags: list[Diagnostic] = []
+        self.foreign = True
+        """Whether the file is not lmsexport's (no metadata of ours): HTML is read leniently."""
 
     def warn(self, item: GiftItem, message: str, rule: str) -> None:
         self.diags.append(Diagnostic(item.loc, message, Severity.WARNING, rule))
@@ -573,8 +688,48 @@ class _Mapper:
     def error(self, item: GiftItem, message: str, rule: str) -> None:
         self.diags.append(Diagnostic(item.loc, message, Severity.ERROR, rule))
 
-    def plain(self, item: GiftItem, t: GiftText | None) -> str | None:
-        return self.plain_and_lang(item, t)[0]
+    def rich(self, item: GiftItem, t: GiftText) -> tuple[Rich | None, str | None] | None:
+        """A rich `[html]` text as a tree and its language; None when the text is plain."""
+        if t.format != "html" or t.text[:1] != "<":  # texts are trimmed; most are not rich
+            return None
+        found = read_rich(t.text, self.foreign)
+        if found is None:
+            return None
+        rich, lang, lost, problems = found
+        for problem in problems:
+            self.diags.append(Diagnostic(t.loc, problem, Severity.ERROR, "gift.bad-image"))
+        if lost:
+            self.diags.append(Diagnostic(t.loc, f"HTML the model has no place for: {', '.join(lost)}",
+                                         Severity.WARNING, "gift.html-markup"))  # fmt: skip
+        return rich, lang
+
+    def description(self, meta: dict[str, object], loc: SourceLoc) -> Text | None:
+        """The quiz's or assessment's description from its metadata: plain, or rich HTML."""
+        if "description_html" not in meta:
+            return meta.get("description")  # type: ignore[return-value]
+        found = read_rich(str(meta["description_html"]))
+        if found is None:
+            message = "the description in the metadata is not rich HTML; it is dropped"
+            self.diags.append(Diagnostic(loc, message, Severity.WARNING, "gift.bad-metadata"))
+            return None
+        rich, _, lost, problems = found
+        self.diags.extend(Diagnostic(loc, p, Severity.ERROR, "gift.bad-image") for p in problems)
+        if lost:
+            self.diags.append(Diagnostic(loc, f"HTML the model has no place for: {', '.join(lost)}",
+                                         Severity.WARNING, "gift.html-markup"))  # fmt: skip
+        return rich
+
+    def text_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[Text | None, str | None]:
+        """A text as the model holds it, and its language: a rich text's tree, else the plain
+        text of plain_and_lang."""
+        if t is not None and t.text:
+            rich = self.rich(item, t)
+            if rich is not None:
+                return rich
+        return self.plain_and_lang(item, t)
+
+    def plain(self, item: GiftItem, t: GiftText | None) -> Text | None:
+        return self.text_and_lang(item, t)[0]
 
     def plain_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[str | None, str | None]:
         if t is None or not t.text:
@@ -589,7 +744,7 @@ class _Mapper:
         if not _ID_RE.match(qid):
             self.warn(item, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "gift.bad-id")
             qid = f"q{n}"
-        stem, stem_lang = self.plain_and_lang(item, item.text)
+        stem, stem_lang = self.text_and_lang(item, item.text)
         if not stem:
             self.error(item, f"question {qid!r} has no question text", "gift.empty-stem")
             return None
@@ -602,6 +757,7 @@ class _Mapper:
             # The stem's wrapper names the question's language; the quiz's own is implied.
             lang=stem_lang if stem_lang != quiz_lang else None,
             tags=tuple(meta.get("tags", item.tags)),  # type: ignore[arg-type]
+            difficulty=Difficulty(meta["difficulty"]) if "difficulty" in meta else None,
             loc=item.loc,
         )
         typed = getattr(self, f"_{item.qtype}")(item, q, meta)
@@ -617,7 +773,7 @@ class _Mapper:
 
     def _multichoice(self, item: GiftItem, q: Question, meta: dict[str, object]) -> Question | None:
         qlang = q.lang or self.quiz_lang
-        texts = [a.text.plain_and_lang() for a in item.answers]
+        texts = [self.rich(item, a.text) or a.text.plain_and_lang() for a in item.answers]
         if item.single and any(0 < a.fraction < 1 for a in item.answers):
             self.warn(item, f"question {q.id!r}: partial credit is dropped", "gift.partial-credit-dropped")
         choices = tuple(
@@ -688,24 +844,45 @@ def _default_quiz_id(path: str) -> str:
 def read_quiz(
     text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None
 ) -> tuple[Quiz, list[Diagnostic]]:
-    """A GIFT file as one Quiz, with the warnings; raises GiftSyntaxError with every error."""
+    """A GIFT file as one Quiz, with the warnings; raises GiftSyntaxError with every error.
+
+    An assessment's file (lmsexport.writers.gift.write_assessment) reads as the quiz of every
+    question an attempt may show: the assessment's id, title, language and description, each
+    question once, in file order, as writers.gift.as_in_assessment gives it, and no category
+    (it has one per draw; read_assessment gives the draws back).
+    """
+    quiz, diags, _, _ = _read(text, path, quiz_id, lang)
+    return quiz, diags
+
+
+def _read(
+    text: str, path: str, quiz_id: str | None, lang: str | None
+) -> tuple[Quiz, list[Diagnostic], dict[str, object], dict[str, str]]:
+    """read_quiz, plus an assessment file's metadata (else {}) and each question's category."""
     gift = read_gift(text, path)
     mapper = _Mapper(path)
     quiz_meta: dict[str, object] = {}
+    assessment_meta: dict[str, object] = {}
     category = None
+    current = None
+    category_of: dict[str, str] = {}
     questions: list[Question] = []
     seen: dict[str, SourceLoc] = {}
     for item in gift.items:
         quiz_meta = quiz_meta or _meta(item.comments, "lmsexport-quiz:")
+        assessment_meta = assessment_meta or _meta(item.comments, "lmsexport-assessment:")
+        mapper.foreign = not (quiz_meta or assessment_meta)
         if item.qtype == "category":
-            if category is not None and item.category != category:
+            if category is not None and item.category != category and not assessment_meta:
                 mapper.warn(item, "a quiz has one category: this $CATEGORY is ignored", "gift.extra-category")
             category = category or item.category
+            current = item.category
         elif item.qtype == "description":
             mapper.warn(item, "text-only item (no answer block) skipped: the model has no such item",
                         "gift.description-skipped")  # fmt: skip
         elif item.qtype != "comment":
-            mapper.quiz_lang = lang or str(quiz_meta.get("lang") or "und")
+            meta = quiz_meta or assessment_meta
+            mapper.quiz_lang = lang or str(meta.get("lang") or "und")
             q = mapper.question(item, len(questions) + 1, mapper.quiz_lang)
             if q is None:
                 continue
@@ -716,23 +893,81 @@ def read_quiz(
                 continue
             seen[q.id] = item.loc
             questions.append(q)
+            if current is not None:
+                category_of[q.id] = current
+    meta = quiz_meta or assessment_meta
+    description = mapper.description(meta, SourceLoc(path, 1, 1))
     if any(d.severity is Severity.ERROR for d in mapper.diags):
         raise GiftSyntaxError(_sorted(gift.warnings + mapper.diags))
-    qid = quiz_id or str(quiz_meta.get("id") or _default_quiz_id(path))
+    qid = quiz_id or str(meta.get("id") or _default_quiz_id(path))
     difficulty = quiz_meta.get("difficulty")
     quiz = Quiz(
         id=qid,
-        title=str(quiz_meta.get("title") or (category or qid).rsplit("/", 1)[-1]),
-        lang=lang or str(quiz_meta.get("lang") or "und"),
+        title=str(meta.get("title") or (category or qid).rsplit("/", 1)[-1]),
+        lang=lang or str(meta.get("lang") or "und"),
         questions=tuple(questions),
-        description=quiz_meta.get("description"),  # type: ignore[arg-type]
+        description=description,
         difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
         # lmsexport writes a category for every quiz; its metadata says whether the model had one.
-        category=quiz_meta.get("category") if quiz_meta else category,  # type: ignore[arg-type]
+        # An assessment's file has a category per draw and none of its own.
+        category=None if assessment_meta else quiz_meta.get("category") if quiz_meta else category,  # type: ignore[arg-type]
         shuffle=bool(quiz_meta.get("shuffle", True)),
         loc=SourceLoc(path),
     )
-    return quiz, _sorted(gift.warnings + mapper.diags)
+    return quiz, _sorted(gift.warnings + mapper.diags), assessment_meta, category_of
+
+
+def read_assessment(text: str, path: str) -> tuple[Assessment, list[Diagnostic]]:
+    """An assessment's GIFT file (lmsexport.writers.gift.write_assessment) as the Assessment it
+    was written from, as far as GIFT holds it; raises GiftSyntaxError with every error.
+
+    Sections, titles, shuffling, draw names, picks and points come from the file's
+    `lmsexport-assessment:` metadata; each draw's candidates are the questions under its
+    `$CATEGORY:` line (what Moodle's random questions draw from), in file order, as
+    writers.gift.as_in_assessment gives them. A candidate's quiz is the assessment's header
+    (the file has no home quizzes), and a random draw's pool is empty: its conditions were
+    resolved into the category, and GIFT keeps no conditions.
+    """
+    quiz, diags, meta, category_of = _read(text, path, None, None)
+    if "sections" not in meta:
+        raise GiftSyntaxError(
+            [
+                Diagnostic(
+                    SourceLoc(path),
+                    "not an assessment written by lmsexport: its "
+                    "'// lmsexport-assessment: {...}' line is missing or malformed",
+                    rule="gift.not-an-assessment",
+                )
+            ]  # fmt: skip
+        )
+    header = quiz.header
+    sections = []
+    for sec in meta["sections"]:  # type: ignore[attr-defined]
+        draws = []
+        for d in sec["draws"]:
+            candidates = tuple(
+                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
+            )
+            draws.append(
+                Draw(
+                    name=d["name"],
+                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
+                    pool=Pool() if d["random"] else None,
+                    pick=d["pick"],
+                    points=float(d["points"]) if d["points"] is not None else None,
+                    candidates=candidates,
+                )
+            )
+        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
+    assessment = Assessment(
+        id=quiz.id,
+        title=quiz.title,
+        lang=quiz.lang,
+        sections=tuple(sections),
+        description=quiz.description,
+        loc=SourceLoc(path),
+    )
+    return assessment, diags
 
 
 def read_bank_gift(text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None) -> Quiz:

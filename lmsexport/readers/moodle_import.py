@@ -55,6 +55,7 @@ from .drafts import (
     media_from_data_uri,
     with_image,
 )
+from .moodlexml import MoodleFile
 
 SKIPPED_KINDS = {
     "multianswer": "cloze",
@@ -90,7 +91,7 @@ class _Texts:
         self.images = Images(media_from_data_uri)
 
     def convert(
-        self, text: str, fmt: str, files: tuple[tuple[str, str], ...] = ()
+        self, text: str, fmt: str, files: tuple[MoodleFile, ...] = ()
     ) -> tuple[Text | None, str | None]:
         """A text in one of Moodle's formats as a model text and the language it is marked with."""
         if not text.strip():
@@ -110,17 +111,18 @@ class _Texts:
             self._lose(what)
         return found, lang
 
-    def _resolver(self, files: tuple[tuple[str, str], ...]):  # type: ignore[no-untyped-def]
-        by_name = dict(files)
+    def _resolver(self, files: tuple[MoodleFile, ...]):  # type: ignore[no-untyped-def]
+        by_path = {f.path + f.name: f for f in files}
 
         def resolve(src: str) -> Media | None:
             if src.startswith("@@PLUGINFILE@@/"):
                 from urllib.parse import unquote
 
-                name = unquote(src[len("@@PLUGINFILE@@/") :].split("?")[0])
-                raw = by_name.get(name)
-                if raw is None:
+                key = "/" + unquote(src[len("@@PLUGINFILE@@/") :].split("?")[0])
+                found = by_path.get(key)
+                if found is None:
                     return None
+                name, raw = found.name, found.data
                 try:
                     data = base64.b64decode("".join(raw.split()), validate=True)
                 except (binascii.Error, ValueError):
@@ -484,7 +486,7 @@ def import_moodlexml(data: bytes, path: str) -> Found:
             quiz = _moodle_quiz(quizzes, current, path, split_category_path)
             if mq.info is not None and mq.info.text and quiz.description is None:
                 b = _Builder(found, own, mq.loc, f"category {mq.category!r}")
-                quiz.description = b.texts.convert(mq.info.text, mq.info.format, mq.info.file_data)[0]
+                quiz.description = b.texts.convert(mq.info.text, mq.info.format, mq.info.files)[0]
                 b.finish()
             continue
         draft = _moodle_question(found, mq, own, str(mx.meta["lang"]) if "lang" in mx.meta else None)
@@ -532,7 +534,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     label = _label((mq.idnumber or "").strip(), mq.name)
     b = _Builder(found, own, mq.loc, label, quiz_lang)
     t = mq.text
-    stem, stem_lang = b.texts.convert(t.text, t.format, t.file_data) if t is not None else (None, None)
+    stem, stem_lang = b.texts.convert(t.text, t.format, t.files) if t is not None else (None, None)
     if stem is None:
         found.warn(mq.loc, f"{label} has no question text; skipped", "import.empty-stem")
         return None
@@ -547,7 +549,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     explanation = None
     g = mq.general_feedback
     if g is not None:
-        explanation, _ = b.texts.convert(g.text, g.format, g.file_data)
+        explanation, _ = b.texts.convert(g.text, g.format, g.files)
     points = mq.mark
     if not points > 0:
         b.drop(f"its mark {points:g} (lmsexport needs points above 0: written as 1)")
@@ -569,10 +571,10 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     elif kind == "multichoice":
         answers = []
         for a in mq.answers:
-            text, lang = b.texts.convert(a.text.text, a.text.format, a.text.file_data)
+            text, lang = b.texts.convert(a.text.text, a.text.format, a.text.files)
             feedback = None
             if a.feedback is not None:
-                feedback = b.texts.convert(a.feedback.text, a.feedback.format, a.feedback.file_data)[0]
+                feedback = b.texts.convert(a.feedback.text, a.feedback.format, a.feedback.files)[0]
             answers.append((text, lang, a.fraction, feedback, a.text.loc))
         typed = _multichoice(b, q, mq.single, answers)
     elif kind == "shortanswer":
@@ -607,7 +609,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     elif kind == "matching":
         pairs, distractors = [], []
         for left, right in mq.subquestions:
-            text, _ = b.texts.convert(left.text, left.format, left.file_data)
+            text, _ = b.texts.convert(left.text, left.format, left.files)
             if text is None:
                 distractors.append(right)
             else:

@@ -23,18 +23,24 @@ and reports, each at its line, what Moodle refuses or silently changes:
   not add up to 100 %.
 
 `read_quiz` then maps the questions onto the model (`Quiz`), as lmsexport.readers.gift does:
-the question id is the ID number, `<span lang dir>` wrappers give the languages back,
-`<!-- lmsexport... -->` comments written by lmsexport.writers.moodlexml restore what Moodle
-XML has no element for; what the model has no place for (descriptions, cloze and calculated
-questions, hints, per-answer feedback on short answers, partial credit, images) is dropped
-with a warning. The file is untrusted input: it is parsed by validate.parse_untrusted (no
-DTD, no entities, no network) within the limits below (docs/security.md).
+the question id is the ID number, `<span lang dir>` and `<div lang dir>` wrappers give the
+languages back, rich HTML (a text that starts with a block element) is read into the model's
+tree by readers/richhtml.py with its images from the field's `<file>`s, checked as the loader
+checks image files (lmsexport.media), and `<!-- lmsexport... -->` comments written by
+lmsexport.writers.moodlexml restore what Moodle XML has no element for. A file from elsewhere
+is read leniently; what the model has no place for (description, cloze and calculated
+questions, hints, per-answer feedback on short answers, partial credit, headings, styles,
+files no image shows) is dropped with a warning. An assessment's file reads as the quiz of its
+questions (`read_quiz`) or as the assessment (`read_assessment`). The file is untrusted input:
+it is parsed by validate.parse_untrusted (no DTD, no entities, no network) within the limits
+below (docs/security.md).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import urllib.parse
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
@@ -42,7 +48,27 @@ from pathlib import PurePosixPath
 from lxml import etree
 
 from ..errors import Diagnostic, MoodleXmlError, Severity
-from ..model import Choice, Difficulty, NumericKey, Pair, Question, QuestionType, Quiz, SourceLoc
+from ..media import MediaError, decode_base64, media_from_bytes, media_from_data_uri
+from ..model import (
+    Assessment,
+    Candidate,
+    Choice,
+    Difficulty,
+    Draw,
+    LineBreak,
+    Media,
+    NumericKey,
+    Pair,
+    Pool,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    SourceLoc,
+    Str,
+    Text,
+)
 from ..moodle import (
     allowed_grade,
     format_percent,
@@ -52,9 +78,12 @@ from ..moodle import (
     nearest_grade,
     parse_meta,
     split_lang,
+    split_rich,
+    split_tex_ignore,
 )
 from ..validate import MAX_MEMBER_BYTES, parse_without_dtd
-from ..writers.moodlexml import META_PREFIX, QUIZ_META_PREFIX
+from ..writers.moodlexml import ASSESSMENT_META_PREFIX, META_PREFIX, PLUGINFILE, QUIZ_META_PREFIX
+from .richhtml import read_html
 
 MAX_MOODLEXML_BYTES = MAX_MEMBER_BYTES
 """A Moodle XML file larger than this is refused before it is read (a package member's limit)."""
@@ -103,22 +132,30 @@ the model: skipped with a warning."""
 
 
 @dataclass(frozen=True)
+class MoodleFile:
+    """A `<file>` of a text field: its path and name in the field's file area, its base64 text."""
+
+    path: str
+    name: str
+    data: str = field(repr=False)
+    loc: SourceLoc | None = None
+
+
+@dataclass(frozen=True)
 class MoodleText:
-    """A text field as Moodle stores it: trimmed text, its format, and its files' names."""
+    """A text field as Moodle stores it: trimmed text, its format, and its files."""
 
     text: str
     format: str
     """moodle, html, plain, wiki or markdown."""
     loc: SourceLoc
-    files: tuple[str, ...] = ()
-    file_data: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
-    """(name, base64 text) of each `<file>` of the field, for readers that keep images (import)."""
+    files: tuple[MoodleFile, ...] = ()
 
     def plain_and_lang(self) -> tuple[str, str | None]:
         """The text as shown, and the language lmsexport's wrapper names (or None)."""
         if self.format != "html":
             return self.text, None
-        lang, inner = split_lang(self.text)
+        lang, inner = split_lang(split_tex_ignore(self.text))
         return html_to_plain(inner), lang
 
     @property
@@ -172,6 +209,8 @@ class MoodleXmlFile:
     """lmsexport's `<!-- lmsexport-quiz: {...} -->`, when the file has one."""
     skipped: list[tuple[str, SourceLoc, str]] = field(default_factory=list)
     """(type, where, name) of each question of a type the model lacks, left out."""
+    assessment_meta: dict[str, object] = field(default_factory=dict)
+    """lmsexport's `<!-- lmsexport-assessment: {...} -->` (an assessment's file), when it has one."""
 
 
 def _trim(s: str) -> str:
@@ -274,12 +313,11 @@ class _Reader:
         text = self.text_child(container, what) or ""
         fmt = FORMATS.get(_trim(container.get("format", "")) or default_format, "html")
         files = self.files(container, text, what)
-        data = tuple((_trim(f.get("name", "")), "".join(f.itertext())) for f in container.findall("file"))
-        return MoodleText(text, fmt, self.loc(container), files, data)
+        return MoodleText(text, fmt, self.loc(container), files)
 
-    def files(self, container: etree._Element, text: str, what: str) -> tuple[str, ...]:
+    def files(self, container: etree._Element, text: str, what: str) -> tuple[MoodleFile, ...]:
         """import_files_as_draft(): each `<file>` of a field, checked as Moodle's file storage does."""
-        names: list[str] = []
+        files: list[MoodleFile] = []
         seen: set[str] = set()
         for f in container.findall("file"):
             name = _trim(f.get("name", ""))
@@ -312,19 +350,18 @@ class _Reader:
                     "that skip duplicates keep the first)",
                     "moodlexml.duplicate-file",
                 )
+            if path + name not in seen:
+                files.append(MoodleFile(path, name, "".join(f.itertext()), self.loc(f)))
             seen.add(path + name)
-            names.append(name)
         for ref in _PLUGINFILE.findall(text):
-            if "/" + ref not in seen:
+            if "/" + urllib.parse.unquote(ref) not in seen:
                 self.warn(
                     container,
                     f"{what}: links to @@PLUGINFILE@@/{ref}, but no <file> of that name is in "
                     "this field: a broken image in Moodle",
                     "moodlexml.missing-file",
                 )
-        if names:
-            self.dropped.append("embedded files")
-        return tuple(names)
+        return tuple(files)
 
     def flag(self, el: etree._Element, tag: str, default: str, what: str, severity: Severity) -> bool:
         """trans_single(): only `false`, `0` or empty mean no; anything else (`False`!) means yes."""
@@ -722,7 +759,10 @@ def read_moodlexml(data: bytes, path: str, lenient: bool = False) -> MoodleXmlFi
         )
         raise MoodleXmlError(_sorted(diags))
     reader = _Reader(path, lenient)
-    out = MoodleXmlFile(meta=_comment_meta(root, QUIZ_META_PREFIX))
+    out = MoodleXmlFile(
+        meta=_comment_meta(root, QUIZ_META_PREFIX),
+        assessment_meta=_comment_meta(root, ASSESSMENT_META_PREFIX),
+    )
     if root.find("question") is None:
         diags.append(
             Diagnostic(
@@ -766,10 +806,14 @@ def read_moodlexml(data: bytes, path: str, lenient: bool = False) -> MoodleXmlFi
 class _Mapper:
     """Turns MoodleQuestions into Questions, collecting diagnostics."""
 
-    def __init__(self, quiz_lang: str) -> None:
+    def __init__(self, quiz_lang: str, foreign: bool = True) -> None:
         self.quiz_lang = quiz_lang
+        self.foreign = foreign
+        """Whether the file is not lmsexport's (no metadata of ours): HTML is read leniently."""
         self.diags: list[Diagnostic] = []
         self.markup = False
+        self.lost: list[str] = []
+        """What the current question's HTML had that the model has no place for."""
 
     def warn(self, q: MoodleQuestion, message: str, rule: str) -> None:
         self.diags.append(Diagnostic(q.loc, message, Severity.WARNING, rule))
@@ -777,22 +821,91 @@ class _Mapper:
     def error(self, q: MoodleQuestion, message: str, rule: str) -> None:
         self.diags.append(Diagnostic(q.loc, message, Severity.ERROR, rule))
 
+    def _lose(self, what: str) -> None:
+        if what not in self.lost:
+            self.lost.append(what)
+
     def plain_and_lang(self, t: MoodleText | None) -> tuple[str | None, str | None]:
         if t is None or not t.text:
             return None, None
         self.markup = self.markup or t.has_markup
         return t.plain_and_lang()
 
-    def plain(self, t: MoodleText | None) -> str | None:
-        return self.plain_and_lang(t)[0]
+    def text_and_lang(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
+        """A formatted text as the model holds it, and the language lmsexport's wrapper names.
+
+        A text that starts with a block element (lmsexport.moodle.split_rich) is rich: read by
+        readers/richhtml.py, its images from the field's `<file>`s (or data: URIs), exactly for
+        lmsexport's own files and leniently for others. In a file from elsewhere, any other HTML
+        markup is read the same way, and a text that is one paragraph of words comes back plain.
+        Everything else is plain text (plain_and_lang).
+        """
+        if t is None or not t.text or t.format != "html" or "<" not in t.text:
+            return self.plain_and_lang(t)
+        found = split_rich(t.text)
+        if found is None and self.foreign and t.has_markup:
+            found = split_lang(split_tex_ignore(t.text))
+        if found is None:
+            return self.plain_and_lang(t)
+        lang, blocks = found
+        rich = self.read_rich(t, blocks)
+        if rich is None:
+            return None, lang
+        if self.foreign:
+            inlines = rich.inline
+            if inlines is not None and all(isinstance(x, Str | LineBreak) for x in inlines):
+                return "".join(x.text if isinstance(x, Str) else "\n" for x in inlines), lang
+        return rich, lang
+
+    def read_rich(self, t: MoodleText, html_text: str) -> Rich | None:
+        """The tree of an HTML text, its images resolved from the field's files."""
+        files = {f.path + f.name: f for f in t.files}
+        used: set[str] = set()
+        refused: set[str] = set()
+
+        def image(src: str) -> Media | None:
+            loc = t.loc
+            try:
+                if src.startswith(PLUGINFILE):
+                    key = "/" + urllib.parse.unquote(src[len(PLUGINFILE) :])
+                    f = files.get(key)
+                    if f is None:
+                        return None  # the XML reader has warned: moodlexml.missing-file
+                    used.add(key)
+                    loc = f.loc or loc
+                    return media_from_bytes(decode_base64(f.data), f.name)
+                return media_from_data_uri(src)
+            except MediaError as e:
+                self.diags.append(
+                    Diagnostic(
+                        loc,
+                        f"the image '{src[:60]}' cannot be read: {e}",
+                        Severity.ERROR,
+                        "moodlexml.bad-image",
+                    )
+                )
+                refused.add(f"the image '{src[:60]}'")  # as read_html names a lost image
+                return None
+
+        rich, lost = read_html(html_text, image, foreign=self.foreign)
+        for what in lost:
+            if what not in refused:
+                self._lose(what)
+        if len(used) < len(files):
+            self._lose("embedded files no image shows")
+        return rich
+
+    def plain(self, t: MoodleText | None) -> Text | None:
+        return self.text_and_lang(t)[0]
 
     def question(self, mq: MoodleQuestion, n: int) -> Question | None:
         self.markup = False
+        self.lost = []
         qid = mq.idnumber if mq.idnumber else f"q{n}"
         if not _ID_RE.match(qid):
             self.warn(mq, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "moodlexml.bad-id")
             qid = f"q{n}"
-        stem, stem_lang = self.plain_and_lang(mq.text)
+        stem, stem_lang = self.text_and_lang(mq.text)
         if not stem:
             self.error(mq, f"question {qid!r} has no question text", "moodlexml.empty-stem")
             return None
@@ -803,6 +916,7 @@ class _Mapper:
                 "moodlexml.bad-mark",
             )
             return None
+        difficulty = mq.meta.get("difficulty")
         q = Question(
             id=qid,
             type=QuestionType.ESSAY,
@@ -811,11 +925,12 @@ class _Mapper:
             points=mq.mark,
             lang=stem_lang if stem_lang != self.quiz_lang else None,
             tags=mq.tags,
+            difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
             loc=mq.loc,
         )
         typed = getattr(self, f"_{'matching' if mq.qtype == 'match' else mq.qtype}")(mq, q)
         if typed is not None:
-            dropped = list(mq.dropped)
+            dropped = list(mq.dropped) + self.lost
             if self.markup:
                 dropped.append("HTML markup other than <br> (kept as text)")
             if dropped:
@@ -838,7 +953,7 @@ class _Mapper:
         qlang = q.lang or self.quiz_lang
         choices = []
         for a in mq.answers:
-            text, lang = self.plain_and_lang(a.text)
+            text, lang = self.text_and_lang(a.text)
             lang = lang or self.quiz_lang  # unmarked text is in the quiz's language
             choices.append(
                 Choice(
@@ -931,22 +1046,40 @@ def _default_quiz_id(path: str) -> str:
 def read_quiz(
     data: bytes, path: str, *, quiz_id: str | None = None, lang: str | None = None
 ) -> tuple[Quiz, list[Diagnostic]]:
-    """A Moodle XML file as one Quiz, with the warnings; raises MoodleXmlError with every error."""
+    """A Moodle XML file as one Quiz, with the warnings; raises MoodleXmlError with every error.
+
+    An assessment's file (lmsexport.writers.moodlexml.write_assessment) reads as the quiz of every
+    question an attempt may show: the assessment's id, title, language and description, each
+    question once, in file order, as writers.moodlexml.as_in_assessment gives it (worth its points
+    in the assessment), and no category (it has one per draw; read_assessment gives the draws back).
+    """
+    quiz, diags, _, _ = _read(data, path, quiz_id, lang)
+    return quiz, diags
+
+
+def _read(
+    data: bytes, path: str, quiz_id: str | None, lang: str | None
+) -> tuple[Quiz, list[Diagnostic], dict[str, object], dict[str, str]]:
+    """read_quiz, plus an assessment file's metadata (else {}) and each question's category."""
     mx = read_moodlexml(data, path)
-    meta = mx.meta
+    meta = mx.meta or mx.assessment_meta
+    assessment = bool(mx.assessment_meta) and not mx.meta
     quiz_lang = lang or str(meta.get("lang") or "und")
-    mapper = _Mapper(quiz_lang)
+    mapper = _Mapper(quiz_lang, foreign=not meta)
     category: MoodleQuestion | None = None
+    current: str | None = None
+    category_of: dict[str, str] = {}
     questions: list[Question] = []
     seen: dict[str, SourceLoc] = {}
     shuffles: list[bool] = []
     for mq in mx.questions:
         if mq.qtype == "category":
-            if category is not None and mq.category != category.category:
+            if category is not None and mq.category != category.category and not assessment:
                 mapper.warn(
                     mq, "a quiz has one category: this category is ignored", "moodlexml.extra-category"
                 )
             category = category or mq
+            current = mq.category
             continue
         q = mapper.question(mq, len(questions) + 1)
         if q is None:
@@ -963,16 +1096,33 @@ def read_quiz(
         if mq.shuffle is not None:
             shuffles.append(mq.shuffle)
         questions.append(q)
+        if current is not None:
+            category_of[q.id] = current
     if not questions and not any(d.severity is Severity.ERROR for d in mapper.diags):
         mapper.diags.append(
             Diagnostic(SourceLoc(path), "no question lmsexport can hold", rule="moodlexml.no-questions")
         )
+    # The first category's description is the quiz's (or the assessment's): the writer puts it there.
+    description: Text | None = None
+    if category is not None and category.info is not None and category.info.text:
+        mapper.lost = []
+        description = mapper.text_and_lang(category.info)[0]
+        if mapper.lost:
+            mapper.diags.append(
+                Diagnostic(
+                    category.loc,
+                    f"the category's description: the model has no place for "
+                    f"{', '.join(mapper.lost)}; dropped",
+                    Severity.WARNING,
+                    "moodlexml.dropped",
+                )
+            )
     if any(d.severity is Severity.ERROR for d in mapper.diags):
         raise MoodleXmlError(_sorted(mx.warnings + mapper.diags))
     names = split_category_path(category.category or "") if category is not None else []
     if meta:
         shuffle = bool(meta.get("shuffle", True))
-        quiz_category = meta.get("category")
+        quiz_category = None if assessment else meta.get("category")
     else:
         if len(set(shuffles)) > 1:
             mapper.diags.append(
@@ -985,14 +1135,6 @@ def read_quiz(
             )
         shuffle = all(shuffles)
         quiz_category = "/".join(names) if names else None
-    description = None
-    if category is not None and category.info is not None:
-        description = (
-            html_to_plain(split_lang(category.info.text)[1])
-            if category.info.format == "html"
-            else category.info.text
-        )
-        description = description or None
     qid = quiz_id or str(meta.get("id") or _default_quiz_id(path))
     difficulty = meta.get("difficulty")
     quiz = Quiz(
@@ -1006,7 +1148,60 @@ def read_quiz(
         shuffle=shuffle,
         loc=SourceLoc(path),
     )
-    return quiz, _sorted(mx.warnings + mapper.diags)
+    return quiz, _sorted(mx.warnings + mapper.diags), mx.assessment_meta if assessment else {}, category_of
+
+
+def read_assessment(data: bytes, path: str) -> tuple[Assessment, list[Diagnostic]]:
+    """An assessment's Moodle XML file (lmsexport.writers.moodlexml.write_assessment) as the
+    Assessment it was written from; raises MoodleXmlError with every error.
+
+    Sections, titles, shuffling, draw names, picks and points come from the file's
+    `lmsexport-assessment` metadata; each draw's candidates are the questions in its category
+    (what Moodle's random questions draw from), in file order, as writers.moodlexml.
+    as_in_assessment gives them (worth the draw's points). A candidate's quiz is the assessment's
+    header (the file has no home quizzes), and a random draw's pool is empty: its conditions were
+    resolved into the category, and Moodle XML keeps no conditions.
+    """
+    quiz, diags, meta, category_of = _read(data, path, None, None)
+    if "sections" not in meta:
+        raise MoodleXmlError(
+            [
+                Diagnostic(
+                    SourceLoc(path),
+                    "not an assessment written by lmsexport: its '<!-- lmsexport-assessment: {...} -->' "
+                    "comment is missing or malformed",
+                    rule="moodlexml.not-an-assessment",
+                )
+            ]
+        )
+    header = quiz.header
+    sections = []
+    for sec in meta["sections"]:  # type: ignore[attr-defined]
+        draws = []
+        for d in sec["draws"]:
+            candidates = tuple(
+                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
+            )
+            draws.append(
+                Draw(
+                    name=d["name"],
+                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
+                    pool=Pool() if d["random"] else None,
+                    pick=d["pick"],
+                    points=float(d["points"]) if d["points"] is not None else None,
+                    candidates=candidates,
+                )
+            )
+        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
+    assessment = Assessment(
+        id=quiz.id,
+        title=quiz.title,
+        lang=quiz.lang,
+        sections=tuple(sections),
+        description=quiz.description,
+        loc=SourceLoc(path),
+    )
+    return assessment, diags
 
 
 def moodlexml_too_large(path: str, size: int) -> Diagnostic:

@@ -10,7 +10,9 @@ kinds of input:
   text kept, never silently dropped.
 
 Math is read from TeX between MathJax delimiters (`\\(..\\)`, `\\[..\\]`, and `$$..$$`, which
-Moodle's filter also typesets) in text, and from MathML with a TeX annotation. Images are
+Moodle's filter also typesets) in text, except inside `<span class="tex2jax_ignore">` (which
+MathJax skips, and writers use for text that spells a delimiter), and from MathML with a TeX
+annotation. Images are
 resolved by the caller's ``image`` callback (a data: URI, a package file, @@PLUGINFILE@@).
 The HTML is parsed by lxml.html, which never fetches anything.
 """
@@ -41,6 +43,7 @@ from ..model import (
     Strong,
     Table,
 )
+from ..writers.richtext import TEX_IGNORE_CLASS
 
 _MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]|\$\$(.+?)\$\$", re.S)
 _BLOCK_TAGS = frozenset(
@@ -64,6 +67,8 @@ class _Reader:
         self.image = image
         self.collapse = collapse
         self.lost: list[str] = []
+        self.literal = 0
+        """Depth inside `<span class="tex2jax_ignore">`, whose text is never a formula."""
 
     def lose(self, what: str) -> None:
         if what not in self.lost:
@@ -117,8 +122,11 @@ class _Reader:
                 items.append(tuple(self.blocks(li)))
             if tag == "ul":
                 return [BulletList(tuple(items))]
-            start = el.get("start", "1")
-            return [OrderedList(tuple(items), int(start) if start.isdigit() else 1)]
+            start = el.get("start", "1").strip()
+            # ASCII digits only ("²".isdigit() holds, int("²") fails), and few of them: int()
+            # refuses over 4,300 digits.
+            ok = start.isascii() and start.isdigit() and len(start) <= 9
+            return [OrderedList(tuple(items), int(start) if ok else 1)]
         if tag == "table":
             return [self.table(el)]
         # div, blockquote, headings: keep their content as blocks of their own
@@ -129,9 +137,7 @@ class _Reader:
         rows: list[list[tuple[Inline, ...]]] = []
         header: list[tuple[Inline, ...]] = []
         aligns: list[str | None] = []
-        for tr in el.iter():
-            if _tag(tr) != "tr":
-                continue
+        for tr in _rows(el):
             cells = [c for c in tr if _tag(c) in ("td", "th")]
             row = [tuple(_trim(_merge(self.inline_children(c)), self.collapse)) for c in cells]
             in_head = _tag(tr.getparent()) == "thead" or (
@@ -206,6 +212,13 @@ class _Reader:
             return []
         if tag not in _TRANSPARENT:
             self.lose(f"<{tag}>")
+        if TEX_IGNORE_CLASS in (el.get("class") or "").split():
+            # Text a writer kept from MathJax (Flavour.protect_tex): its delimiters are text.
+            self.literal += 1
+            try:
+                return self.inline_children(el)
+            finally:
+                self.literal -= 1
         return self.inline_children(el)
 
     def mathml(self, el: etree._Element) -> Inline:
@@ -226,6 +239,8 @@ class _Reader:
         """Plain text, with MathJax-delimited TeX read as formulas."""
         if not text:
             return []
+        if self.literal:
+            return [Str(text)]
         out: list[Inline] = []
         at = 0
         for m in _MATH.finditer(text):
@@ -241,11 +256,27 @@ class _Reader:
         return out
 
 
+def _rows(table: etree._Element) -> list[etree._Element]:
+    """A table's own rows (under it or its thead/tbody/tfoot), not those of tables in its cells:
+    taking every descendant row made each nested table read once per enclosing row, which is
+    exponential in the nesting (30 nested tables in a GIFT text never finished reading)."""
+    out = []
+    for child in table:
+        tag = _tag(child)
+        if tag == "tr":
+            out.append(child)
+        elif tag in ("thead", "tbody", "tfoot"):
+            out.extend(r for r in child if _tag(r) == "tr")
+    return out
+
+
 def _tag(el: etree._Element) -> str:
     tag = el.tag
     if not isinstance(tag, str):
         return "#comment"
-    return etree.QName(tag).localname.lower()
+    # Not etree.QName: the HTML parser makes elements of names XML refuses (`<p>down<hart]`
+    # gives one named "hart]", found by fuzzing the GIFT reader), and QName raises on them.
+    return (tag.rsplit("}", 1)[1] if tag.startswith("{") else tag).lower()
 
 
 def _merge(inlines: list[Inline]) -> list[Inline]:
@@ -271,7 +302,10 @@ def _trim(inlines: list[Inline], collapse: bool) -> list[Inline]:
         out[0] = Str(out[0].text.lstrip())
     if out and isinstance(out[-1], Str):
         out[-1] = Str(out[-1].text.rstrip())
-    return [x for x in out if not (isinstance(x, Str) and not x.text)]
+    out = [x for x in out if not (isinstance(x, Str) and not x.text)]
+    while out and isinstance(out[-1], LineBreak):
+        out.pop()  # a browser shows nothing for a <br> that ends a paragraph (editors leave them)
+    return out
 
 
 def _inlines_of_block(block: Block) -> list[Inline]:

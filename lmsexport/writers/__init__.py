@@ -37,9 +37,9 @@ class Output:
 Writer = Callable[[Bank, WriteContext], Output]
 
 WRITERS: dict[str, str] = {
-    "qti21": "lmsexport.package:build_qti21",
-    "qti12": "lmsexport.package:build_qti12",
-    "cc13": "lmsexport.package:build_cc13",
+    "qti21": "lmsexport.writers.qti21_package:build_qti21",
+    "qti12": "lmsexport.writers.qti12:build_qti12",
+    "cc13": "lmsexport.writers.cc13:build_cc13",
     "gift": "lmsexport.writers.gift:write",
     "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",

@@ -36,9 +36,10 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from ..errors import Diagnostic, Severity
+from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc
-from . import qti12
+from ..package import serialize, zip_stream
+from . import Output, WriteContext, qti12
 from .qti12 import _el
 from .qti21 import TRUE_FALSE_LABELS, num, short_title, true_false_labels
 
@@ -481,3 +482,30 @@ def _question_warnings(quiz: Quiz, q: Question) -> Iterable[Diagnostic]:
 
 def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
     return Diagnostic(loc, message, Severity.WARNING, rule)
+
+
+def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
+    """The cc13 writer: one IMS Common Cartridge 1.3 of the whole bank at cc/bank.imscc.
+
+    The manifest, every assessment and every question bank are validated against the CC 1.3
+    profiles (XSD and their Schematron rules) before anything is zipped.
+    """
+    from ..validate_qti12 import validate_document
+
+    output = Output(warnings=lossy_warnings(bank))
+    if not bank.quizzes:
+        return output
+    problems: list[Diagnostic] = []
+
+    def members() -> Iterator[tuple[str, bytes]]:
+        # One document at a time, in the cartridge's order (cartridge_documents): built,
+        # validated, serialised, then dropped, so a bank never holds more than one category's trees.
+        for path, kind, tree in cartridge_documents(bank):
+            problems.extend(validate_document(tree, kind, f"{CARTRIDGE_PATH}!{path}"))
+            yield path, serialize(tree)
+
+    data = zip_stream(members(), ctx.timestamp, sorted_=False)
+    if problems:
+        raise SchemaValidationError(problems)
+    output.files[CARTRIDGE_PATH] = data
+    return output

@@ -29,30 +29,70 @@ question/format.php) and from running its importer (see the project's lms-notes)
 * What Moodle cannot hold (points, case sensitivity, matching distractors) is
   warned about and also written into a `// lmsexport: {...}` comment line, which Moodle
   ignores and lmsexport.readers.gift reads back, so our own round trip is lossless.
+* Rich texts (`markup: markdown`) are HTML blocks from the shared renderer
+  (writers/richtext.py), GIFT-escaped by the same `_escape_gift` (`\\n` inside `<pre>`), so
+  a rich text always starts with a block element (`<p>`, `<pre>`, `<ul>`, `<ol>`, `<table>`)
+  and a plain one never does: that is how the reader tells them apart. Its language marker is
+  a `<div lang=".." dir="..">` around the blocks. Formulas are TeX between `\\(..\\)` or
+  `\\[..\\]`, which Moodle's MathJax filter typesets; code is `<code class="ltr" dir="ltr">`
+  so it stays left to right inside Urdu. Images are `data:` URIs in the `<img src>` (see
+  `data_uri` for why Moodle shows them, and where it does not: each is warned about).
+* An assessment has no GIFT form: its file puts each draw's questions in a category of their
+  own (`$course$/<assessment id>/<n>. <section>/<draw>`) and explains at the top, in a comment
+  in the assessment's language, how to build the quiz in Moodle from those categories.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from fractions import Fraction
 
+from lxml import etree
+
 from ..errors import Diagnostic, GiftExportError, Severity
-from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc, is_rtl
+from ..model import (
+    Assessment,
+    Bank,
+    Candidate,
+    Choice,
+    Draw,
+    Math,
+    Media,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    SourceLoc,
+    Str,
+    Text,
+    direction,
+    inlines_of,
+    is_rtl,
+    media_of,
+    plain_text,
+)
 from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests use them from here
     GRADE_TOLERANCE,
     MOODLE_GRADES,
     NAME_CHARS,
+    draw_category_names,
+    format_marks,
     format_number,
     format_percent,
     lang_span,
     multi_answer_weights,
     name_from_stem,
     nearest_grade,
+    rebuild_instructions,
     text_to_html,
 )
 from . import Output, WriteContext
+from .richtext import Flavour, Renderer, to_html
 
 WEIGHT_RE = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")
 """format.php's $giftanswerweightregex: what Moodle takes for a weight at the start of an answer."""
@@ -99,6 +139,51 @@ def escape_text(text: str, lang: str | None = None) -> str:
     return _escape_gift(out)
 
 
+def data_uri(media: Media) -> str:
+    """An image as the `src` of an `<img>` in GIFT, which cannot carry files.
+
+    Moodle shows it: the GIFT importer stores the text as written (question/format/gift/
+    format.php readquestion(); question/format.php importprocess() inserts the question text
+    and saves files only from questiontextitemid/questiontextfiles, which GIFT never sets), and
+    question texts are displayed with format_text(..., noclean) (question/type/questionbase.php
+    question_definition::format_text(): `$formatoptions->noclean = !$clean`, $clean false for
+    question parts), so HTMLPurifier never sees them. The one exception is a site with
+    "Content cleaning everywhere" ($CFG->forceclean, lib/classes/formatting.php
+    format_text()): purify_html() (lib/weblib.php) allows no `data` scheme in
+    URI.AllowedSchemes, so the src is dropped and HTMLPurifier removes the image
+    (lib/htmlpurifier/HTMLPurifier/AttrTransform/ImgRequired.php, Core.RemoveInvalidImg);
+    even with `data` allowed, HTMLPurifier_URIScheme_data takes only PNG, JPEG and GIF.
+    """
+    return f"data:{media.mime};base64,{base64.b64encode(media.data).decode('ascii')}"
+
+
+def _tex(math: Math) -> str:
+    # Moodle's MathJax filter (filter_mathjaxloader) typesets \(..\) and \[..\].
+    return f"\\[{math.tex}\\]" if math.display else f"\\({math.tex}\\)"
+
+
+FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media))
+"""How GIFT's `[html]` writes what differs between formats: TeX for MathJax, data: images."""
+
+
+def escape_rich(rich: Rich, lang: str | None = None) -> str:
+    """A rich text -> the GIFT of an `[html]` text (the inverse is lmsexport.readers.gift's
+    rich-text reading). With `lang`, the blocks are wrapped in `<div lang=".." dir="..">`, as
+    `escape_text` wraps a plain text in a span. Raises ValueError for text lxml refuses
+    (control characters), which the writer reports as an error."""
+    if lang is None:
+        out, _ = to_html(rich, FLAVOUR)
+    else:
+        holder = etree.Element("div", {"lang": lang, "dir": direction(lang)})
+        Renderer(FLAVOUR).blocks(rich, holder)
+        out = etree.tostring(holder, encoding="unicode", method="html")
+    return _escape_gift(out)
+
+
+MATH_DELIMITERS = ("\\(", "\\[", "$$")
+"""What Moodle's MathJax filter starts a formula at, wherever it occurs in displayed text."""
+
+
 def escape_plain(text: str) -> str:
     """A text Moodle stores unformatted (short answer, matching item, name): GIFT escaping only."""
     return _escape_gift(text)
@@ -137,13 +222,48 @@ class _QuestionWriter:
     def warn(self, rule: str, message: str, hint: str | None = None) -> None:
         self._report(Severity.WARNING, rule, message, hint)
 
-    def rich(self, text: str, what: str, lang: str | None = None) -> str:
+    def rich(self, text: Text, what: str, lang: str | None = None) -> str:
         """A formatted text in `lang` (default: the question's), marked up when it needs to be:
         right-to-left text, or text in another language than the quiz."""
-        self._check_chars(text, what)
         lang = lang or self.quiz.lang_of(self.q)
-        marked = is_rtl(lang) or lang != self.quiz.lang
-        return escape_text(text, lang if marked else None)
+        marked = lang if is_rtl(lang) or lang != self.quiz.lang else None
+        if isinstance(text, str):
+            self._check_chars(text, what)
+            if "\\" in text or "$$" in text:  # rare: the check is not paid on every text
+                self._check_math_delimiters(text, what)
+            return escape_text(text, marked)
+        self._check_math_delimiters(text, what)
+        self._check_chars(plain_text(text), what)
+        for media in media_of(text):
+            self._warn_image(media, what)
+        try:
+            return escape_rich(text, marked)
+        except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
+            self.error("gift.control-character", f"{what} cannot be written as HTML: {e}")
+            return ""
+
+    def _warn_image(self, media: Media, what: str) -> None:
+        """An image travels as a data: URI, which Moodle shows unless the site cleans all HTML
+        (see data_uri): never silently."""
+        self.warn(
+            "gift.image-as-data-uri",
+            f"{what} shows the image '{media.name}' as a data: URI (GIFT has no files): Moodle shows "
+            "it, except on a site with 'Content cleaning everywhere' (forceclean), which removes it",
+            "import Moodle XML instead, which carries images as files",
+        )
+
+    def _check_math_delimiters(self, text: Text, what: str) -> None:
+        """Moodle's MathJax filter typesets `\\(..\\)`, `\\[..\\]` and `$$..$$` wherever
+        they are in an [html] text, so text that holds them is not shown as written."""
+        texts = [text] if isinstance(text, str) else [x.text for x in inlines_of(text) if isinstance(x, Str)]
+        found = sorted({d for t in texts for d in MATH_DELIMITERS if d in t})
+        if found:
+            self.warn(
+                "gift.math-delimiter-in-text",
+                f"{what} contains {' and '.join(repr(d) for d in found)} as text, which Moodle's MathJax "
+                "filter may typeset as a formula",
+                "write it as code (in backticks), which MathJax leaves alone",
+            )
 
     def plain(self, text: str, what: str) -> str:
         self._check_chars(text, what)
@@ -188,6 +308,8 @@ class _QuestionWriter:
 
     def _common_warnings(self) -> None:
         q = self.q
+        if q.difficulty is not None:
+            self.meta["difficulty"] = q.difficulty.value
         if q.points != 1:
             self.meta["points"] = q.points
             self.warn(
@@ -358,6 +480,15 @@ def category_path(quiz: Quiz) -> tuple[str, bool]:
     return "/".join(cleaned), cleaned != names
 
 
+def _describe(meta: dict[str, object], description: Text | None) -> None:
+    """A description in metadata: plain as `description`, rich as the HTML of `description_html`
+    (a comment line is not unescaped by Moodle, so it is not GIFT-escaped)."""
+    if isinstance(description, str):
+        meta["description"] = description
+    elif description is not None:
+        meta["description_html"] = to_html(description, FLAVOUR)[0]
+
+
 def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
     path, sanitized = category_path(quiz)
     qloc = quiz.loc or SourceLoc(quiz.id)
@@ -381,8 +512,7 @@ def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
             )
         )
     meta: dict[str, object] = {"id": quiz.id, "title": quiz.title, "lang": quiz.lang}
-    if quiz.description is not None:
-        meta["description"] = quiz.description
+    _describe(meta, quiz.description)
     if quiz.difficulty is not None:
         meta["difficulty"] = quiz.difficulty.value
     if quiz.category is not None:
@@ -409,19 +539,171 @@ def write_quiz(quiz: Quiz) -> tuple[str, list[Diagnostic]]:
     return "\n\n".join(blocks) + "\n", diagnostics
 
 
+# --------------------------------------------------------------------------- assessments
+
+ASSESSMENT_CONTEXT = "$course$"
+"""The context an assessment's categories are created in when the importer ticks "Get context
+from file" (question/format.php create_category_path(): a first name `$[a-z]+$` is a context,
+removed from the path either way; a context the importer cannot find falls back to the one
+chosen on the import page, so the prefix is safe wherever course banks do not exist). In the
+course's question bank, every quiz of the course can draw random questions from them."""
+
+
+def as_in_assessment(assessment: Assessment, candidate: Candidate) -> Question:
+    """A question as an assessment's GIFT file holds it, and as it reads back from there.
+
+    The file has no home quizzes, so each question stands in the assessment's context: its
+    `lang` is set only when it differs from the assessment's, and its `difficulty` is the one
+    it has in its home quiz (its own, else the quiz's). Everything else is the bank's question.
+    """
+    home, q = candidate.quiz, candidate.question
+    lang = home.lang_of(q)
+    return replace(q, lang=lang if lang != assessment.lang else None, difficulty=home.difficulty_of(q))
+
+
+def _category_name(name: str) -> str:
+    """One name of a `$CATEGORY:` path, as Moodle's assemble_category_path() (question/format.php)
+    writes it: a `/` doubled, a space before a leading or after a trailing one. Moodle does not
+    unescape category lines, so GIFT specials are replaced, and so are `<` and `>`, which
+    clean_param(PARAM_TEXT) in split_category_path() would take for tags."""
+    name = _CATEGORY_SPECIALS.sub("-", " ".join(name.split())).replace("<", "-").replace(">", "-")
+    name = name.replace("/", "//")
+    if name.startswith("/"):
+        name = " " + name
+    if name.endswith("/"):
+        name += " "
+    return name
+
+
+def draw_category(assessment: Assessment, n: int, section: Section, draw: Draw) -> str:
+    """The `$CATEGORY:` path of the questions of one draw of section `n` (1-based): the names
+    Moodle XML uses too (moodle.draw_category_names), so both files fill the same categories."""
+    names = draw_category_names(assessment, n, section, draw)
+    return "/".join((ASSESSMENT_CONTEXT, *(_category_name(x) for x in names)))
+
+
+def _shown_path(category: str) -> str:
+    """A category path as Moodle lists it (no context, one `/` between names)."""
+    return category.removeprefix(ASSESSMENT_CONTEXT + "/")
+
+
+def _instructions(assessment: Assessment, categories: dict[tuple[int, int], str]) -> list[str]:
+    """The comment an instructor reads first: how to build the quiz in Moodle from the categories
+    (moodle.rebuild_instructions, the wording Moodle XML uses too), every line a comment."""
+    paths = {key: _shown_path(category) for key, category in categories.items()}
+    rule = "// " + "=" * 76
+    return [rule, *(f"// {line}".rstrip() for line in rebuild_instructions(assessment, paths, "gift")), rule]
+
+
+def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
+    """One assessment as GIFT text: its questions, one category per draw, under instructions to
+    build the quiz in Moodle; plus every diagnostic found on the way.
+
+    The questions' own warnings are left to their quizzes' files (the same questions, the same
+    losses); their errors are kept, so no broken file is ever written.
+    """
+    diagnostics: list[Diagnostic] = []
+    where = assessment.loc or SourceLoc(assessment.id)
+    context = Quiz(id=assessment.id, title=assessment.title, lang=assessment.lang, questions=())
+    categories: dict[tuple[int, int], str] = {}
+    sections: list[dict[str, object]] = []
+    body: list[str] = []
+    for n, section in enumerate(assessment.sections, 1):
+        draws: list[dict[str, object]] = []
+        for k, draw in enumerate(section.draws, 1):
+            category = draw_category(assessment, n, section, draw)
+            categories[n, k] = category
+            draws.append(
+                {
+                    "name": draw.name,
+                    "category": category,
+                    "random": draw.is_random,
+                    "pick": draw.pick,
+                    "points": draw.points,
+                }
+            )
+            body.append(f"$CATEGORY: {category}")
+            for candidate in draw.candidates:
+                qw = _QuestionWriter(context, as_in_assessment(assessment, candidate))
+                body.append(qw.write())
+                diagnostics.extend(_errors(qw.diagnostics))
+            marks = {draw.points_of(c.question) for c in draw.candidates}
+            if marks != {1.0}:
+                diagnostics.append(
+                    Diagnostic(
+                        draw.loc or where,
+                        f"assessment '{assessment.id}': draw '{draw.name}' gives its questions "
+                        f"{'/'.join(format_marks(m) for m in sorted(marks))} points, but GIFT has no marks: "
+                        "Moodle gives each question its default mark 1",
+                        # A note: Moodle builds no quiz from GIFT, the instructor does, from the
+                        # file's instructions, which list these marks.
+                        Severity.NOTE,
+                        "gift.points-not-carried",
+                        "set the marks in the quiz as the comment at the top of the file lists them",
+                    )
+                )
+        sections.append({"title": section.title, "shuffle": section.shuffle, "draws": draws})
+    diagnostics.insert(
+        0,
+        Diagnostic(
+            where,
+            f"assessment '{assessment.id}': GIFT has no quizzes: the file holds its questions, one "
+            "category per draw, and instructions to build the quiz from them in Moodle",
+            Severity.NOTE,
+            "gift.assessment-not-carried",
+            f"after importing, follow the comment at the top of gift/{assessment.id}.gift.txt",
+        ),
+    )
+    meta: dict[str, object] = {"id": assessment.id, "title": assessment.title, "lang": assessment.lang}
+    _describe(meta, assessment.description)
+    meta["sections"] = sections
+    head = [
+        f"// {assessment.id}: GIFT for Moodle, written by lmsexport. Import with 'Get category from file'.",
+        *_instructions(assessment, categories),
+        _meta_comment("lmsexport-assessment:", meta),
+    ]
+    return "\n\n".join(["\n".join(head), *body]) + "\n", diagnostics
+
+
 def _errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.severity is Severity.ERROR]
+
+
+def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
+    """Images make a GIFT file large (base64 adds a third): warn past what lmsexport's own
+    reader takes, since `lmsexport check` could then not read the file back."""
+    from ..readers.gift import MAX_GIFT_BYTES
+
+    if len(data) <= MAX_GIFT_BYTES:
+        return []
+    return [
+        Diagnostic(
+            loc,
+            f"{path} is {len(data):,} bytes, over the {MAX_GIFT_BYTES:,} bytes lmsexport reads back as GIFT "
+            "(its images are in it as data: URIs); Moodle's upload limit may refuse it too",
+            Severity.WARNING,
+            "gift.file-too-large",
+            "split the quiz, use smaller images, or import Moodle XML or QTI, which carry images as files",
+        )
+    ]
 
 
 def write(bank: Bank, ctx: WriteContext) -> Output:
     """The GIFT writer: raises GiftExportError with every error of the bank, else returns files."""
     out = Output()
     errors: list[Diagnostic] = []
+
+    def add(path: str, written: tuple[str, list[Diagnostic]], loc: SourceLoc | None) -> None:
+        data = written[0].encode("utf-8")
+        errors.extend(_errors(written[1]))
+        out.warnings.extend(d for d in written[1] if d.severity is not Severity.ERROR)  # and notes
+        out.warnings.extend(_size_warning(path, data, loc or SourceLoc(path)))
+        out.files[path] = data
+
     for quiz in bank.quizzes:
-        text, diagnostics = write_quiz(quiz)
-        errors.extend(_errors(diagnostics))
-        out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
-        out.files[f"gift/{quiz.id}.gift.txt"] = text.encode("utf-8")
+        add(f"gift/{quiz.id}.gift.txt", write_quiz(quiz), quiz.loc)
+    for assessment in bank.assessments:
+        add(f"gift/{assessment.id}.gift.txt", write_assessment(assessment), assessment.loc)
     if errors:
         raise GiftExportError(errors)
     return out

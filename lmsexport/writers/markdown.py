@@ -53,9 +53,17 @@ class _Writer:
     # ----------------------------------------------------------------- blocks
 
     def blocks(self, blocks: tuple[Block, ...]) -> str:
-        return "\n\n".join(self.block(b) for b in blocks)
+        out = []
+        alt = False
+        for i, b in enumerate(blocks):
+            # Two lists of one kind in a row would be read as one list: every other one is
+            # written with the other marker (`*` for `-`, `)` for `.`), which starts a new list.
+            same = i > 0 and type(b) is type(blocks[i - 1]) and isinstance(b, BulletList | OrderedList)
+            alt = same and not alt
+            out.append(self.block(b, alt))
+        return "\n\n".join(out)
 
-    def block(self, block: Block) -> str:
+    def block(self, block: Block, alt: bool = False) -> str:
         if isinstance(block, Para):
             if len(block.children) == 1 and isinstance(block.children[0], Math) and block.children[0].display:
                 return f"$${block.children[0].tex}$$"
@@ -68,7 +76,10 @@ class _Writer:
             lines = []
             loose = any(len(item) > 1 for item in block.items)
             for n, item in enumerate(block.items):
-                marker = "-" if isinstance(block, BulletList) else f"{block.start + n}."
+                if isinstance(block, BulletList):
+                    marker = "*" if alt else "-"
+                else:
+                    marker = f"{block.start + n}{')' if alt else '.'}"
                 body = self.blocks(item) if item else ""
                 pad = " " * (len(marker) + 1)
                 indented = "\n".join((pad + line) if line else "" for line in body.split("\n"))

@@ -1,7 +1,8 @@
-"""Moodle XML writer: one `moodle/<quiz-id>.xml` per quiz, in Moodle's own lossless question format.
+"""Moodle XML writer: `moodle/<quiz-id>.xml` per quiz and `moodle/<assessment-id>.xml` per
+assessment, in Moodle's own lossless question format.
 
 Moodle XML is what Moodle itself exports: unlike GIFT it carries marks, choice shuffling,
-case-sensitive short answers, matching distractors, ID numbers and tags. Every element is
+case-sensitive short answers, matching distractors, ID numbers, tags and files. Every element is
 written the way Moodle's exporter writes it and read the way its importer reads it
 (moodle/moodle question/format/xml/format.php, qformat_xml; question/format.php,
 qformat_default; the question types' save_question_options()). What each field becomes in
@@ -10,13 +11,15 @@ Moodle is tabled in docs/moodle-xml.md.
 * One file per quiz: a category question (`$course$/top/<category or title>`, the quiz's
   description as the category's info), then one `<question>` per question in source order.
 * Texts. Every formatted text (stem, choice, feedback, explanation, matching left item,
-  category info) goes through `_QuestionWriter.rich()`: plain source text -> HTML that Moodle
-  shows exactly as written (lmsexport.moodle.text_to_html), `format="html"`, wrapped in
-  `<span lang dir>` when its language is right to left or not the quiz's (as in GIFT). Texts
-  Moodle stores unformatted (short answers, matching right items, names, tags, the category)
-  go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped: a text
-  holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it, because
-  Moodle's importer has been seen to drop white space standing alone between two entity
+  category info) goes through `_QuestionWriter.rich()`: a plain text -> HTML that Moodle shows
+  exactly as written (lmsexport.moodle.text_to_html), a rich text -> the shared renderer's HTML
+  blocks (writers/richtext.py, FLAVOUR: TeX in `\\( \\)`/`\\[ \\]` for Moodle's MathJax filter,
+  images as `@@PLUGINFILE@@/<name>` with the file as a `<file>` of the field, ltr code),
+  `format="html"`, marked with its language when it is right to left or not the quiz's (as in
+  GIFT). Texts Moodle stores unformatted (short answers, matching right items, names, tags, the
+  category) go through `plain()`. Both end in `_set_text()`, the one place XML text is escaped:
+  a text holding `& < > " '` is one CDATA section, as qformat_xml::xml_escape() writes it,
+  because Moodle's importer has been seen to drop white space standing alone between two entity
   references (the project's lms-notes; PHP 8.2 with libxml2 2.9.14 keeps it, and
   tests/test_moodlexml_php.py parses every file with PHP); any other text is written as it is.
 * Marks as `<defaultgrade>` (Moodle stores 7 decimals), the explanation as the general
@@ -26,40 +29,67 @@ Moodle is tabled in docs/moodle-xml.md.
 * Grades (`fraction`) are percentages from Moodle's list of allowed grades, shared with the
   GIFT writer (lmsexport.moodle.multi_answer_weights): a multi-answer question's right choices
   share +100 % and its wrong ones -100 %.
-* What Moodle XML has no element for (a numerical range's exact bounds and preferred answer,
-  the quiz's id, title, language, difficulty and category as the source has them, and
-  `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which Moodle's parser never
-  reports and lmsexport.readers.moodlexml reads back, so `lmsexport check` proves the round
-  trip lossless.
-
-Coming: rich text (images embedded as `<file name path="/" encoding="base64">` inside the
-text's element, referenced as `@@PLUGINFILE@@/name`; TeX as `\\( \\)` for MathJax) will be
-rendered in rich(), and assessments drawing from pools will become one file per assessment
-with one category per pool.
+* What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
+  question's own difficulty, the quiz's id, title, language, difficulty and category as the
+  source has them, and `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which
+  Moodle's parser never reports and lmsexport.readers.moodlexml reads back, so `lmsexport check`
+  proves the round trip lossless.
+* An assessment (write_assessment) cannot be a Moodle quiz in a question format: its file puts
+  each draw's questions in a category of their own, worth their points in the assessment, with
+  instructions (lmsexport.moodle) to build the quiz from those categories.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import json
 import math
 import re
+from dataclasses import replace
 from fractions import Fraction
 
 from lxml import etree
 
 from ..errors import Diagnostic, MoodleXmlExportError, Severity
-from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc, is_rtl
+from ..media import MAX_IMAGE_BYTES, data_uri
+from ..model import (
+    MEDIA_EXTENSIONS,
+    Assessment,
+    Bank,
+    Candidate,
+    Choice,
+    Draw,
+    Math,
+    Media,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Str,
+    Text,
+    inlines_of,
+    is_rtl,
+    media_of,
+)
 from ..moodle import (
+    draw_category_names,
+    draw_instruction,
     format_number,
     format_percent,
     lang_span,
     multi_answer_weights,
     name_from_stem,
+    protect_tex,
+    rebuild_instructions,
+    rich_div,
+    section_heading,
     text_to_html,
 )
 from . import Output, WriteContext
+from .richtext import Flavour, Renderer, spells_delimiter
 
 FOLDER = "moodle"
 """Output folder: `moodle/<quiz-id>.xml`."""
@@ -93,6 +123,29 @@ TAG_MAX_CHARS = 50
 
 META_PREFIX = "lmsexport:"
 QUIZ_META_PREFIX = "lmsexport-quiz:"
+ASSESSMENT_META_PREFIX = "lmsexport-assessment:"
+
+PLUGINFILE = "@@PLUGINFILE@@/"
+"""How a text refers to a file of its own field (question/format/xml/format.php
+import_files_as_draft(); file_save_draft_area_files() keeps the reference)."""
+
+
+def _tex(formula: Math) -> str:
+    # Moodle's MathJax filter (filter/mathjaxloader) typesets \(..\) and \[..\], never $..$.
+    return f"\\[{formula.tex}\\]" if formula.display else f"\\({formula.tex}\\)"
+
+
+FLAVOUR = Flavour(math=_tex, image_src=lambda image: PLUGINFILE + image.media.filename, protect_tex=True)
+"""A rich text of a question: TeX for MathJax, each image a file of the text's own field."""
+INFO_FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media), protect_tex=True)
+"""A category's description, which has no files in Moodle (qformat_xml::import_category() reads
+only its text): images as data: URIs, which it shows (its question bank pages display the
+description with format_text(..., noclean))."""
+
+_FORMULA_SOURCE = re.compile(r"\\[\[(]|\$\$")
+"""What makes filter/mathjaxloader's text_filter::filter() treat a text as holding a formula."""
+_BRACED_MARKUP = re.compile(r"\{[^}]*<[^}]*\}")
+"""Markup between `{` and `}`, which text_filter::escape_html_tag_wrapper() then turns into text."""
 
 _XML_SPECIAL = re.compile(r"[&<>\"']")
 """What makes qformat_xml::xml_escape() wrap a text in CDATA (htmlspecialchars() changes it)."""
@@ -272,6 +325,25 @@ def category_path(names: list[str]) -> str:
     return "/".join(["$course$", "top", *escaped])
 
 
+def render_rich(text: Rich, lang: str | None, flavour: Flavour = FLAVOUR) -> str:
+    """A rich text as the HTML of a Moodle XML text: the shared renderer's blocks, inside
+    `<div lang=".." dir="..">` when `lang` is given (lmsexport.moodle.split_rich() reads both).
+    Raises ValueError for text lxml refuses (control characters)."""
+    holder = etree.Element("div", rich_div(lang) if lang is not None else {})
+    Renderer(flavour).blocks(text, holder)
+    out = etree.tostring(holder, encoding="unicode", method="html")
+    return out if lang is not None else out[len("<div>") : -len("</div>")]
+
+
+def _file(media: Media) -> etree._Element:
+    """`<file name=".." path="/" encoding="base64">`, as qformat_xml::write_files() writes one. The
+    content-addressed name (`<sha256[:16]>.<ext>`) is one that Moodle's file storage keeps as it
+    is (clean_param(PARAM_FILE) removes only control characters and `&<>"`|':\\/`)."""
+    el = etree.Element("file", {"name": media.filename, "path": "/", "encoding": "base64"})
+    el.text = base64.b64encode(media.data).decode("ascii")
+    return el
+
+
 class _QuestionWriter:
     """Writes one question, collecting diagnostics instead of stopping at the first."""
 
@@ -304,20 +376,115 @@ class _QuestionWriter:
             )
         return bad is None
 
-    def rich(self, body: etree._Element, text: str | None, what: str, lang: str | None = None) -> None:
-        """A formatted text in `lang` (default: the question's) as HTML in `body`, the `<text>` of
-        its field (the field's element, whose `format` says html, will also hold the text's
-        files); an absent text (no feedback) stays an empty `<text>`, as Moodle exports it."""
-        if text is None or not self._check_chars(text, what):
+    def rich(self, body: etree._Element, text: Text | None, what: str, lang: str | None = None) -> None:
+        """The one place a formatted text in `lang` (default: the question's) becomes HTML in `body`,
+        the `<text>` of its field; an absent text (no feedback) stays an empty `<text>`, as Moodle
+        exports it.
+
+        A plain text is the HTML that shows it exactly (text_to_html), in `<span lang dir>` when
+        its language is right to left or not the quiz's. A rich text is the shared renderer's HTML
+        blocks (FLAVOUR), in `<div lang dir>` likewise, and each image it shows is a `<file>` of
+        the field (the element holding `body`), right after the `<text>`, as Moodle's exporter
+        writes them (qformat_xml::write_files()): Moodle stores files per field
+        (import_files_as_draft()), so an image shown in two fields is in both. A category's
+        `<info>` has no files: its images are data: URIs (INFO_FLAVOUR).
+        """
+        if text is None:
+            return
+        lang = lang or self.lang
+        marked = lang if _marked(lang, self.quiz.lang) else None
+        if isinstance(text, Rich):
+            self._rich(body, text, what, marked)
+            return
+        if not self._check_chars(text, what):
             return
         html_text = text_to_html(text)
-        lang = lang or self.lang
-        if _marked(lang, self.quiz.lang):
-            html_text = lang_span(html_text, lang)
+        if marked is not None:
+            html_text = lang_span(html_text, marked)
+        if ("\\" in text or "$$" in text) and spells_delimiter(text):
+            self._delimiter_warning(what)
+            html_text = protect_tex(html_text)
         _set_text(body, html_text)
 
+    def _rich(self, body: etree._Element, text: Rich, what: str, lang: str | None) -> None:
+        container = body.getparent()
+        assert container is not None
+        files = container.tag != "info"
+        self._check_tex(text, what)
+        try:
+            html_text = render_rich(text, lang, FLAVOUR if files else INFO_FLAVOUR)
+        except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
+            self.error("moodlexml.control-character", f"{what} cannot be written as HTML: {e}")
+            return
+        if _FORMULA_SOURCE.search(html_text) and _BRACED_MARKUP.search(html_text):
+            self.warn(
+                "moodlexml.markup-in-braces",
+                f"{what} has a formula and markup between '{{' and '}}': Moodle's MathJax filter then "
+                "shows that markup as text (filter/mathjaxloader text_filter::escape_html_tag_wrapper())",
+                "keep '{' and '}' inside one piece of code or one formula",
+            )
+        _set_text(body, html_text)
+        anchor = body
+        for media in media_of(text):
+            if not self._check_media(media, what):
+                continue
+            if files:
+                anchor.addnext(_file(media))
+                anchor = anchor.getnext()  # type: ignore[assignment]
+            else:
+                self.warn(
+                    "moodlexml.description-image",
+                    f"{what} shows image {media.name or media.filename!r}, embedded as a data: URI: Moodle "
+                    "keeps no files for a category's description; a site that forces content cleaning "
+                    "($CFG->forceclean) removes it",
+                )
+
+    def _check_media(self, media: Media, what: str) -> bool:
+        """Whether an image can be embedded (the loader has checked it; a model built otherwise may
+        not be): a type the bank allows, within lmsexport.media's size limit."""
+        if media.mime not in MEDIA_EXTENSIONS:
+            self.error(
+                "moodlexml.bad-image", f"{what}: image {media.name!r} is {media.mime}, not an image type"
+            )
+            return False
+        if len(media.data) > MAX_IMAGE_BYTES:
+            self.error(
+                "moodlexml.bad-image",
+                f"{what}: image {media.name!r} is {len(media.data):,} bytes; "
+                f"the limit is {MAX_IMAGE_BYTES:,}",
+            )
+            return False
+        return True
+
+    def _check_tex(self, text: Rich, what: str) -> None:
+        """Formulas are TeX between MathJax's delimiters, so a formula may not hold its own closing
+        delimiter; text that spells a delimiter is warned about (and kept from MathJax)."""
+        literal = False
+        for x in inlines_of(text):
+            if isinstance(x, Math):
+                closing = "\\]" if x.display else "\\)"
+                if closing in x.tex or not x.tex.strip():
+                    self.error(
+                        "moodlexml.unwritable",
+                        f"{what} has the formula {x.tex!r}, which MathJax cannot read between "
+                        f"{closing[:1]}{'[' if x.display else '('} and {closing}",
+                    )
+            elif isinstance(x, Str) and spells_delimiter(x.text):
+                literal = True
+        if literal:
+            self._delimiter_warning(what, "write it as code (in backticks), which MathJax leaves alone")
+
+    def _delimiter_warning(self, what: str, hint: str | None = None) -> None:
+        self.warn(
+            "moodlexml.math-delimiter-in-text",
+            f"{what} contains a MathJax delimiter (\\( \\) \\[ \\] or $$) as text: it is marked so that "
+            "Moodle's MathJax and TeX filters leave it alone (tex2jax_ignore), but editing the text in "
+            "Moodle's editor may undo that, and then it is typeset as a formula",
+            hint,
+        )
+
     def field(
-        self, parent: etree._Element, tag: str, text: str | None, what: str, lang: str | None = None
+        self, parent: etree._Element, tag: str, text: Text | None, what: str, lang: str | None = None
     ) -> etree._Element:
         """`<tag format="html"><text>HTML</text></tag>`: a formatted text in its own element."""
         container = _sub(parent, tag, format="html")
@@ -345,8 +512,14 @@ class _QuestionWriter:
         el[3].text = self._mark()
         el[4].text = PENALTY[qtype]
         el[6].text = q.id
+        self.meta: dict[str, object] = {}
+        """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
+        if q.difficulty is not None:
+            self.meta["difficulty"] = q.difficulty.value
         getattr(self, _TYPE_WRITERS[q.type])(el)
         self._tags(el)
+        if self.meta:
+            el.insert(0, _comment(META_PREFIX, self.meta))
 
     def _mark(self) -> str:
         points = self.q.points
@@ -419,8 +592,9 @@ class _QuestionWriter:
 
     def _choice(self, el: etree._Element, choice: Choice, fraction: Fraction, n: int) -> None:
         answer = self._answer(el, fraction, _HTML_ANSWER)
-        self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
+        # The feedback first: the choice's files go between its <text> and the <feedback>.
         self.rich(answer[1][0], choice.feedback, f"the feedback of choice {n}")
+        self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
 
     def _truefalse(self, el: etree._Element) -> None:
         # import_truefalse() recognises the answers by their texts `true` and `false`.
@@ -451,10 +625,9 @@ class _QuestionWriter:
             # Moodle's key is answer +- tolerance: a range is its midpoint and half-width
             # (halves first, so that no bound near the float limit overflows).
             value, tolerance = key.low / 2 + key.high / 2, key.high / 2 - key.low / 2
-            meta: dict[str, object] = {"range": [key.low, key.high]}
+            self.meta["range"] = [key.low, key.high]
             if key.answer is not None:
-                meta["answer"] = key.answer
-            el.insert(0, _comment(META_PREFIX, meta))
+                self.meta["answer"] = key.answer
         else:
             assert key.answer is not None
             value, tolerance = key.answer, key.tolerance
@@ -488,8 +661,9 @@ class _QuestionWriter:
         self._combined_feedback(el)
         for n, pair in enumerate(q.pairs, 1):
             sub = _copy(el, _SUBQUESTION)
-            self.rich(sub[0], pair.left, f"the left item of pair {n}")
             self.plain(sub[1][0], pair.right, f"the right item of pair {n}")
+            # After the answer: the left item's files go between its <text> and the <answer>.
+            self.rich(sub[0], pair.left, f"the left item of pair {n}")
         for n, text in enumerate(q.distractors, 1):
             # Moodle's way to store a distractor: a subquestion with an empty text.
             sub = _copy(el, _SUBQUESTION)
@@ -497,6 +671,20 @@ class _QuestionWriter:
 
     def _essay(self, el: etree._Element) -> None:
         _append(el, _ESSAY_OPTIONS)
+
+
+def _category(
+    root: etree._Element, path: str, quiz: Quiz, info: Text | None, what: str, diagnostics: list[Diagnostic]
+) -> None:
+    """A category question: `path` becomes the current category (created with `info` as its
+    description when it does not exist: qformat_default::create_category_path())."""
+    category = _sub(root, "question", type="category")
+    _set_text(_sub(_sub(category, "category"), "text"), path)
+    if info is not None:
+        about = Question(id=quiz.id, type=QuestionType.ESSAY, stem="", loc=quiz.loc)
+        header = _QuestionWriter(quiz, about, what)
+        header.field(category, "info", info, "the description", quiz.lang)
+        diagnostics.extend(header.diagnostics)
 
 
 def _quiz_header(quiz: Quiz, root: etree._Element, diagnostics: list[Diagnostic]) -> None:
@@ -527,14 +715,8 @@ def _quiz_header(quiz: Quiz, root: etree._Element, diagnostics: list[Diagnostic]
     if not quiz.shuffle:
         meta["shuffle"] = False
     root.append(_comment(QUIZ_META_PREFIX, meta))
-    category = _sub(root, "question", type="category")
-    _set_text(_sub(_sub(category, "category"), "text"), path)
     # The quiz's description becomes the category's description (create_category_path()).
-    if quiz.description is not None:
-        about = Question(id=quiz.id, type=QuestionType.ESSAY, stem="", loc=quiz.loc)
-        header = _QuestionWriter(quiz, about, f"quiz {quiz.id!r}")
-        header.field(category, "info", quiz.description, "the description", quiz.lang)
-        diagnostics.extend(header.diagnostics)
+    _category(root, path, quiz, quiz.description, f"quiz {quiz.id!r}", diagnostics)
 
 
 def write_quiz(quiz: Quiz) -> tuple[bytes, list[Diagnostic]]:
@@ -550,15 +732,151 @@ def write_quiz(quiz: Quiz) -> tuple[bytes, list[Diagnostic]]:
     return data, diagnostics
 
 
+# --------------------------------------------------------------------------- assessments
+
+
+def as_in_assessment(assessment: Assessment, draw: Draw, candidate: Candidate) -> Question:
+    """A question as an assessment's Moodle XML file holds it, and as it reads back from there.
+
+    The file has no home quizzes, so each question stands in the assessment's context: its `lang`
+    is set only where it differs from the assessment's, its `difficulty` is the one it has in its
+    home quiz (its own, else the quiz's), and its `points` are what it is worth in this draw (the
+    draw's `points` override, else its own), written as its `<defaultgrade>`: a question added to
+    a Moodle quiz from the bank keeps its default mark (mod/quiz/locallib.php
+    quiz_add_quiz_question()). Everything else is the bank's question.
+    """
+    home, q = candidate.quiz, candidate.question
+    lang = home.lang_of(q)
+    return replace(
+        q,
+        lang=lang if lang != assessment.lang else None,
+        difficulty=home.difficulty_of(q),
+        points=draw.points_of(q),
+    )
+
+
+def assessment_category_path(assessment: Assessment, n: int, draw_index: int) -> str:
+    """The category of draw `draw_index` of section `n` (both 1-based):
+    `$course$/top/<assessment id>/<n>. <section title>/<draw name>`, the names of
+    lmsexport.moodle.draw_category_names(), as GIFT writes them."""
+    section = assessment.sections[n - 1]
+    names = draw_category_names(assessment, n, section, section.draws[draw_index - 1])
+    return category_path([_name_clean(" ".join(name.split())) for name in names])
+
+
+def shown_path(path: str) -> str:
+    """A category path as Moodle's question bank lists it: no context, no `top`."""
+    return path.removeprefix("$course$/top/").replace("//", "/")
+
+
+def _comment_text(lines: list[str]) -> str:
+    """Lines as the body of an XML comment, one indented line each: `--` (which a comment may not
+    hold) is broken with a space."""
+    body = "\n".join(f"  {line}".rstrip() for line in lines)
+    while "--" in body:
+        body = body.replace("--", "- -")
+    return f"\n{body}\n"
+
+
+def write_assessment(assessment: Assessment) -> tuple[bytes, list[Diagnostic]]:
+    """One assessment as a Moodle XML file: its questions, one category per draw under the
+    assessment's own category, with instructions to build the quiz in Moodle; plus every
+    diagnostic found on the way.
+
+    The questions' own warnings are left to their quizzes' files (the same questions, the same
+    losses); their errors are kept, so no broken file is ever written.
+    """
+    diagnostics: list[Diagnostic] = []
+    where = assessment.loc or SourceLoc(assessment.id)
+    context = Quiz(id=assessment.id, title=assessment.title, lang=assessment.lang, questions=(), loc=where)
+    paths: dict[tuple[int, int], str] = {}
+    sections: list[dict[str, object]] = []
+    for n, section in enumerate(assessment.sections, 1):
+        draws: list[dict[str, object]] = []
+        for k, draw in enumerate(section.draws, 1):
+            paths[n, k] = assessment_category_path(assessment, n, k)
+            draws.append(
+                {
+                    "name": draw.name,
+                    "category": paths[n, k],
+                    "random": draw.is_random,
+                    "pick": draw.pick,
+                    "points": draw.points,
+                }  # fmt: skip
+            )
+            if draw.points is not None and round(draw.points, 7) != draw.points:
+                diagnostics.append(
+                    Diagnostic(
+                        draw.loc or where,
+                        f"assessment {assessment.id!r}: draw {draw.name!r} is worth {draw.points!r} points a "
+                        f"question; Moodle keeps 7 decimals ({draw.points:.7f})",
+                        Severity.WARNING,
+                        "moodlexml.mark-rounded",
+                    )
+                )
+        sections.append({"title": section.title, "shuffle": section.shuffle, "draws": draws})
+    root = etree.Element("quiz")
+    root.append(
+        etree.Comment(
+            f" {assessment.id}: Moodle XML written by lmsexport. Import it into the question bank with "
+            "'Get category from file' ticked, then build the quiz as the next comment says. "
+        )
+    )
+    shown = {key: shown_path(path) for key, path in paths.items()}
+    root.append(etree.Comment(_comment_text(rebuild_instructions(assessment, shown, "moodlexml"))))
+    meta: dict[str, object] = {"id": assessment.id, "title": assessment.title, "lang": assessment.lang}
+    meta["sections"] = sections
+    root.append(_comment(ASSESSMENT_META_PREFIX, meta))
+    # The assessment's own category holds its description (as a quiz's category does).
+    own = category_path([_name_clean(assessment.id)])
+    _category(root, own, context, assessment.description, f"assessment {assessment.id!r}", diagnostics)
+    for n, section in enumerate(assessment.sections, 1):
+        for k, draw in enumerate(section.draws, 1):
+            info = (
+                section_heading(assessment.lang, n, section)
+                + "\n"
+                + draw_instruction(assessment.lang, draw, shown[n, k])
+            )
+            _category(root, paths[n, k], context, info, f"assessment {assessment.id!r}", diagnostics)
+            for candidate in draw.candidates:
+                home = replace(candidate.quiz, lang=assessment.lang)
+                qw = _QuestionWriter(home, as_in_assessment(assessment, draw, candidate))
+                qw.write(root)
+                diagnostics.extend(d for d in qw.diagnostics if d.severity is Severity.ERROR)
+    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    return data, diagnostics
+
+
+def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
+    """Images make a file large (base64 adds a third): warn past what lmsexport reads back."""
+    from ..readers.moodlexml import MAX_MOODLEXML_BYTES
+
+    if len(data) <= MAX_MOODLEXML_BYTES:
+        return []
+    return [
+        Diagnostic(
+            loc,
+            f"{path} is {len(data):,} bytes, over the {MAX_MOODLEXML_BYTES:,} bytes lmsexport reads back as "
+            "Moodle XML (its images are in it); the site's upload limit may refuse it too",
+            Severity.WARNING,
+            "moodlexml.file-too-large",
+            "split the quiz, or use smaller images",
+        )
+    ]
+
+
 def write(bank: Bank, ctx: WriteContext) -> Output:
-    """The Moodle XML writer: raises MoodleXmlExportError with every error of the bank, else files."""
+    """The Moodle XML writer: one file per quiz and per assessment. Raises MoodleXmlExportError
+    with every error of the bank, else returns the files."""
     out = Output()
     errors: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        data, diagnostics = write_quiz(quiz)
+    written = [(f"{FOLDER}/{q.id}.xml", write_quiz(q), q.loc) for q in bank.quizzes]
+    written += [(f"{FOLDER}/{a.id}.xml", write_assessment(a), a.loc) for a in bank.assessments]
+    for path, (data, diagnostics), loc in written:
         errors.extend(d for d in diagnostics if d.severity is Severity.ERROR)
         out.warnings.extend(d for d in diagnostics if d.severity is Severity.WARNING)
-        out.files[f"{FOLDER}/{quiz.id}.xml"] = data
+        out.warnings.extend(_size_warning(path, data, loc or SourceLoc(path)))
+        out.files[path] = data
     if errors:
         raise MoodleXmlExportError(errors)
     return out

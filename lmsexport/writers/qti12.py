@@ -38,8 +38,10 @@ from decimal import Decimal
 
 from lxml import etree
 
-from ..errors import Diagnostic, Severity
-from ..model import Question, QuestionType, Quiz, SourceLoc, direction
+from ..errors import Diagnostic, SchemaValidationError, Severity
+from ..model import Bank, Question, QuestionType, Quiz, SourceLoc, direction
+from ..package import validated_zip
+from . import Output, WriteContext
 from .qti21 import num, short_title
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -481,3 +483,21 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
 
 def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
     return Diagnostic(loc, message, Severity.WARNING, rule)
+
+
+def build_qti12(bank: Bank, ctx: WriteContext) -> Output:
+    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip.
+
+    Every document is validated (QTI 1.2.1 DTD, IMS CP 1.1 XSD, Canvas's settings file) before
+    anything is zipped; all invalid documents of the bank are reported together.
+    """
+    output = Output()
+    problems: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        data = validated_zip(quiz_documents(quiz), package_path(quiz), ctx.timestamp, problems)
+        output.warnings += lossy_warnings(quiz)
+        if data is not None:
+            output.files[package_path(quiz)] = data
+    if problems:
+        raise SchemaValidationError(problems)
+    return output

@@ -1,11 +1,22 @@
-"""QTI 2.1 items and tests as lxml trees (pure: no disk, no clock; package.py zips them).
+"""QTI 2.1 items and tests as lxml trees (pure: no disk, no clock; qti21_package.py assembles
+the content packages and package.py zips them).
 
 Package layout (paths relative to the zip root)::
 
-    imsmanifest.xml            written by package.py
-    tests/<quiz-id>.xml        one assessmentTest
-    items/<question-id>.xml    one assessmentItem per question, in source order
-    css/lmsexport.css          right-to-left styling every item links to
+    imsmanifest.xml              written by qti21_package.py
+    tests/<id>.xml               one assessmentTest: the quiz's, or the assessment's
+    items/<question-id>.xml      one assessmentItem per question, in source order
+    items/media/<sha256>.<ext>   each image the items show, once (content-addressed)
+    css/lmsexport.css            right-to-left styling every item links to
+
+An item is built from (its home quiz's header, the question) only, so a question has the same
+identifier and the same bytes in its quiz's package and in every assessment's package.
+
+Rich text (``markup: markdown``) is rendered by writers/richtext.py as QTI-namespaced XHTML:
+block content where the schema allows it (itemBody, simpleChoice, simpleAssociableChoice,
+modalFeedback), inline content in feedbackInline (other blocks are flattened to lines, with a
+warning), formulas as presentation MathML (lmsexport.mathml), images as ``<img>`` with alt,
+width and height pointing into ``items/media/``.
 
 Shaped for what Canvas's QTI 2 importer keeps (see shared/reference/lms-notes.md) while staying
 valid against the official XSD: the stem is a ``<p>`` directly under ``itemBody``; response
@@ -27,7 +38,26 @@ from lxml import etree
 
 from .. import __version__
 from ..errors import Diagnostic, Severity
-from ..model import Question, QuestionType, Quiz, SourceLoc, direction
+from ..mathml import to_mathml
+from ..model import (
+    Assessment,
+    Draw,
+    Math,
+    Media,
+    Para,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Str,
+    Text,
+    direction,
+    inlines_of,
+    media_of,
+    plain_text,
+)
+from .richtext import Flavour, Renderer
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -38,6 +68,10 @@ NSMAP = {None: QTI_NS, "xsi": XSI_NS}
 TOOL_NAME = "lmsexport"
 ITEM_DIR = "items"
 TEST_DIR = "tests"
+MEDIA_DIR = f"{ITEM_DIR}/media"
+"""Images live beside the items that show them, so an item's ``src`` is ``media/<name>``: Canvas
+maps an image to the package file whose path ends with the ``src`` (find_best_path_match in
+gems/plugins/qti_exporter/lib/qti/html_helper.rb), which a ``../media/...`` src never does."""
 STYLESHEET_PATH = "css/lmsexport.css"
 STYLESHEET_HREF = "../" + STYLESHEET_PATH
 """The stylesheet as an item (in ITEM_DIR) links to it."""
@@ -46,7 +80,14 @@ EXPLANATION_ID = "general_explanation"
 """modalFeedback identifier of the explanation: Canvas keeps ids containing "general_" as the
 general comment and drops others; it must not contain "correct", "wrong" or "solution"."""
 WEIGHT_ID = "points"
-"""Identifier of the <weight> on each assessmentItemRef: its value is the question's points."""
+"""Identifier of the <weight> on each assessmentItemRef: its value is the question's points.
+Canvas reads the first <weight> of a ref (and of a section with a selection) as points, whatever
+its identifier (assessment_test_converter.rb: get_node_att(item_ref, "weight", "value"))."""
+SCALE_ID = "scale"
+"""Identifier of the second <weight> on an assessment's refs: points in this assessment divided by
+the question's own points. Item SCOREs are in the question's own points, so the test sums them
+weighted by it (testVariables weightIdentifier): a standard player's total then counts each
+question at the assessment's points, once; Canvas ignores it (it reads the first weight)."""
 TF_RESPONSE = "TF_RESPONSE"
 """Canvas imports a two-choice item as true/false only when its response identifier starts with TF."""
 
@@ -108,7 +149,7 @@ def _mark_lang(el: etree._Element, lang: str, parent_lang: str) -> None:
 
 def short_title(question: Question) -> str:
     """The item title: the stem's first line, whitespace collapsed, cut at TITLE_MAX characters."""
-    first = " ".join(question.stem.split("\n", 1)[0].split())
+    first = " ".join(plain_text(question.stem).split("\n", 1)[0].split())
     if not first:
         return question.id
     return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
@@ -116,6 +157,90 @@ def short_title(question: Question) -> str:
 
 def true_false_labels(lang: str) -> tuple[str, str]:
     return TRUE_FALSE_LABELS.get(lang.split("-")[0].lower(), TRUE_FALSE_LABELS["en"])
+
+
+# --------------------------------------------------------------------------- rich text
+
+
+def media_path(media: Media) -> str:
+    """Where an image is in a package (each file once, named by its content)."""
+    return f"{MEDIA_DIR}/{media.filename}"
+
+
+def _math(m: Math) -> etree._Element:
+    return to_mathml(m.tex, m.display)
+
+
+FLAVOUR = Flavour(
+    ns=QTI_NS,
+    math=_math,
+    image_src=lambda image: "media/" + image.media.filename,  # relative to the item, in ITEM_DIR
+    dir_attr=False,  # QTI 2.1 has no dir: code is marked with the class "ltr" (css/lmsexport.css)
+    list_start=False,
+    title_attr=False,
+)
+"""How QTI 2.1 items write rich text (writers/richtext.py)."""
+
+FEEDBACK_FLATTENED = (
+    "the lists, tables or code blocks of a choice's feedback, shown as plain lines "
+    "(QTI 2.1's feedbackInline holds inline content only)"
+)
+
+
+def question_texts(question: Question) -> list[Text]:
+    """Every text of a question an item shows, in reading order."""
+    texts: list[Text] = [question.stem]
+    for c in question.choices:
+        texts.append(c.text)
+        if c.feedback is not None:
+            texts.append(c.feedback)
+    texts += [p.left for p in question.pairs]
+    if question.explanation is not None:
+        texts.append(question.explanation)
+    return texts
+
+
+def question_media(question: Question) -> list[Media]:
+    """Every image a question's item shows, each once, in reading order."""
+    if _is_plain(question):
+        return []
+    found: dict[str, Media] = {}
+    for text in question_texts(question):
+        for m in media_of(text):
+            found.setdefault(m.digest, m)
+    return list(found.values())
+
+
+def _is_plain(question: Question) -> bool:
+    """Whether every text of a question is plain (on the hot path of every item: kept cheap)."""
+    return (
+        isinstance(question.stem, str)
+        and not isinstance(question.explanation, Rich)
+        and all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in question.choices)
+        and all(isinstance(p.left, str) for p in question.pairs)
+    )
+
+
+_VERBATIM = frozenset(_q(t) for t in ("pre", "code", "span", "em", "strong", "a"))
+"""Elements in which white space shows: a code block's lines, or text in the middle of a line."""
+
+
+def _finish_rich(item: etree._Element) -> None:
+    """Make a rendered item valid and keep it exact through serialisation.
+
+    * A QTI <tbody> needs a row: a table with a header only gets its header row as the body.
+    * Pretty printing indents an element whose content is elements only; inside a <pre> or an
+      inline element that white space would show (an indented first line of code, a space
+      inside a link). An empty text node makes libxml2 write that element's content as is.
+    """
+    for table in item.iter(_q("table")):
+        head, body = table.find(_q("thead")), table.find(_q("tbody"))
+        if body is not None and len(body) == 0 and head is not None:
+            body.extend(list(head))
+            table.remove(head)
+    for el in item.iter(_VERBATIM):
+        if el.text is None and len(el):
+            el.text = ""
 
 
 # --------------------------------------------------------------------------- declarations
@@ -198,6 +323,22 @@ class _Ctx:
     item: etree._Element
     body: etree._Element
     rp: etree._Element
+    renderer: Renderer
+    """Renders the question's rich texts; collects what QTI could not carry."""
+
+    def text(self, parent: etree._Element, text: Text) -> None:
+        """A text as the content of an element that allows blocks (a choice, an associable choice)."""
+        if isinstance(text, str):
+            _add_text(parent, text)
+        else:
+            self.renderer.inline_or_blocks(text, parent)
+
+    def inline_text(self, parent: etree._Element, text: Text) -> None:
+        """A text as the content of an element that allows inline content only (feedbackInline)."""
+        if isinstance(text, str):
+            _add_text(parent, text)
+        elif not self.renderer.flattened(text, parent):
+            self.renderer.lost.append(FEEDBACK_FLATTENED)
 
 
 def _choice_feedback(ctx: _Ctx) -> bool:
@@ -205,21 +346,25 @@ def _choice_feedback(ctx: _Ctx) -> bool:
 
 
 def _simple_choices(
-    ctx: _Ctx, parent: etree._Element, texts: list[tuple[str, str, str | None, str | None]]
+    ctx: _Ctx, parent: etree._Element, texts: list[tuple[str, Text, str | None, Text | None]]
 ) -> None:
     """simpleChoice elements: (identifier, text, lang or None, feedback or None)."""
     for ident, text, lang, feedback in texts:
         choice = _sub(parent, "simpleChoice", identifier=ident)
         if lang:
             _mark_lang(choice, lang, ctx.lang)
-        # Canvas reads a choice with feedbackInline as "first child's text": keep the text first.
-        _add_text(choice, text)
+        # Canvas reads a choice with feedbackInline as "first child's text" (choice_interaction.rb):
+        # keep the text first, and a rich text in one element so that its words are all there.
+        if feedback and isinstance(text, Rich):
+            ctx.text(_sub(choice, "span" if text.inline is not None else "div"), text)
+        else:
+            ctx.text(choice, text)
         if feedback:
             fb = _sub(
                 choice, "feedbackInline", outcomeIdentifier="FEEDBACK", identifier=ident, showHide="show"
             )
             _mark_lang(fb, ctx.lang, lang or ctx.lang)
-            _add_text(fb, feedback)
+            ctx.inline_text(fb, feedback)
 
 
 def _choice_ids(question: Question) -> list[str]:
@@ -344,7 +489,7 @@ def _write_matching(ctx: _Ctx) -> None:
     )
     lefts = _sub(mi, "simpleMatchSet")
     for i, pair in enumerate(q.pairs, 1):
-        _add_text(_sub(lefts, "simpleAssociableChoice", identifier=f"L{i}", matchMax="1"), pair.left)
+        ctx.text(_sub(lefts, "simpleAssociableChoice", identifier=f"L{i}", matchMax="1"), pair.left)
     right_set = _sub(mi, "simpleMatchSet")
     for text in rights:
         uses = sum(1 for p in q.pairs if p.right == text)
@@ -380,7 +525,21 @@ def _bool(value: bool) -> str:
 
 
 def item_tree(quiz: Quiz, question: Question) -> etree._Element:
-    """One assessmentItem for a question of any type; valid against imsqti_v2p1.xsd.
+    """One assessmentItem for a question of any type; valid against imsqti_v2p1.xsd."""
+    key = _shape(quiz, question)
+    return _build(quiz, question).tree if key is None else _skeleton(key, quiz, question).fill(question)
+
+
+@dataclass(frozen=True)
+class BuiltItem:
+    tree: etree._Element
+    """The assessmentItem."""
+    lost: tuple[str, ...] = ()
+    """What the item could not carry of the question's rich texts, for warnings."""
+
+
+def build_item(quiz: Quiz, question: Question) -> BuiltItem:
+    """The item and what it lost.
 
     Built by filling a copy of a cached skeleton when the question's type allows it (see
     _Skeleton): the same tree as build_item_tree, element for element, at about a fifth of
@@ -388,17 +547,25 @@ def item_tree(quiz: Quiz, question: Question) -> etree._Element:
     """
     key = _shape(quiz, question)
     if key is None:
-        return build_item_tree(quiz, question)
+        return _build(quiz, question)
+    return BuiltItem(_skeleton(key, quiz, question).fill(question))
+
+
+def _skeleton(key: tuple[object, ...], quiz: Quiz, question: Question) -> _Skeleton:
     skeleton = _SKELETONS.get(key)
     if skeleton is None:
         skeleton = _Skeleton.make(quiz, question)
         if len(_SKELETONS) < _SKELETON_CACHE_MAX:
             _SKELETONS[key] = skeleton
-    return skeleton.fill(question)
+    return skeleton
 
 
 def build_item_tree(quiz: Quiz, question: Question) -> etree._Element:
     """item_tree built element by element: the definition item_tree's fast path must match."""
+    return _build(quiz, question).tree
+
+
+def _build(quiz: Quiz, question: Question) -> BuiltItem:
     lang = quiz.lang_of(question)
     item = etree.Element(_q("assessmentItem"), nsmap=NSMAP)
     item.set(f"{{{XSI_NS}}}schemaLocation", SCHEMA_LOCATION)
@@ -416,9 +583,15 @@ def build_item_tree(quiz: Quiz, question: Question) -> etree._Element:
     # Declarations must precede the body in the schema's sequence, but only the type writer
     # knows them: build the body and the processing detached, then append in schema order.
     body = etree.Element(_q("itemBody"), {"class": direction(lang)})
-    _add_text(_sub(body, "p"), question.stem)
+    renderer = Renderer(FLAVOUR)
+    if isinstance(question.stem, str):
+        _add_text(_sub(body, "p"), question.stem)
+    else:
+        # Canvas takes the question text from itemBody's <p> and <div> children only
+        # (assessment_item_converter.rb): a table or list straight under itemBody would be lost.
+        renderer.blocks(question.stem, _sub(body, "div"))
     rp = etree.Element(_q("responseProcessing"))
-    ctx = _Ctx(quiz, question, lang, item, body, rp)
+    ctx = _Ctx(quiz, question, lang, item, body, rp, renderer)
     _WRITERS[question.type](ctx)
 
     choice_ids = question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE) and _choice_feedback(ctx)
@@ -435,10 +608,16 @@ def build_item_tree(quiz: Quiz, question: Question) -> etree._Element:
         fb = _sub(
             item, "modalFeedback", outcomeIdentifier="FEEDBACK", identifier=EXPLANATION_ID, showHide="show"
         )
-        p = _sub(fb, "p")
-        p.set("class", direction(lang))
-        _add_text(p, question.explanation)
-    return item
+        # modalFeedback has no class or xml:lang: its one child carries the direction.
+        if isinstance(question.explanation, str):
+            p = _sub(fb, "p")
+            p.set("class", direction(lang))
+            _add_text(p, question.explanation)
+        else:
+            renderer.blocks(question.explanation, _sub(fb, "div", **{"class": direction(lang)}))
+    if not _is_plain(question):
+        _finish_rich(item)
+    return BuiltItem(item, tuple(dict.fromkeys(renderer.lost)))
 
 
 # --------------------------------------------------------------------------- item skeletons
@@ -467,13 +646,15 @@ _FAST_TYPES = frozenset(
 )
 
 
-def _lines(text: str | None) -> int:
+def _lines(text: Text | None) -> int:
     """How a text shapes the tree: 0 when the builder leaves it out (None or empty), else its lines."""
-    return text.count("\n") + 1 if text else 0
+    return text.count("\n") + 1 if isinstance(text, str) and text else 0
 
 
 def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
-    if question.type not in _FAST_TYPES:
+    # Only plain texts: a rich text's structure is its tree (isinstance also narrows for mypy).
+    stem = question.stem
+    if question.type not in _FAST_TYPES or not isinstance(stem, str) or not _is_plain(question):
         return None
     return (
         question.type,
@@ -481,21 +662,27 @@ def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
         quiz.shuffle,
         quiz.lang_of(question),
         question.truth,
-        question.stem.count("\n") + 1,  # the stem is written even when empty
+        stem.count("\n") + 1,  # the stem is written even when empty
         _lines(question.explanation),
-        tuple((c.correct, c.lang, c.text.count("\n") + 1, _lines(c.feedback)) for c in question.choices),
+        tuple(
+            (c.correct, c.lang, c.text.count("\n") + 1 if isinstance(c.text, str) else 0, _lines(c.feedback))
+            for c in question.choices
+        ),
     )
 
 
 def _fields(question: Question) -> list[str]:
     """Every string a skeleton's slots take, in placeholder order (see _Skeleton.make)."""
-    out = [question.id]
-    out += question.stem.split("\n")
-    if question.explanation:
-        out += question.explanation.split("\n")
+    # isinstance narrows for mypy: only plain questions take the fast path (_shape).
+    stem, explanation = question.stem, question.explanation
+    assert isinstance(stem, str)
+    out = [question.id, *stem.split("\n")]
+    if isinstance(explanation, str) and explanation:
+        out += explanation.split("\n")
     for c in question.choices:
-        out += c.text.split("\n")
-        if c.feedback:
+        if isinstance(c.text, str):
+            out += c.text.split("\n")
+        if isinstance(c.feedback, str) and c.feedback:
             out += c.feedback.split("\n")
     return out
 
@@ -515,7 +702,8 @@ class _Skeleton:
     def make(quiz: Quiz, question: Question) -> _Skeleton:
         counter = iter(range(1 << 30))
 
-        def ph(text: str) -> str:
+        def ph(text: Text) -> str:
+            assert isinstance(text, str)  # _shape sends rich texts to the builder
             return "\n".join(_PLACEHOLDER.format(next(counter)) for _ in text.split("\n"))
 
         # Same order as _fields: id, stem, explanation, then each choice's text and feedback.
@@ -575,40 +763,112 @@ def item_path(question: Question) -> str:
     return f"{ITEM_DIR}/{question.id}.xml"
 
 
-def test_path(quiz: Quiz) -> str:
+def test_path(quiz: Quiz | Assessment) -> str:
     return f"{TEST_DIR}/{quiz.id}.xml"
 
 
-def test_tree(quiz: Quiz) -> etree._Element:
-    """One assessmentTest: every item in source order, points as weights, SCORE = sum of SCOREs."""
+def _test_part(ident: str, title: str) -> tuple[etree._Element, etree._Element]:
+    """An assessmentTest with SCORE and MAXSCORE and one nonlinear testPart: (test, part)."""
     test = etree.Element(_q("assessmentTest"), nsmap=NSMAP)
     test.set(f"{{{XSI_NS}}}schemaLocation", SCHEMA_LOCATION)
     for name, value in (
-        ("identifier", quiz.id),
-        ("title", quiz.title),
+        ("identifier", ident),
+        ("title", title),
         ("toolName", TOOL_NAME),
         ("toolVersion", __version__),
     ):
         test.set(name, value)
-    for ident in ("SCORE", "MAXSCORE"):
-        decl = _sub(test, "outcomeDeclaration", identifier=ident, cardinality="single", baseType="float")
+    for name in ("SCORE", "MAXSCORE"):
+        decl = _sub(test, "outcomeDeclaration", identifier=name, cardinality="single", baseType="float")
         _sub(_sub(decl, "defaultValue"), "value", "0")
     part = _sub(test, "testPart", identifier="part1", navigationMode="nonlinear", submissionMode="individual")
     # showFeedback defaults to false inside a test, which would hide every explanation.
     _sub(part, "itemSessionControl", showFeedback="true")
+    return test, part
+
+
+def _outcome_processing(test: etree._Element, weight: str | None) -> None:
+    """SCORE and MAXSCORE: the sums of the items' (weighted by ``weight`` when given)."""
+    processing = _sub(test, "outcomeProcessing")
+    for name in ("SCORE", "MAXSCORE"):
+        attrs = {"variableIdentifier": name}
+        if weight is not None:
+            attrs["weightIdentifier"] = weight
+        _sub(_sub(_sub(processing, "setOutcomeValue", identifier=name), "sum"), "testVariables", **attrs)
+
+
+def test_tree(quiz: Quiz) -> etree._Element:
+    """One assessmentTest: every item in source order, points as weights, SCORE = sum of SCOREs."""
+    test, part = _test_part(quiz.id, quiz.title)
     # Invisible: Canvas turns a visible section title into an extra text-only question.
     section = _sub(part, "assessmentSection", identifier="section1", title=quiz.title, visible="false")
     for question in quiz.questions:
         ref = _sub(section, "assessmentItemRef", identifier=question.id, href="../" + item_path(question))
         _sub(ref, "weight", identifier=WEIGHT_ID, value=num(question.points))
     # Item SCOREs are already in points, so they are summed unweighted; the weight is for Canvas.
-    processing = _sub(test, "outcomeProcessing")
-    for ident in ("SCORE", "MAXSCORE"):
-        _sub(
-            _sub(_sub(processing, "setOutcomeValue", identifier=ident), "sum"),
-            "testVariables",
-            variableIdentifier=ident,
+    _outcome_processing(test, None)
+    return test
+
+
+def section_id(index: int) -> str:
+    """A section's identifier: "_" cannot start a question id or a draw name, so none collides."""
+    return f"_section-{index}"
+
+
+def draw_section_id(draw: Draw) -> str:
+    return f"_draw-{draw.name}"
+
+
+def _item_ref(parent: etree._Element, draw: Draw, question: Question) -> None:
+    ref = _sub(parent, "assessmentItemRef", identifier=question.id, href="../" + item_path(question))
+    points = draw.points_of(question)
+    # The points weight first: Canvas reads the first <weight> it finds (see WEIGHT_ID).
+    _sub(ref, "weight", identifier=WEIGHT_ID, value=num(points))
+    _sub(ref, "weight", identifier=SCALE_ID, value=num(points / question.points))
+
+
+def assessment_test_tree(assessment: Assessment) -> etree._Element:
+    """An assessment's assessmentTest.
+
+    Each section is an assessmentSection, visible (its title shown) when it has a title. A
+    random draw is an invisible sub-section with ``<selection select="pick">`` over every
+    candidate; listed questions are plain assessmentItemRefs. A shuffled section has
+    ``<ordering shuffle="true">`` and its draws are ``keepTogether="false"``: QTI 2.1 treats an
+    invisible sub-section as one block when its parent shuffles unless keepTogether is false,
+    and then mixes its selected children with the parent's (Ordering, QTI 2.1 information
+    model), so the drawn questions mix with each other and with the listed ones.
+
+    Points: each ref has the ``points`` weight (Canvas) and the ``scale`` weight (SCALE_ID);
+    SCORE and MAXSCORE are the items' sums weighted by ``scale``, so a standard player totals
+    each question at the points it has in this assessment, counted once.
+    """
+    test, part = _test_part(assessment.id, assessment.title)
+    for index, section in enumerate(assessment.sections, 1):
+        el = _sub(
+            part,
+            "assessmentSection",
+            identifier=section_id(index),
+            title=section.title or assessment.title,
+            visible=_bool(section.title is not None),
         )
+        if section.shuffle:
+            _sub(el, "ordering", shuffle="true")
+        for draw in section.draws:
+            parent = el
+            if draw.is_random:
+                parent = _sub(
+                    el,
+                    "assessmentSection",
+                    identifier=draw_section_id(draw),
+                    title=draw.name,
+                    visible="false",
+                )
+                if section.shuffle:
+                    parent.set("keepTogether", "false")
+                _sub(parent, "selection", select=str(draw.count))
+            for c in draw.candidates:
+                _item_ref(parent, draw, c.question)
+    _outcome_processing(test, SCALE_ID)
     return test
 
 
@@ -617,18 +877,22 @@ def test_tree(quiz: Quiz) -> etree._Element:
 
 @dataclass(frozen=True)
 class Member:
-    """One file of a quiz's package, before serialisation."""
+    """One file of a package, before serialisation."""
 
     path: str
     """Package-relative POSIX path."""
     kind: str
-    """"test", "item" or "css"."""
+    """"test", "item", "css" or "media"."""
     tree: etree._Element | None = None
     """The document, for "test" and "item"."""
     data: bytes | None = None
-    """The bytes, for "css"."""
+    """The bytes, for "css" and "media"."""
     question: Question | None = None
     """The question an item was built from."""
+    quiz: Quiz | None = None
+    """The quiz (header) an item was built with: its question's home quiz."""
+    lost: tuple[str, ...] = ()
+    """What an item could not carry of its question's rich texts."""
 
 
 @functools.cache
@@ -637,17 +901,50 @@ def stylesheet() -> bytes:
     return resources.files("lmsexport").joinpath("templates/qti/lmsexport.css").read_bytes()
 
 
-def quiz_members(quiz: Quiz) -> list[Member]:
-    """Every file of a quiz's package except the manifest: test, items in source order, CSS."""
-    members = [Member(test_path(quiz), "test", tree=test_tree(quiz))]
-    members += [Member(item_path(q), "item", tree=item_tree(quiz, q), question=q) for q in quiz.questions]
+def _item_members(pairs: list[tuple[Quiz, Question]]) -> list[Member]:
+    """The items of (home quiz, question) pairs, the stylesheet, then each image once."""
+    members = []
+    media: dict[str, Media] = {}
+    for quiz, q in pairs:
+        built = build_item(quiz, q)
+        members.append(Member(item_path(q), "item", tree=built.tree, question=q, quiz=quiz, lost=built.lost))
+        for m in question_media(q):
+            media.setdefault(m.filename, m)
     members.append(Member(STYLESHEET_PATH, "css", data=stylesheet()))
+    members += [Member(media_path(m), "media", data=m.data) for m in media.values()]
     return members
+
+
+def quiz_members(quiz: Quiz) -> list[Member]:
+    """Every file of a quiz's package except the manifest: test, items in source order, CSS, images."""
+    header = quiz.header
+    return [Member(test_path(quiz), "test", tree=test_tree(quiz))] + _item_members(
+        [(header, q) for q in quiz.questions]
+    )
+
+
+def assessment_members(assessment: Assessment) -> list[Member]:
+    """Every file of an assessment's package except the manifest: the test, every question it may
+    draw (built with its home quiz, so the same item as in that quiz's package), CSS, images."""
+    return [Member(test_path(assessment), "test", tree=assessment_test_tree(assessment))] + _item_members(
+        [(c.quiz, c.question) for c in assessment.candidates]
+    )
+
+
+def _has_markup(text: Text | None) -> bool:
+    """Whether a text holds more than words in paragraphs (what a plain-text field would lose)."""
+    if not isinstance(text, Rich):
+        return False
+    return any(not isinstance(b, Para) for b in text.blocks) or any(
+        not isinstance(x, Str) for x in inlines_of(text)
+    )
 
 
 def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
     """What a Canvas import of the package loses, per question (QTI itself carries it all)."""
     out = []
+    if _has_markup(quiz.description):
+        out.append(_description_warning("quiz", quiz.id, quiz.loc))
     for q in quiz.questions:
         loc = q.loc or SourceLoc(quiz.id)
         if q.type is QuestionType.SHORT_ANSWER and len(q.answers) > 1:
@@ -680,6 +977,75 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-numerical",
                 )
             )
+        if any(c.feedback and _has_markup(c.text) for c in q.choices):
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas keeps only the plain text of a choice that has feedback "
+                    "(choice_interaction.rb): the markup of such choices is lost there",
+                    "qti21.canvas-choice-markup",
+                )
+            )
+    return out
+
+
+def item_warnings(member: Member) -> list[Diagnostic]:
+    """What an item could not carry of its question's rich texts (QTI 2.1 itself)."""
+    q = member.question
+    if q is None or not member.lost:
+        return []
+    loc = q.loc or SourceLoc(member.quiz.id if member.quiz else q.id)
+    return [
+        _warn(loc, f"question {q.id!r}: QTI 2.1 cannot carry {what}", "qti21.markup-lost")
+        for what in member.lost
+    ]
+
+
+def _description_warning(kind: str, ident: str, loc: SourceLoc | None) -> Diagnostic:
+    return _warn(
+        loc or SourceLoc(ident),
+        f"{kind} {ident!r}: the description is written as plain text in the package manifest "
+        "(an IMS metadata description holds no markup): its formatting is lost",
+        "qti21.description-plain",
+    )
+
+
+def assessment_warnings(assessment: Assessment) -> list[Diagnostic]:
+    """What the test of an assessment loses in Canvas (its questions were warned about with their
+    quizzes). Facts from gems/plugins/qti_exporter/lib/qti/assessment_test_converter.rb."""
+    out = []
+    where = assessment.loc or SourceLoc(assessment.id)
+    if _has_markup(assessment.description):
+        out.append(_description_warning("assessment", assessment.id, assessment.loc))
+    for index, section in enumerate(assessment.sections, 1):
+        loc = section.loc or where
+        if section.shuffle:
+            fixed = sorted({c.question.id for d in section.draws for c in d.candidates if not c.quiz.shuffle})
+            also = (
+                f", including those whose quiz keeps choices in order ({', '.join(fixed)})" if fixed else ""
+            )
+            out.append(
+                _warn(
+                    loc,
+                    f"assessment {assessment.id!r}, section {index}: Canvas cannot shuffle question order "
+                    "(only a random draw's questions come in random order); it reads the section's "
+                    f"<ordering shuffle> as 'shuffle answers' for every question of the quiz{also}",
+                    "qti21.canvas-shuffle",
+                )
+            )
+        for draw in section.draws:
+            values = {draw.points_of(c.question) for c in draw.candidates}
+            if draw.is_random and len(values) > 1:
+                first = draw.points_of(draw.candidates[0].question)
+                out.append(
+                    _warn(
+                        draw.loc or loc,
+                        f"assessment {assessment.id!r}, pool {draw.name!r}: Canvas gives every question "
+                        f"of a random draw the same points, here {num(first)} (the first question's); "
+                        f"its questions are worth {', '.join(num(v) for v in sorted(values))}",
+                        "qti21.canvas-group-points",
+                    )
+                )
     return out
 
 

@@ -17,6 +17,7 @@ Layout rules shared by every format:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -58,6 +59,28 @@ class Flavour:
     """Whether elements may carry `dir` (HTML may; QTI 2.1 may not)."""
     list_start: bool = True
     """Whether <ol> may carry `start` (QTI 2.1's may not)."""
+    title_attr: bool = True
+    """Whether <a> and <img> may carry `title` (QTI 2.1's may not)."""
+    protect_tex: bool = False
+    """For formats whose formulas are TeX in text (GIFT, Moodle XML): a text that spells a MathJax
+    delimiter (MATHJAX_DELIMITERS) goes into `<span class="tex2jax_ignore">`, which MathJax does
+    not typeset, with every `\\` and `$` in it as a character reference (`&#92;`, `&#36;`), so
+    that filters reading the HTML source for delimiters (Moodle's filter_mathjaxloader and
+    filter_tex) do not take it for a formula either. readers/richhtml.py reads it back as text."""
+
+
+MATHJAX_DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$")
+"""What MathJax (as Moodle's filter_mathjaxloader configures it) takes for the start or end of a
+formula in text: inline `\\(..\\)`, display `\\[..\\]` and `$$..$$`."""
+TEX_IGNORE_CLASS = "tex2jax_ignore"
+"""The class MathJax 2 and 3 skip when they look for formulas (ignoreClass / ignoreHtmlClass)."""
+_DELIMITER = re.compile(r"\\[()\[\]]|\$\$")
+_TEX_SPECIAL = re.compile(r"[\\$]")
+
+
+def spells_delimiter(text: str) -> bool:
+    """Whether a text holds a MathJax delimiter (it would be typeset as a formula)."""
+    return _DELIMITER.search(text) is not None
 
 
 class Renderer:
@@ -152,6 +175,12 @@ class Renderer:
     def _ltr(self) -> dict[str, str]:
         return {"class": "ltr", "dir": "ltr"} if self.f.dir_attr else {"class": "ltr"}
 
+    def _title(self, attrs: dict[str, str], title: str, what: str) -> None:
+        if self.f.title_attr:
+            attrs["title"] = title
+        else:
+            self.lost.append(f"the title {title!r} of {what}")
+
     @staticmethod
     def _align(table: Table, col: int) -> dict[str, str]:
         align = table.aligns[col] if col < len(table.aligns) else None
@@ -162,7 +191,10 @@ class Renderer:
     def inlines(self, inlines: tuple[Inline, ...], parent: etree._Element) -> None:
         for x in inlines:
             if isinstance(x, Str):
-                _append_text(parent, x.text)
+                if self.f.protect_tex and spells_delimiter(x.text):
+                    _protected(self._el(parent, "span", **{"class": TEX_IGNORE_CLASS}), x.text)
+                else:
+                    _append_text(parent, x.text)
             elif isinstance(x, Emph | Strong):
                 self.inlines(x.children, self._el(parent, "em" if isinstance(x, Emph) else "strong"))
             elif isinstance(x, Code):
@@ -172,7 +204,7 @@ class Renderer:
             elif isinstance(x, Link):
                 attrs = {"href": x.url}
                 if x.title:
-                    attrs["title"] = x.title
+                    self._title(attrs, x.title, "a link")
                 self.inlines(x.children, self._el(parent, "a", **attrs))
             elif isinstance(x, Image):
                 attrs = {"src": self.f.image_src(x), "alt": x.alt}
@@ -180,7 +212,7 @@ class Renderer:
                     attrs["width"] = str(x.media.width)
                     attrs["height"] = str(x.media.height)
                 if x.title:
-                    attrs["title"] = x.title
+                    self._title(attrs, x.title, "an image")
                 self._el(parent, "img", **attrs)
             elif isinstance(x, Math):
                 math = self.f.math(x)
@@ -188,6 +220,16 @@ class Renderer:
                     _append_text(parent, math)
                 else:
                     parent.append(math)
+
+
+def _protected(span: etree._Element, text: str) -> None:
+    """Text with every `\\` and `$` as a character reference (see Flavour.protect_tex)."""
+    at = 0
+    for m in _TEX_SPECIAL.finditer(text):
+        _append_text(span, text[at : m.start()])
+        span.append(etree.Entity("#92" if m.group(0) == "\\" else "#36"))
+        at = m.end()
+    _append_text(span, text[at:])
 
 
 def _append_text(parent: etree._Element, text: str) -> None:

@@ -1,0 +1,1 @@
+"""`lmsexport lint`: item-writing rules from the assessment literature, run over the bank."""

@@ -1,0 +1,654 @@
+"""The rules that look at one quiz at a time (the bank-wide ones are in dupes.py).
+
+Each check appends Findings; the engine filters them by the selected rules and the ignore
+comments. Messages say what was found and where; hints say what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..errors import Diagnostic
+from ..model import (
+    BulletList,
+    Code,
+    CodeBlock,
+    Emph,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    Math,
+    OrderedList,
+    Para,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Str,
+    Strong,
+    Table,
+    Text,
+    is_rtl,
+    plain_text,
+)
+from . import stats
+from .rules import RULES
+from .sourcemap import SourceFile
+from .text import (
+    ARABIC_FOR_URDU,
+    ARABIC_INDIC_DIGITS,
+    ASPIRABLE,
+    BIDI_CONTROLS,
+    BIDI_EMBEDDINGS,
+    BIDI_ISOLATES,
+    BIDI_OVERRIDES,
+    DO_CHASHMI_HEH,
+    LATIN_FOR_URDU_PUNCT,
+    PDF,
+    PDI,
+    URDU_DIGITS,
+    ZERO_WIDTH,
+    codepoint,
+    content_words,
+    describe,
+    has_numbers,
+    is_arabic_letter,
+    mentions_word,
+    normalize,
+    numbers,
+    strong_directions,
+    words,
+    zero_width_changes_something,
+)
+
+DEFAULT_SIGNIFICANCE = 0.01
+"""The significance level of the statistical rules (LX101-LX103), [tool.lmsexport.lint]
+significance to change it."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    diag: Diagnostic
+    question: str | None = None
+    """The question the finding is about (its id line's ignore comments apply), if any."""
+
+
+CHOICE_TYPES = (QuestionType.SINGLE, QuestionType.MULTIPLE)
+
+
+# --------------------------------------------------------------------------- rich text as runs
+
+
+def runs(text: Text | None) -> list[tuple[str, bool]]:
+    """The prose of a text as (characters, emphasized) runs; code and formulas become a space.
+
+    Emphasized means inside **strong** or *emphasis* (a Rich text; a plain text has none).
+    """
+    if text is None:
+        return []
+    if isinstance(text, str):
+        return [(text, False)]
+    out: list[tuple[str, bool]] = []
+    for block in text.blocks:
+        _block_runs(block, out)
+        out.append(("\n", False))
+    return out
+
+
+def _block_runs(block: object, out: list[tuple[str, bool]]) -> None:
+    if isinstance(block, Para):
+        _inline_runs(block.children, False, out)
+    elif isinstance(block, BulletList | OrderedList):
+        for item in block.items:
+            for b in item:
+                _block_runs(b, out)
+                out.append(("\n", False))
+    elif isinstance(block, Table):
+        for row in (block.header, *block.rows):
+            for cell in row:
+                _inline_runs(cell, False, out)
+                out.append(("\n", False))
+    elif isinstance(block, CodeBlock):
+        out.append(("\n", False))
+
+
+def _inline_runs(inlines: tuple[Inline, ...], emph: bool, out: list[tuple[str, bool]]) -> None:
+    for x in inlines:
+        if isinstance(x, Str):
+            out.append((x.text, emph))
+        elif isinstance(x, Emph | Strong):
+            _inline_runs(x.children, True, out)
+        elif isinstance(x, Link):
+            _inline_runs(x.children, emph, out)
+        elif isinstance(x, Code | Math | Image):
+            out.append((" ", False))
+        elif isinstance(x, LineBreak):
+            out.append(("\n", False))
+
+
+def prose(text: Text | None) -> str:
+    """The words of a text without code and formulas."""
+    return "".join(t for t, _ in runs(text))
+
+
+# --------------------------------------------------------------------------- the linter
+
+
+class QuizLinter:
+    """Runs every per-quiz rule over one quiz of one file."""
+
+    def __init__(self, quiz: Quiz, src: SourceFile, enabled: frozenset[str], alpha: float) -> None:
+        self.quiz = quiz
+        self.src = src
+        self.enabled = enabled
+        self.alpha = alpha
+        self.findings: list[Finding] = []
+        import bisect
+
+        starts = sorted({q.loc.line for q in quiz.questions if q.loc})
+        self.ends: dict[str, int | None] = {}
+        for q in quiz.questions:
+            k = bisect.bisect_right(starts, q.loc.line if q.loc else 0)
+            self.ends[q.id] = starts[k] if k < len(starts) else None
+
+    def on(self, *rule_ids: str) -> bool:
+        return any(r in self.enabled for r in rule_ids)
+
+    def add(
+        self, rule_id: str, loc: SourceLoc | None, message: str, hint: str | None, question: str | None
+    ) -> None:
+        rule = RULES[rule_id]
+        where = loc or self.quiz.loc or SourceLoc(self.src.path)
+        self.findings.append(Finding(Diagnostic(where, message, rule.severity, rule_id, hint), question))
+
+    def run(self) -> list[Finding]:
+        quiz = self.quiz
+        if self.on("LX101", "LX102") and not quiz.shuffle:
+            self.key_positions()
+        if self.on("LX103"):
+            self.longest_key()
+        for q in quiz.questions:
+            if q.type in CHOICE_TYPES:
+                if self.on("LX104"):
+                    self.clang(q)
+                if self.on("LX201", "LX202") and quiz.shuffle:
+                    self.positional_choices(q)
+            if self.on("LX301"):
+                self.negative_stem(q)
+            if self.on("LX501", "LX502"):
+                self.explanation(q)
+            if self.on("LX401", "LX402", "LX403", "LX404", "LX405", "LX406"):
+                for text, lang, start in self.texts(q):
+                    self.text_quality(text, lang, start, q)
+        if self.on("LX401", "LX402", "LX403", "LX404", "LX405", "LX406"):
+            self.text_quality(quiz.title, quiz.lang, lambda: self.src.top_key("title"), None)
+            if quiz.description is not None:
+                self.text_quality(quiz.description, quiz.lang, lambda: self.src.top_key("description"), None)
+        return self.findings
+
+    # ------------------------------------------------------------------ positions
+
+    def field(self, q: Question, key: str) -> SourceLoc | None:
+        line = q.loc.line if q.loc else 0
+        return self.src.key(key, line, self.ends[q.id]) or q.loc
+
+    def locate(self, needle: str, start: SourceLoc | None, q: Question | None) -> SourceLoc | None:
+        end = self.ends.get(q.id) if q is not None else None
+        return self.src.find(needle, start, end) or start
+
+    def texts(self, q: Question) -> Iterator[tuple[Text, str, Callable[[], SourceLoc | None]]]:
+        """Every text of a question with its language and where it starts (a function: finding
+        a position costs a search of the file, done only for a finding)."""
+        lang = self.quiz.lang_of(q)
+        yield q.stem, lang, lambda: self.field(q, "stem")
+        if q.explanation is not None:
+            yield q.explanation, lang, lambda: self.field(q, "explanation")
+        for c in q.choices:
+            at = c.loc
+            yield c.text, c.lang or lang, lambda at=at: at  # type: ignore[misc]
+            if c.feedback is not None:
+                yield c.feedback, c.lang or lang, lambda at=at: at  # type: ignore[misc]
+        for p in q.pairs:
+            at = p.loc
+            yield p.left, lang, lambda at=at: at  # type: ignore[misc]
+            yield p.right, lang, lambda at=at: at  # type: ignore[misc]
+        for a in q.answers:
+            yield a, lang, lambda: self.field(q, "answers")
+        for d in q.distractors:
+            yield d, lang, lambda: self.field(q, "distractors")
+
+    # ------------------------------------------------------------------ LX101, LX102
+
+    def _single_keys(self) -> list[tuple[Question, int, int]]:
+        return [
+            (q, q.correct_indexes[0], len(q.choices))
+            for q in self.quiz.questions
+            if q.type is QuestionType.SINGLE and len(q.correct_indexes) == 1 and len(q.choices) >= 2
+        ]
+
+    def key_positions(self) -> None:
+        keyed = self._single_keys()
+        positions = [k for _, k, _ in keyed]
+        sizes = [n for _, _, n in keyed]
+        where = self.src.top_key("shuffle") or self.quiz.loc
+        test = stats.key_positions_test(positions, sizes) if self.on("LX101") else None
+        if test is not None and test.p < self.alpha:
+            shown = ", ".join(f"{k + 1}: {o}" for k, o in enumerate(test.observed))
+            expected = ", ".join(f"{e:.1f}" for e in test.expected)
+            how = "exact" if test.exact else "chi-square approximation"
+            self.add(
+                "LX101",
+                where,
+                f"the keys' positions are unbalanced over {len(positions)} questions "
+                f"(position: keys {shown}; expected {expected}): chi-square {test.statistic:.2f}, "
+                f"{test.df} df, p = {test.p:.2g} ({how}) < {self.alpha:g}",
+                "move keys to the under-used positions, or let the LMS shuffle (shuffle: true)",
+                None,
+            )
+        pattern = stats.key_pattern(positions, sizes) if self.on("LX102") else None
+        if pattern is not None and pattern.p < self.alpha:
+            first = keyed[pattern.start][0]
+            last = keyed[pattern.start + pattern.length - 1][0]
+            seq = ", ".join(str(p + 1) for p in positions[pattern.start : pattern.start + pattern.length])
+            kind = (
+                f"the key is at position {positions[pattern.start] + 1} in {pattern.length} questions "
+                "in a row"
+                if pattern.period == 1
+                else f"the keys' positions repeat a cycle of {pattern.period} ({seq})"
+            )
+            self.add(
+                "LX102",
+                first.loc,
+                f"{kind}, from '{first.id}' to '{last.id}': chance {pattern.chance:.2g}, "
+                f"p = {pattern.p:.2g} corrected for the patterns looked for (< {self.alpha:g})",
+                "reorder some questions' choices so the key positions follow no pattern, "
+                "or let the LMS shuffle (shuffle: true)",
+                first.id,
+            )
+
+    # ------------------------------------------------------------------ LX103
+
+    def longest_key(self) -> None:
+        trials: list[float] = []
+        hits: list[Question] = []
+        for q, key, n in self._single_keys():
+            lengths = [len(normalize(plain_text(c.text)).replace(" ", "")) for c in q.choices]
+            top = max(lengths)
+            if lengths.count(top) != 1:
+                continue  # no unique longest choice: the cue cannot exist here
+            trials.append(1.0 / n)
+            if lengths[key] == top:
+                hits.append(q)
+        if len(trials) < 3 or len(hits) <= sum(trials):
+            return
+        p = stats.at_least_p(len(hits), trials)
+        if p < self.alpha:
+            ids = ", ".join(f"'{q.id}'" for q in hits[:6]) + (", ..." if len(hits) > 6 else "")
+            self.add(
+                "LX103",
+                self.src.top_key("questions") or self.quiz.loc,
+                f"the key is the longest choice in {len(hits)} of {len(trials)} questions "
+                f"(chance: {sum(trials):.1f}); binomial p = {p:.2g} < {self.alpha:g}: {ids}",
+                "make the distractors as long and as qualified as the key, or shorten the key",
+                None,
+            )
+
+    # ------------------------------------------------------------------ LX104
+
+    def clang(self, q: Question) -> None:
+        stem = content_words(normalize(prose(q.stem)))
+        keys = [c for c in q.choices if c.correct]
+        others = [c for c in q.choices if not c.correct]
+        if not keys or not others:
+            return
+        key_words = {w for c in keys for w in content_words(normalize(prose(c.text)))}
+        other_words = {w for c in others for w in content_words(normalize(prose(c.text)))}
+        echoed = []
+        for w in dict.fromkeys(stem):
+            if mentions_word(w, key_words) and not mentions_word(w, other_words):
+                echoed.append(w)
+        if not echoed:
+            return
+        key = next(
+            (c for c in keys if any(mentions_word(w, set(words(normalize(prose(c.text))))) for w in echoed)),
+            keys[0],
+        )
+        shown = ", ".join(f"'{w}'" for w in echoed)
+        self.add(
+            "LX104",
+            key.loc or q.loc,
+            f"question '{q.id}': the key repeats {shown} from the stem, and no distractor does",
+            "use the stem's words in the distractors too, or word the key without them",
+            q.id,
+        )
+
+    # ------------------------------------------------------------------ LX201, LX202
+
+    def positional_choices(self, q: Question) -> None:
+        for c in q.choices:
+            said = normalize(prose(c.text))
+            if ALL_OF_THE_ABOVE.match(said) and "LX201" in self.enabled:
+                rule, what = "LX201", "all of the above"
+            elif NONE_OF_THE_ABOVE.match(said) and "LX202" in self.enabled:
+                rule, what = "LX202", "none of the above"
+            else:
+                continue
+            self.add(
+                rule,
+                c.loc or q.loc,
+                f"question '{q.id}': choice '{plain_text(c.text).strip()}' means '{what}', "
+                "but this quiz's choices are shuffled (it may be shown first)",
+                "set shuffle: false for this quiz and put the choice last, or replace it with "
+                "a choice that stands on its own",
+                q.id,
+            )
+
+    # ------------------------------------------------------------------ LX301
+
+    def negative_stem(self, q: Question) -> None:
+        parts = runs(q.stem)
+        text = "".join(t for t, _ in parts)
+        flags = [e for t, e in parts for _ in t]
+        folded = text.translate(_ONE_TO_ONE)
+        for m in NEGATIVE.finditer(folded):
+            word = text[m.start() : m.end()]
+            if all(flags[m.start() : m.end()]):
+                continue
+            latin = not is_arabic_letter(word[0])
+            if latin and word.isupper() and len(word) > 1:
+                continue
+            if isinstance(q.stem, Rich):
+                hint = f"emphasise it: **{word.upper() if latin else word}**"
+            elif latin:
+                hint = f"write it in capitals: {word.upper()}"
+            else:
+                hint = (
+                    f"Urdu has no capitals and a plain file no bold: put this quiz in a file with "
+                    f"'markup: markdown' and write **{word}**, or word the stem positively"
+                )
+            self.add(
+                "LX301",
+                self.locate(word, self.field(q, "stem"), q),
+                f"question '{q.id}': the stem asks negatively ('{word}') without emphasis",
+                hint,
+                q.id,
+            )
+            return
+
+    # ------------------------------------------------------------------ LX501, LX502
+
+    def explanation(self, q: Question) -> None:
+        if q.explanation is None or not plain_text(q.explanation).strip():
+            if "LX501" in self.enabled:
+                self.add(
+                    "LX501",
+                    q.loc,
+                    f"question '{q.id}' has no explanation",
+                    "add 'explanation: ...': why the key is right (and the distractors wrong); "
+                    "every format shows it after answering",
+                    q.id,
+                )
+            return
+        if "LX502" not in self.enabled:
+            return
+        said = normalize(plain_text(q.explanation))
+        vocabulary = set(words(said))
+        for key, shown in self._keys(q):
+            if ALL_OF_THE_ABOVE.match(key) or NONE_OF_THE_ABOVE.match(key):
+                continue  # the explanation names the choices it covers, not the phrase
+            if not _mentions(key, said, vocabulary):
+                self.add(
+                    "LX502",
+                    self.field(q, "explanation"),
+                    f"question '{q.id}': the explanation never mentions the key '{shown}' "
+                    "(its text, its numbers or its words)",
+                    "say in the explanation which answer is right and why",
+                    q.id,
+                )
+                return
+
+    def _keys(self, q: Question) -> list[tuple[str, str]]:
+        """(normalized key, as shown) for each key of a question whose key is text or a number."""
+        if q.type in CHOICE_TYPES:
+            return [
+                (normalize(plain_text(c.text)), plain_text(c.text).strip()) for c in q.choices if c.correct
+            ]
+        if q.type is QuestionType.SHORT_ANSWER and q.answers:
+            return [(normalize(q.answers[0]), q.answers[0])]
+        if q.type is QuestionType.NUMERICAL and q.numeric is not None and q.numeric.answer is not None:
+            return [(f"{q.numeric.answer:g}", f"{q.numeric.answer:g}")]
+        return []
+
+    # ------------------------------------------------------------------ LX401-LX406
+
+    def text_quality(
+        self, text: Text, lang: str, start: Callable[[], SourceLoc | None], q: Question | None
+    ) -> None:
+        raw = plain_text(text)
+        if not raw:
+            return
+        urdu = lang.lower().split("-")[0] == "ur" and is_rtl(lang)
+        special = _SPECIAL.search(raw) is not None
+        latin_punct = urdu and _LATIN_PUNCT_AFTER_URDU.search(raw) is not None
+        if not special and not latin_punct:
+            return  # the common case, decided by two regular expressions
+        qid = q.id if q is not None else None
+        owner = f"question '{qid}'" if qid else f"quiz '{self.quiz.id}'"
+
+        def at(needle: str) -> SourceLoc | None:
+            return self.locate(needle, start(), q)
+
+        if urdu and "LX401" in self.enabled:
+            found = [(i, ch) for i, ch in enumerate(raw) if ch in ARABIC_FOR_URDU]
+            if found:
+                i, ch = found[0]
+                urdu_ch, name = ARABIC_FOR_URDU[ch]
+                right = f"{urdu_ch} ({codepoint(urdu_ch)} {name})"
+                if ch == "\u0647" and i > 0 and raw[i - 1] in ASPIRABLE:
+                    right += f", or {DO_CHASHMI_HEH} ({codepoint(DO_CHASHMI_HEH)}) in an aspirate such as بھ"
+                kinds = sorted({c for _, c in found})
+                listed = ", ".join(describe(c) for c in kinds)
+                self.add(
+                    "LX401",
+                    at(ch),
+                    f"{owner}: {len(found)} Arabic letter{'s' if len(found) > 1 else ''} where Urdu "
+                    f"has its own: {listed}",
+                    f"write {right}"
+                    + "".join(
+                        f"; {describe(c)} -> {ARABIC_FOR_URDU[c][0]} ({codepoint(ARABIC_FOR_URDU[c][0])})"
+                        for c in kinds
+                        if c != ch
+                    ),
+                    qid,
+                )
+        if "LX402" in self.enabled:
+            arabic = [c for c in raw if c in ARABIC_INDIC_DIGITS]
+            urdu_digits = [c for c in raw if c in URDU_DIGITS]
+            if arabic and (urdu_digits or urdu):
+                why = "mixes Arabic-Indic and Urdu digits" if urdu_digits else "uses Arabic-Indic digits"
+                fixes = ", ".join(f"{c} -> {chr(ord(c) - 0x0660 + 0x06F0)}" for c in sorted(set(arabic)))
+                self.add(
+                    "LX402",
+                    at(arabic[0]),
+                    f"{owner}: the text {why} ({codepoint(arabic[0])} {arabic[0]} ...)",
+                    f"write every digit of an Urdu text as Extended Arabic-Indic (U+06F0-U+06F9): {fixes}",
+                    qid,
+                )
+        if self.on("LX403", "LX404"):
+            self._bidi(raw, lang, at, owner, qid)
+        if "LX405" in self.enabled:
+            useless = [
+                i for i, ch in enumerate(raw) if ch in ZERO_WIDTH and not zero_width_changes_something(raw, i)
+            ]
+            if useless:
+                ch = raw[useless[0]]
+                loc = at(raw[useless[0] - 1 : useless[0] + 1]) if useless[0] else at(ch)
+                if useless[0] and loc is not None and loc.col:
+                    loc = SourceLoc(loc.path, loc.line, loc.col + 1)
+                self.add(
+                    "LX405",
+                    loc,
+                    f"{owner}: {len(useless)} zero-width character{'s' if len(useless) > 1 else ''} "
+                    f"that change{'s' if len(useless) == 1 else ''} nothing, first {describe(ch)}",
+                    "delete it: it neither changes how letters join nor where lines break here",
+                    qid,
+                )
+        if latin_punct and "LX406" in self.enabled:
+            self._punctuation(text, at, owner, qid)
+
+    def _bidi(self, raw: str, lang: str, at: object, owner: str, qid: str | None) -> None:
+        locate = at  # type: ignore[assignment]
+        stack: list[tuple[str, int]] = []
+        problem: tuple[int, str] | None = None
+        for i, ch in enumerate(raw):
+            if ch in BIDI_OVERRIDES and problem is None:
+                problem = (
+                    i,
+                    f"{BIDI_OVERRIDES[ch]} shows the letters after it in an order other than stored",
+                )
+            if ch in BIDI_EMBEDDINGS or ch in BIDI_OVERRIDES or ch in BIDI_ISOLATES:
+                stack.append((ch, i))
+            elif ch == PDF:
+                if stack and stack[-1][0] not in BIDI_ISOLATES:
+                    stack.pop()
+                elif problem is None:
+                    problem = (i, "a PDF closes nothing")
+            elif ch == PDI:
+                if any(c in BIDI_ISOLATES for c, _ in stack):
+                    while stack and stack.pop()[0] not in BIDI_ISOLATES:
+                        pass
+                elif problem is None:
+                    problem = (i, "a PDI closes no isolate")
+            elif ch in "\n\u2029" and stack and problem is None:
+                c, j = stack[0]
+                problem = (j, f"{BIDI_CONTROLS[c]} is not closed before the end of its line")
+                stack.clear()
+        if stack and problem is None:
+            c, j = stack[0]
+            problem = (j, f"{BIDI_CONTROLS[c]} is never closed")
+        if problem is not None:
+            if "LX403" in self.enabled:
+                i, what = problem
+                self.add(
+                    "LX403",
+                    locate(raw[i]),  # type: ignore[operator]
+                    f"{owner}: {what} ({codepoint(raw[i])})",
+                    "delete the bidi controls, or close each embedding with PDF (U+202C) and each "
+                    "isolate with PDI (U+2069) in the same text",
+                    qid,
+                )
+            return
+        controls = [i for i, ch in enumerate(raw) if ch in BIDI_CONTROLS]
+        if not controls or "LX404" not in self.enabled:
+            return
+        direction = "R" if is_rtl(lang) else "L"
+        if strong_directions(raw) <= {direction} and not has_numbers(raw):
+            ch = raw[controls[0]]
+            self.add(
+                "LX404",
+                locate(ch),  # type: ignore[operator]
+                f"{owner}: {len(controls)} bidi control{'s' if len(controls) > 1 else ''} "
+                f"({', '.join(sorted({BIDI_CONTROLS[raw[i]] for i in controls}))}) in a text written "
+                f"only {'right to left' if direction == 'R' else 'left to right'}, where "
+                f"{'they change' if len(controls) > 1 else 'it changes'} nothing",
+                "delete it: the output already sets the text's direction from its language",
+                qid,
+            )
+
+    def _punctuation(self, text: Text, at: object, owner: str, qid: str | None) -> None:
+        said = prose(text)
+        found: list[tuple[int, int]] = []
+        for i, ch in enumerate(said):
+            if ch not in LATIN_FOR_URDU_PUNCT:
+                continue
+            nxt = said[i + 1] if i + 1 < len(said) else ""
+            if ch in ".," and (nxt.isdigit() or nxt == "." or (i and said[i - 1] == ".")):
+                continue
+            j = i - 1
+            while j >= 0 and (said[j].isspace() or said[j] in "\"')]»”’"):
+                j -= 1
+            if j >= 0 and is_arabic_letter(said[j]):
+                found.append((j, i))
+        if not found:
+            return
+        j, i = found[0]
+        ch = said[i]
+        right, name = LATIN_FOR_URDU_PUNCT[ch]
+        loc = at(said[j : i + 1])  # type: ignore[operator]
+        if loc is not None and loc.line:
+            loc = SourceLoc(loc.path, loc.line, loc.col + (i - j))
+        kinds = sorted({said[i] for _, i in found})
+        self.add(
+            "LX406",
+            loc,
+            f"{owner}: Latin punctuation in Urdu text: {', '.join(repr(k) for k in kinds)} "
+            f"({len(found)} time{'s' if len(found) > 1 else ''})",
+            f"write {right} ({codepoint(right)} {name}) for '{ch}'"
+            + "".join(
+                f"; {LATIN_FOR_URDU_PUNCT[k][0]} ({codepoint(LATIN_FOR_URDU_PUNCT[k][0])}) for '{k}'"
+                for k in kinds
+                if k != ch
+            ),
+            qid,
+        )
+
+
+_SPECIAL = re.compile(
+    "["
+    + "".join(ARABIC_FOR_URDU)
+    + "".join(ARABIC_INDIC_DIGITS)
+    + "".join(BIDI_CONTROLS)
+    + "".join(ZERO_WIDTH)
+    + "]"
+)
+"""Any character LX401-LX405 look at: a text without one is skipped at once."""
+_LATIN_PUNCT_AFTER_URDU = re.compile("[\u0600-\u06ff\u0750-\u077f][\\s\"')\\]\u00bb\u201d\u2019]*[?,;.]")
+"""What LX406 looks at, found fast; the check itself then skips decimals and ellipses."""
+
+_ONE_TO_ONE = str.maketrans({a: u for a, (u, _) in ARABIC_FOR_URDU.items()})
+
+NEGATIVE = re.compile(
+    r"(?<!\w)(?:"
+    r"(?<!at )least|not(?! only)|never|except|cannot|none|(?<!true or )false|incorrect|untrue|"
+    r"\w+n[’']t|"
+    r"نہیں|نہ(?! صرف)|سوائے|بجز|(?<!درست یا )(?<!صحیح یا )غلط|سب سے کم"
+    r")(?!\w)",
+    re.IGNORECASE,
+)
+"""Negative words of a stem, English and Urdu ('at least', 'not only', 'true or false', 'نہ صرف',
+'درست یا غلط' are not)."""
+
+_ABOVE = r"(?:above|these|those|them|options|choices|answers|mentioned)"
+_UR_ABOVE = r"(?:(?:مندرجہ|مذکورہ) بالا|اوپر (?:دیے گئے|دیئے گئے|والے|والوں))"
+ALL_OF_THE_ABOVE = re.compile(
+    rf"^(?:all|both) (?:of )?(?:the )?{_ABOVE}(?: (?:are|is) (?:correct|true|right))?$"
+    rf"|^(?:{_UR_ABOVE} |ان میں سے |یہ )?(?:سب|تمام|سبھی)(?: {_UR_ABOVE})?"
+    r"(?: (?:جوابات|آپشنز|اختیارات))?(?: (?:درست|صحیح) (?:ہیں|ہے))?$"
+)
+NONE_OF_THE_ABOVE = re.compile(
+    rf"^(?:none|neither) (?:of )?(?:the )?{_ABOVE}(?: (?:are|is) (?:correct|true|right))?$"
+    rf"|^(?:(?:ان|{_UR_ABOVE}) میں سے )?کوئی (?:بھی )?(?:(?:درست|صحیح) )?(?:جواب )?نہیں(?: ہے)?$"
+)
+
+
+def _mentions(key: str, said: str, vocabulary: set[str]) -> bool:
+    """Whether a normalized explanation mentions a normalized key: its text, one of its
+    numbers, or at least a third of its content words (up to inflection): explanations
+    paraphrase, and a key translated word for word (آل جمع for all-gather) shares few words
+    with an explanation that uses the technical term."""
+    if not key:
+        return True
+    if key in said:
+        return True
+    wanted = numbers(key)
+    if wanted and wanted & numbers(said):
+        return True
+    key_words = set(content_words(key))
+    if not key_words:
+        return False
+    hits = sum(1 for w in key_words if mentions_word(w, vocabulary))
+    return hits * 3 >= len(key_words)
