@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -436,6 +437,10 @@ class _Finisher:
         """id(DraftQuestion) -> its final id (for assessments' listed draws)."""
         self.quiz_final: dict[int, str] = {}
         """id(DraftQuiz) -> its quiz's final id (for assessments' pools)."""
+        self.by_raw: dict[str, DraftQuestion] = {}
+        """The questions of lmsexport's own files by their id there (casefolded): what an own
+        assessment's draws name (a quiz's own file first, else the assessment file's copy)."""
+        self.imported: list[ImportedQuiz] = []
 
     def warn(self, loc: SourceLoc | None, message: str, rule: str, hint: str | None = None) -> None:
         self.diags.append(Diagnostic(loc or SourceLoc("import"), message, Severity.WARNING, rule, hint))
@@ -692,7 +697,29 @@ class _Finisher:
                 default = f"section{s_index}-draw{d_index}"
                 name = slug(d.name or "") or default
                 name = names.make(name)
-                if d.pool is not None:
+                if d.pick is not None and d.ids:
+                    # A random draw of lmsexport's own assessment file: the questions it can yield.
+                    finals = self._finals(d.ids)
+                    if not finals:
+                        self.warn(
+                            draft.loc,
+                            f"assessment {draft.title!r}: draw {d.name!r} has no question left; dropped",
+                            "import.empty-draw",
+                        )
+                        continue
+                    pool = self._pool_of(finals)
+                    if pool is None:
+                        self.warn(
+                            draft.loc,
+                            f"assessment {draft.title!r}: no pool selects exactly the questions draw "
+                            f"{d.name!r} can yield (the file holds those, not the pool's conditions); the "
+                            "assessment is not imported (its questions are)",
+                            "import.assessment-not-carried",
+                            hint="keep the assessment's YAML file, or write its draw again with `from:`",
+                        )
+                        return None
+                    draws.append(Draw(name=name, pool=pool, pick=min(d.pick, len(finals)), points=d.points))
+                elif d.pool is not None:
                     pool_id = self.quiz_final.get(id(d.pool))
                     count = sum(1 for q in d.pool.questions if id(q) in self.final)
                     if pool_id is None or count == 0:
@@ -712,6 +739,8 @@ class _Finisher:
                     )
                 else:
                     ids = tuple(self.final[id(q)] for q in d.questions if id(q) in self.final)
+                    ids += tuple(self._finals([q.raw_id for q in d.questions if id(q) not in self.final]))
+                    ids += tuple(self._finals(d.ids))
                     if not ids:
                         continue
                     draws.append(Draw(name=name, ids=ids, points=d.points))
@@ -735,6 +764,39 @@ class _Finisher:
         )
         return ImportedAssessment(assessment, [f"Imported by lmsexport from {draft.origin} ({draft.kind})."])
 
+    def _finals(self, raw_ids: Iterable[str | None]) -> list[str]:
+        """The final ids of an own file's questions named by their ids there (those imported)."""
+        out = []
+        for raw in raw_ids:
+            dq = self.by_raw.get((raw or "").casefold())
+            if dq is not None and id(dq) in self.final and self.final[id(dq)] not in out:
+                out.append(self.final[id(dq)])
+        return out
+
+    def _pool_of(self, finals: list[str]) -> Pool | None:
+        """A pool that selects exactly these questions of the imported quizzes (their quizzes;
+        then also the tags all of them have; then any of the tags only they have there)."""
+        wanted = set(finals)
+        questions = [(iq.quiz, q) for iq in self.imported for q in iq.quiz.questions]
+        chosen = [(quiz, q) for quiz, q in questions if q.id in wanted]
+        quizzes = tuple(dict.fromkeys(quiz.id for quiz, _ in chosen))
+        common = [t for t in chosen[0][1].tags if all(t in q.tags for _, q in chosen)] if chosen else []
+        among = [q for quiz, q in questions if quiz.id in quizzes]
+        only = [
+            t
+            for t in dict.fromkeys(t for _, q in chosen for t in q.tags)
+            if all(q.id in wanted for q in among if t in q.tags)
+        ]
+        tries = [Pool(quizzes=quizzes)]
+        if common:
+            tries.append(Pool(quizzes=quizzes, tags=tuple(common)))
+        if only:
+            tries.append(Pool(quizzes=quizzes, any_tags=tuple(only)))
+        for pool in tries:
+            if {q.id for quiz, q in questions if pool.matches(quiz, q)} == wanted:
+                return pool
+        return None
+
 
 def finish(found: Found, lang: str | None) -> ImportResult:
     """Drafts -> quizzes and assessments the loader accepts, with every diagnostic."""
@@ -742,17 +804,36 @@ def finish(found: Found, lang: str | None) -> ImportResult:
     result = ImportResult(skipped=list(found.skipped), diags=list(found.diags))
     if any(d.severity is Severity.ERROR for d in found.diags):
         return result
+    # An lmsexport assessment's file holds copies of its quizzes' questions: where a quiz's own
+    # file is imported too, the copy goes.
+    # Its draws name questions by id: a quiz's own file's question first, else the copy.
+    for copies in (False, True):
+        for draft in found.quizzes:
+            if draft.own and draft.copies is copies:
+                for dq in draft.questions:
+                    if dq.raw_id:
+                        f.by_raw.setdefault(dq.raw_id.casefold(), dq)
+    for draft in found.quizzes:
+        if draft.copies:
+            draft.questions = [
+                dq for dq in draft.questions if not dq.raw_id or f.by_raw.get(dq.raw_id.casefold()) is dq
+            ]
+    found.quizzes = [d for d in found.quizzes if d.questions]
     for draft in found.quizzes:
         if draft.own:
             f.quiz_ids.reserve(draft.raw_id)
             for dq in draft.questions:
                 f.question_ids.reserve(dq.raw_id)
+    for draft_a in found.assessments:
+        if draft_a.own:
+            f.quiz_ids.reserve(draft_a.raw_id)
     # An assessment is what its test was called: it gets the name first, its quizzes the rest.
-    assessment_ids = [f.quiz_id(a, False) for a in found.assessments]
+    assessment_ids = [f.quiz_id(a, a.own) for a in found.assessments]
     for draft in found.quizzes:
         imported = f.quiz(draft)
         if imported is not None:
             result.quizzes.append(imported)
+    f.imported = result.quizzes
     for draft_a, aid in zip(found.assessments, assessment_ids, strict=True):
         imported_a = f.assessment(draft_a, aid)
         if imported_a is not None:
@@ -792,7 +873,9 @@ def _fit_text(text: Text | None) -> Text | None:
     if isinstance(text, str):
         text = _XML_BAD.sub("", text).strip()
         return text or None
-    if not text.blocks or not plain_text(text).strip() and not media_of(text):
+    if not text.blocks or (
+        all(isinstance(b, Para) for b in text.blocks) and not plain_text(text).strip() and not media_of(text)
+    ):
         return None
     text = _map_inlines(text, lambda x: Str(_XML_BAD.sub("", x.text)) if isinstance(x, Str) else x)
     blocks = tuple(b for b in (_trim_block(b) for b in text.blocks) if b is not None)

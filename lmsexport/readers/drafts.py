@@ -72,6 +72,9 @@ class DraftQuiz:
     shuffle: bool = True
     own: bool = False
     """Written by lmsexport (its metadata is there): ids are kept as they are."""
+    copies: bool = False
+    """The questions of an lmsexport assessment's GIFT or Moodle XML file: copies of its quizzes'
+    questions, dropped where the quizzes' own files are imported too."""
     origin: str = ""
     """The source file (or package!member), for the file's header comment."""
     kind: str = ""
@@ -86,6 +89,10 @@ class DraftDraw:
     name: str | None
     questions: list[DraftQuestion] = field(default_factory=list)
     """Explicit draws: the questions, in order."""
+    ids: list[str] = field(default_factory=list)
+    """Draws of lmsexport's own assessment files: the question ids, in order (explicit draws), or
+    the ids of every question the draw can yield (random draws, with ``pick``): the importer
+    rebuilds a pool that selects exactly those."""
     pool: DraftQuiz | None = None
     """Random draws: the quiz holding the group's questions (pool: that quiz)."""
     pick: int | None = None
@@ -111,6 +118,8 @@ class DraftAssessment:
     origin: str = ""
     kind: str = ""
     loc: SourceLoc | None = None
+    own: bool = False
+    """Written by lmsexport: its id is kept."""
 
 
 @dataclass(frozen=True)

@@ -264,8 +264,12 @@ def import_gift(data: bytes, path: str) -> Found:
         return found
     found.diags += gift.warnings
     meta: dict[str, object] = {}
+    recipe: dict[str, object] = {}
     for item in gift.items:
         meta = meta or _meta(item.comments, "lmsexport-quiz:")
+        recipe = recipe or _meta(item.comments, "lmsexport-assessment:")
+    if recipe:
+        meta = recipe
     own = bool(meta)
     quizzes: dict[str, DraftQuiz] = {}
     current = ""
@@ -305,8 +309,63 @@ def import_gift(data: bytes, path: str) -> Found:
     if own:
         quiz = quiz_for("")
         _apply_quiz_meta(quiz, meta)
+        if isinstance(meta.get("description_html"), str):
+            # A rich description, as lmsexport's GIFT writes it (images as data: URIs).
+            b = _Builder(found, own, quiz.loc or SourceLoc(path), f"quiz {quiz.raw_id!r}: description")
+            quiz.description = b.texts.convert(str(meta["description_html"]), "html")[0]
+            b.finish()
+        if recipe:
+            from .gift import read_assessment
+
+            _own_assessment(found, quiz, lambda: read_assessment(text, path)[0], "GIFT")
     found.quizzes += [q for q in quizzes.values() if q.questions]
     return found
+
+
+def _own_assessment(found: Found, quiz: DraftQuiz, read, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """An assessment's file written by lmsexport: its questions are copies of its quizzes' (dropped
+    where those are imported too); its draws keep their question ids, a random draw the ids of
+    every question it can yield (the file holds those, not its pool's conditions: the importer
+    rebuilds a pool that selects exactly them)."""
+    from ..errors import LmsExportError
+    from .drafts import DraftAssessment, DraftDraw, DraftSection
+
+    quiz.copies = True
+    quiz.raw_id = f"{quiz.raw_id or 'assessment'}-questions"
+    try:
+        assessment = read()
+    except LmsExportError as e:
+        found.diags += e.diagnostics
+        return
+    sections = [
+        DraftSection(
+            s.title,
+            s.shuffle,
+            [
+                DraftDraw(
+                    d.name,
+                    ids=[c.question.id for c in d.candidates] if d.is_random else list(d.ids),
+                    pick=d.pick if d.is_random else None,
+                    points=d.points,
+                )
+                for d in s.draws
+            ],
+        )
+        for s in assessment.sections
+    ]
+    found.assessments.append(
+        DraftAssessment(
+            raw_id=assessment.id,
+            title=assessment.title,
+            lang=assessment.lang,
+            sections=sections,
+            description=assessment.description,
+            origin=quiz.origin,
+            kind=kind,
+            loc=quiz.loc,
+            own=True,
+        )
+    )
 
 
 def _category_names(path: str) -> list[str]:
@@ -476,7 +535,9 @@ def import_moodlexml(data: bytes, path: str) -> Found:
         kind = SKIPPED_KINDS.get(qtype, qtype or "untyped")
         why = "lmsexport has no such question type" if qtype else "the question has no type"
         found.skip(kind, loc, name or None, why, "import.skipped")
-    own = bool(mx.meta)
+    own = bool(mx.meta or mx.assessment_meta)
+    if mx.assessment_meta:
+        mx.meta = {**mx.assessment_meta, **mx.meta}
     quizzes: dict[str, DraftQuiz] = {}
     shuffles: dict[str, list[bool]] = {}
     current = ""
@@ -510,6 +571,10 @@ def import_moodlexml(data: bytes, path: str) -> Found:
         description = quiz.description
         _apply_quiz_meta(quiz, mx.meta)
         quiz.description = description if description is not None else quiz.description
+        if mx.assessment_meta:
+            from .moodlexml import read_assessment
+
+            _own_assessment(found, quiz, lambda: read_assessment(data, path)[0], "Moodle XML")
     found.quizzes += [q for q in quizzes.values() if q.questions]
     return found
 

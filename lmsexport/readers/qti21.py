@@ -1043,8 +1043,12 @@ class PackageReader:
             self._fill(quiz, [r for s in sections for r in _all_refs(s)], weighted)
             return
         assessment = DraftAssessment(
-            raw_id=test_id, title=title, lang=lang, origin=where, kind="QTI 2.1", loc=loc
+            raw_id=test_id, title=title, lang=lang, origin=where, kind="QTI 2.1", loc=loc, own=own
         )
+        if isinstance(meta.get("description"), str):
+            assessment.description = str(meta["description"])
+        # lmsexport's own assessment package holds copies of its quizzes' items (the same
+        # identifiers): dropped where those quizzes' packages are imported too (importer.finish).
         listed = DraftQuiz(
             raw_id=f"{test_id or 'test'}-questions",
             title=f"{title}: questions",
@@ -1052,6 +1056,7 @@ class PackageReader:
             origin=where,
             kind="QTI 2.1",
             loc=loc,
+            copies=own,
         )
         for section in sections:
             out = DraftSection(section.title if section.visible else None, section.shuffle)
@@ -1078,6 +1083,7 @@ class PackageReader:
                 origin=where,
                 kind="QTI 2.1",
                 loc=SourceLoc(where),
+                copies=listed.copies,
             )
             drafts = self._fill(pool, _all_refs(section), weighted, apply_points=False)
             if drafts:
@@ -1087,6 +1093,7 @@ class PackageReader:
                         pool=pool,
                         pick=min(section.select, len(drafts)),
                         points=_draw_points(drafts),
+                        ids=[d.raw_id for d, _ in drafts if d.raw_id] if listed.copies else [],
                     )
                 )
             return
