@@ -7,7 +7,12 @@ each in a fresh process of this checkout's lmsexport (PYTHONPATH is set to it, w
 installed), with CI=1 so that no progress bar is drawn:
 
 - cold: ``lmsexport build`` of every format, every XML file validated, into an empty OUT;
-- rebuild: the same command again with nothing changed;
+- rebuild: the same command again with nothing changed (the first after a cold build: every
+  output was just written, so the rebuild cache hashes them all, see lmsexport/cache.py);
+- edit one: one question's stem changed in one source file (the middle one), then the same
+  command: the rebuild cache has it build that file's outputs only (and index.html if needed);
+- check: ``lmsexport check`` of the same bank (every format built in memory and validated, every
+  GIFT file read back), no output;
 - floor: zipping (same level, same order) and writing, with fsync, the very bytes the build
   wrote, in one process, without generating or validating anything;
 - text2qti (when installed and size <= --text2qti-max): ``text2qti`` on one text file holding
@@ -15,8 +20,11 @@ installed), with CI=1 so that no progress bar is drawn:
 
 Wall and CPU seconds (CPU = user + system of the process and its workers), peak RSS (the
 largest sum of PSS over the process tree, sampled every 10 ms), questions per second and
-bytes written are printed as a Markdown table, with the machine. The banks and outputs live
-under benchmarks/out/ (git-ignored) and are removed afterwards unless --keep is given.
+bytes written are printed as a Markdown table, with the machine and the load average at the
+start and the end. Last, the GIFT reader's cost per question on a 2,000-question bank, against
+the reader before its performance work (benchmarks/gift_reader.py; --no-reader skips it).
+The banks and outputs live under benchmarks/out/ (git-ignored) and are removed afterwards
+unless --keep is given.
 """
 
 from __future__ import annotations
@@ -193,7 +201,7 @@ def machine() -> list[str]:
     from lxml import etree
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    load = load_average()
     return [
         f"- CPU: {cpus} usable ({model}); memory {memory}; load average at start {load}",
         f"- Python {platform.python_version()} on {platform.system()} {platform.release()}",
@@ -213,31 +221,55 @@ def main() -> int:
         "--text2qti-max", type=int, default=20000, help="largest size text2qti is run on (default 20000)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the banks and outputs (benchmarks/out/)")
+    parser.add_argument("--no-reader", action="store_true", help="skip the GIFT reader comparison")
+    parser.add_argument(
+        "--format",
+        action="append",
+        dest="formats",
+        help="build only these formats (repeatable; default all); check always checks every format",
+    )
+    parser.add_argument("--no-check", action="store_true", help="skip the check rows")
     args = parser.parse_args()
     have_text2qti = shutil.which("text2qti") is not None
     WORK.mkdir(parents=True, exist_ok=True)
     header = (
         "| questions | quizzes | cold wall s | cold CPU s | peak RSS | questions/s | bytes written "
-        "| rebuild s | floor s | cold/floor | text2qti s | lmsexport/text2qti |"
+        "| rebuild s | edit one s | edit one/cold | check s | check CPU s | check/cold "
+        "| floor s | cold/floor | text2qti s | lmsexport/text2qti |"
     )
     rows = [header, "|" + "---|" * (header.count("|") - 1)]
     print("\n".join(machine()), flush=True)
+    print(f"- formats built: {', '.join(args.formats) if args.formats else 'all (the default)'}", flush=True)
     for n in args.sizes:
         bank = WORK / f"bank-{n}"
-        if not bank.is_dir():
-            synth.write_bank(bank, n)
+        shutil.rmtree(bank, ignore_errors=True)  # fresh: a kept bank may hold an earlier run's edit
+        synth.write_bank(bank, n)
         out = WORK / f"dist-{n}"
         shutil.rmtree(out, ignore_errors=True)
         cache = out.parent / f".{out.name}.lmsexport-cache.json"
         cache.unlink(missing_ok=True)
         env = lmsexport_env()
-        cold = measure(lmsexport("build", str(bank), "--out", str(out)), env)
+        chosen = [arg for f in args.formats or () for arg in ("--format", f)]
+        cold = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
         if cold.returncode != 0:
             print(f"build of {n} questions failed", file=sys.stderr)
             return 1
         quizzes = len(list(bank.glob("*.yaml")))
         written = tree_bytes(out)
-        rebuild = measure(lmsexport("build", str(bank), "--out", str(out)), env)
+        rebuild = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
+        edited = edit_one(bank)
+        edit = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
+        if edit.returncode != 0 or f"({quizzes - 1} of {quizzes} quiz files" not in edit.stdout:
+            print(f"the edit-one rebuild did not reuse the other files: {edit.stdout}", file=sys.stderr)
+        check = (
+            Run(float("nan"), float("nan"), 0, 0, "")
+            if args.no_check
+            else measure(lmsexport("check", str(bank)), env)
+        )
+        if check.returncode != 0:
+            print(f"check of {n} questions failed", file=sys.stderr)
+            return 1
+        print(f"  ({n:,}: edited {edited.name}; {edit.stdout.strip()})", flush=True)
         floor_dir = WORK / f"floor-{n}"
         shutil.rmtree(floor_dir, ignore_errors=True)
         floor_s = floor(out, floor_dir)
@@ -253,8 +285,10 @@ def main() -> int:
                 t2q, ratio = f"{t.wall:.2f}", f"1/{t.wall / cold.wall:.1f}"
         cells = [
             f"{n:,}", str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}", mb(cold.peak_rss),
-            f"{n / cold.wall:,.0f}", mb(written), f"{rebuild.wall:.2f}", f"{floor_s:.2f}",
-            f"{cold.wall / floor_s:.1f}x", t2q, ratio,
+            f"{n / cold.wall:,.0f}", mb(written), f"{rebuild.wall:.2f}", f"{edit.wall:.2f}",
+            f"{edit.wall / cold.wall:.2f}", f"{check.wall:.2f}", f"{check.cpu:.2f}",
+            f"{check.wall / cold.wall:.2f}",
+            f"{floor_s:.2f}", f"{cold.wall / floor_s:.1f}x", t2q, ratio,
         ]  # fmt: skip
         rows.append("| " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
@@ -269,12 +303,37 @@ def main() -> int:
     seed = measure(lmsexport("build", "source", "--out", str(seed_out)), lmsexport_env())
     shutil.rmtree(seed_out, ignore_errors=True)
     (seed_out.parent / f".{seed_out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    reader = None
+    if not args.no_reader:
+        reader = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "gift_reader.py")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     print()
     print("\n".join(rows))
     print()
     print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
     print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
+    if reader is not None:
+        print("- GIFT reader, 2,000 questions (benchmarks/gift_reader.py):")
+        print("".join(f"  - {line}\n" for line in reader.splitlines()), end="")
+    print(f"- load average at the end: {load_average()}")
     return 0
+
+
+def edit_one(bank: Path) -> Path:
+    """Change the first question's stem in the middle source file of the bank; return the file."""
+    files = sorted(bank.glob("*.yaml"))
+    path = files[len(files) // 2]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('stem: "', 'stem: "edited ', 1), encoding="utf-8")
+    return path
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth  # noqa: E402
 
 from lmsexport import package  # noqa: E402
-from lmsexport.model import Quiz  # noqa: E402
+from lmsexport.model import Bank, Quiz  # noqa: E402
+from lmsexport.readers.gift import read_quiz  # noqa: E402
 from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
-from lmsexport.writers import WriteContext, gift, html, moodlexml, qti21, qti21_package  # noqa: E402
+from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti12, qti21, qti21_package  # noqa: E402
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -39,6 +40,9 @@ def main(n: int) -> None:
         bank = load_paths(paths, [])
         load_s = best(lambda: load_paths(paths, []))
     package.warm_schemas()
+    from lmsexport.validate_qti12 import warm
+
+    warm()
     quizzes: tuple[Quiz, ...] = bank.quizzes
     ctx = WriteContext(formats=("qti21", "gift", "moodlexml", "html"), timestamp=0)
 
@@ -49,6 +53,17 @@ def main(n: int) -> None:
         return [qti21_package.manifest_tree(z) for z in quizzes]
 
     trees = items() + manifests()
+    gift_texts = [
+        (z, f.decode("utf-8"))
+        for z in quizzes
+        for f in [gift.write(Bank((z,)), ctx).files[f"gift/{z.id}.gift.txt"]]
+    ]
+
+    def gift_read_back() -> None:
+        # check's round trip: every GIFT file read as Moodle would, mapped to the model.
+        for z, text in gift_texts:
+            read_quiz(text, f"gift/{z.id}.gift.txt", quiz_id=z.id, lang=z.lang)
+
     rows = {
         "load (YAML -> model)": load_s,
         "qti21 item trees": best(items),
@@ -61,7 +76,27 @@ def main(n: int) -> None:
         "gift writer": best(lambda: gift.write(bank, ctx)),
         "moodlexml writer": best(lambda: moodlexml.write(bank, ctx)),
         "html writer": best(lambda: html.write(bank, ctx)),
+        "qti12 whole writer": best(lambda: qti12.build_qti12(bank, ctx)),
+        "gift reader (check's read-back)": best(gift_read_back),
     }
+    # The cartridges: the per-quiz parts (what a parallel build's workers do), then the assembly
+    # (what is left for the build's main process, serially), for each version; and both parts in
+    # a row, as a build of both formats makes them (the second reuses the first's items).
+    for fmt in ("cc13", "cc11"):
+        parts: list[object] = []
+        rows[f"{fmt} parts (in the workers)"] = best(
+            lambda fmt=fmt, parts=parts: parts.__setitem__(slice(None), cc13.cc_parts(bank, ctx, fmt))
+        )
+        rows[f"{fmt} assemble (main process)"] = best(
+            lambda fmt=fmt, parts=parts: cc13.cc_assemble(parts, (), ctx, fmt)
+        )
+
+    def both() -> None:
+        for z in quizzes:
+            for version in (cc13.CC13, cc13.CC11):
+                cc13.cc_part(z, version)
+
+    rows["cc13 + cc11 parts, quiz by quiz"] = best(both)
     q = bank.question_count
     print(f"{q} questions, {len(quizzes)} quizzes")
     for name, s in rows.items():

@@ -7,10 +7,11 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Assessment, Bank, Quiz, SourceLoc
-from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_writer
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -288,6 +289,29 @@ def moodlexml_assessment_round_trip(assessment: Assessment, out: Output) -> list
     return diags
 
 
+ROUND_TRIPS: dict[str, Callable[[Bank, Output], list[Diagnostic]]] = {
+    "gift": gift_round_trip,
+    "moodlexml": moodlexml_round_trip,
+}
+"""Format -> the round trip check runs on what that format wrote for a bank: its reader reads
+every file back (quizzes' and assessments') and what differs from the bank is a diagnostic.
+One line per format that has a reader."""
+
+
+def check_quiz(bank: Bank, names: tuple[str, ...], timestamp: int) -> list[Diagnostic]:
+    """Everything check finds in a bank of one quiz, or of assessments only: each writer's
+    warnings and errors (every XML file validated) and, for each format with a reader
+    (ROUND_TRIPS) written without errors, what its round trip finds. As check_bank does for
+    the whole bank, writer by writer."""
+    diags: list[Diagnostic] = []
+    for name in names:
+        out, errors = run_writers(bank, (name,), WriteContext(formats=(name,), timestamp=timestamp))
+        diags += out.warnings + errors
+        if not errors and name in ROUND_TRIPS:
+            diags += ROUND_TRIPS[name](bank, out)
+    return diags
+
+
 # --------------------------------------------------------------------------- streaming, parallel build
 
 POOL_MIN_BYTES = 512 * 1024
@@ -296,8 +320,27 @@ a second process could take is smaller than what starting and feeding it costs."
 
 
 @dataclass
+class FileSummary:
+    """What a build needs of a quiz file whose outputs it does not make again: what index.html,
+    the checks across files, the counts and the printed warnings use."""
+
+    quiz: Quiz
+    """The quiz without its questions (Quiz.header)."""
+    n_questions: int
+    ids: list[tuple[str, str, SourceLoc]]
+    """(kind, id, where) of the quiz and every question, for check_ids."""
+    warnings: list[Diagnostic]
+    """Loader warnings first, then the writers'."""
+    source_warnings: int
+    """How many of ``warnings`` come from the loader."""
+    outputs: dict[str, str]
+    """Every output file of this source: path in OUT -> sha256 (hex) of its bytes."""
+
+
+@dataclass
 class FileResult:
-    """What building one source file gives: its outputs, problems and what the bank needs."""
+    """What building (or checking) one source file gives: its outputs, problems and what the
+    bank needs."""
 
     path: str
     size: int
@@ -305,12 +348,15 @@ class FileResult:
     quiz: Quiz | None = None
     """The quiz without its questions (what index.html needs), or None if it did not load."""
     full: Quiz | None = None
-    """The whole quiz, when the build needs it at the end: assessments draw from it, and
-    bank-wide formats (a cartridge) are written from every quiz."""
+    """The whole quiz, when the build needs it at the end: assessments draw from it."""
+    parts: dict[str, list[object]] = field(default_factory=dict)
+    """Bank-wide format -> this file's parts of its one output (writers.SPLIT), assembled at the end."""
     assessment: Assessment | None = None
     """An assessment file's recipe (unresolved: its outputs are written once the bank is known)."""
     n_questions: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    """sha256 (hex) of each of ``files``, computed in the worker (for the rebuild cache)."""
     warnings: list[Diagnostic] = field(default_factory=list)
     """Loader warnings first, then the writers' warnings."""
     source_warnings: int = 0
@@ -319,6 +365,50 @@ class FileResult:
     errors: list[Diagnostic] = field(default_factory=list)
     """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+    reloaded: bool = False
+    """Only loaded again for ``full`` (its outputs and summary are reused): nothing else counts."""
+
+    def summary(self) -> FileSummary:
+        assert self.quiz is not None
+        return FileSummary(self.quiz, self.n_questions, self.ids, self.warnings, self.source_warnings,
+                           dict(sorted(self.digests.items())))  # fmt: skip
+
+
+class Reuse(Protocol):
+    """What a build may leave as it is in OUT (the rebuild cache answers; see cache.py)."""
+
+    def summary(self, path: str) -> FileSummary | None:
+        """The summary of a quiz file whose outputs are in OUT exactly as building it (as it is
+        now) would write them, or None: it must be built."""
+
+    def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
+        """The record of ``unit``, outputs made from bank-level data whose digest is ``digest``
+        and from the source files ``inputs`` (all as they are now), if its outputs are in OUT as
+        made from them; else None."""
+
+
+@dataclass
+class Derived:
+    """Outputs made from data of the whole bank rather than from one source file."""
+
+    digest: str
+    """sha256 of the data they are made from (index_digest; BANK_UNIT's is of the formats)."""
+    inputs: list[str]
+    """Source files they are made from (all of them for BANK_UNIT)."""
+    outputs: dict[str, str]
+    """Path in OUT -> sha256 of its bytes."""
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """What their writers warned about (printed again when they are reused)."""
+    assessments: int = 0
+    """Assessments among them (BANK_UNIT)."""
+
+
+BANK_UNIT = "bank"
+"""The unit of every output made from the whole bank: the bank-wide formats' (a cartridge),
+the assessments' (their pools draw from any quiz), and index.html when there are assessments
+(it shows what they draw). Made from every source file: reused only when none changed."""
+
+INDEX_UNIT = "index.html"
 
 
 @dataclass
@@ -329,20 +419,36 @@ class BuildResult:
     assessments: int = 0
     questions: int = 0
     files: int = 0
+    """Output files of the build, emitted or kept."""
     warnings: list[Diagnostic] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     source_failed: bool = False
     """The errors are the loader's (nothing was built), not the writers'."""
+    summaries: dict[str, FileSummary] = field(default_factory=dict)
+    """Every quiz file of a successful build (path -> summary), built or reused."""
+    reused: set[str] = field(default_factory=set)
+    """Quiz files whose outputs were kept as they were, not built."""
+    derived: dict[str, Derived] = field(default_factory=dict)
+    """Bank-level units of a successful build (INDEX_UNIT, BANK_UNIT), kept or made."""
+    kept: set[str] = field(default_factory=set)
+    """Bank-level units kept as they were, not made."""
+    read: set[str] = field(default_factory=set)
+    """Source files this build read (built, or loaded again for the whole bank's outputs)."""
 
 
-def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False) -> FileResult:
+def build_file(
+    path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False, parts: bool = True
+) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
-    Every XML member is validated as in build(); index.html is left out (it needs every quiz),
-    and so are the bank-wide formats (BANK_WIDE). An assessment file is only loaded: its
-    outputs need the whole bank (build_assessments). With ``keep``, or when a bank-wide format
-    is built, the whole quiz comes back too.
+    Every XML member is validated as in build(); index.html is left out (it needs every quiz);
+    of a bank-wide format (BANK_WIDE) the quiz's part is made, for build_files to assemble. An
+    assessment file is only loaded: its outputs need the whole bank (build_assessments). With
+    ``keep`` the whole quiz comes back too; without ``parts`` (the rebuild cache kept the
+    bank-wide outputs) no parts are made.
     """
+    import hashlib
+
     from .source import load_file
 
     p = Path(path)
@@ -356,7 +462,7 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool =
     if isinstance(quiz, Assessment):
         result.assessment = quiz
         return result
-    if keep or BANK_WIDE.intersection(formats):
+    if keep:
         result.full = quiz
     result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
@@ -365,6 +471,35 @@ def build_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool =
     result.errors.extend(errors)
     result.warnings.extend(out.warnings)
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
+    if parts:
+        _make_parts(result, quiz, formats, ctx)
+    # Hashed here, in the worker, for the rebuild cache: the parent has the streaming to do.
+    result.digests = {k: hashlib.sha256(v).hexdigest() for k, v in result.files.items()}
+    return result
+
+
+def _make_parts(result: FileResult, quiz: Quiz, formats: tuple[str, ...], ctx: WriteContext) -> None:
+    """This quiz's parts of each bank-wide format's one output (writers.SPLIT)."""
+    for name in formats:
+        if name in BANK_WIDE:
+            try:
+                result.parts[name] = get_split(name)[0](Bank((quiz,)), ctx)
+            except LmsExportError as e:
+                result.errors.extend(e.diagnostics)
+
+
+def reload_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool) -> FileResult:
+    """A quiz file whose outputs are reused, loaded again only for what is built from the whole
+    bank: its parts of the bank-wide formats, and the whole quiz with ``keep`` (assessments)."""
+    from .source import load_file
+
+    p = Path(path)
+    result = FileResult(path, 0, reloaded=True)
+    quiz = load_file(p, [], None, None)
+    if isinstance(quiz, Quiz):
+        if keep:
+            result.full = quiz
+        _make_parts(result, quiz, formats, WriteContext(formats=formats, timestamp=timestamp))
     return result
 
 
@@ -379,6 +514,18 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def index_digest(headers: Sequence[tuple[Quiz, int]], names: tuple[str, ...]) -> str:
+    """sha256 of what index.html is made from when the bank has no assessments: every quiz's
+    header and question count, in bank order, and the formats it links to."""
+    import hashlib
+    import json
+
+    from .cache import encode
+
+    data = [list(names)] + [[encode(q), n] for q, n in headers]
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
 def build_files(
     paths: Sequence[Path],
     formats: Iterable[str],
@@ -386,6 +533,9 @@ def build_files(
     emit: Callable[[str, bytes], None],
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    reuse: Reuse | None = None,
+    keep: Callable[[str], None] | None = None,
+    pool_min_bytes: int = 0,
 ) -> BuildResult:
     """Build the bank made of these source files, handing each output file to ``emit`` as soon
     as it is ready, so that no more than a few quizzes' outputs are ever held in memory.
@@ -394,37 +544,59 @@ def build_files(
     as provisional (the CLI stages them) until the result has no errors. The bytes, warnings
     and errors are those of ``build(load_paths(paths), formats, timestamp)``, whatever
     ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
-    processes forked after the schemas are compiled. ``progress(done, total)`` is called in
-    source bytes.
+    processes forked after the schemas are compiled (only when the files to build hold at
+    least ``pool_min_bytes``). ``progress(done, total)`` is called in source bytes.
+
+    With ``reuse`` (the rebuild cache), a quiz file it has a summary for is not built: the
+    summary stands in for it and each of its outputs goes to ``keep`` instead of ``emit``; so
+    do index.html when the quizzes' headers are those it was made from, and the outputs of
+    the whole bank (BANK_UNIT) when no source file changed. When those must be made again,
+    reused quiz files are loaded (not written) again for them.
     """
     names = tuple(f for f in WRITERS if f in set(formats))
-    total = sum(p.stat().st_size for p in paths if p.is_file())
-    keep = any(_may_be_assessment(p) for p in paths)
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    every = [p.as_posix() for p in paths]
     result = BuildResult()
-    source_errors: list[Diagnostic] = []
-    source_warnings: list[Diagnostic] = []
-    writer_warnings: list[Diagnostic] = []
-    ids: list[tuple[str, str, SourceLoc]] = []
-    headers: list[tuple[Quiz, int]] = []
-    recipes: list[Assessment] = []
+    summaries: dict[str, FileSummary] = {}
+    bank_record: Derived | None = None
+    if reuse is not None:
+        assert keep is not None
+        for p in every:
+            found = reuse.summary(p)
+            if found is not None:
+                summaries[p] = found
+        bank_record = reuse.derived(BANK_UNIT, bank_digest(names), every)
+    todo = [p for p in paths if p.as_posix() not in summaries]
+    # Bank-level outputs must be made unless the cache kept them: from every file's parts of the
+    # bank-wide formats, and for assessments from whole quizzes, which then come back from the
+    # workers. Only files to build can be assessments: a reused file is a quiz file, unchanged.
+    remake = bank_record is None
+    whole = remake and any(_may_be_assessment(p) for p in todo)
+    reload = [p for p in paths if p.as_posix() in summaries] if remake and (whole or bank_wide) else []
+    total = sum(p.stat().st_size for p in todo if p.is_file())
+    results: dict[str, FileResult] = {}
     kept: dict[str, Quiz] = {}
+    parts: dict[str, list[object]] = {}
+    recipes: list[Assessment] = []
+    source_failed = False
     emitted: set[str] = set()
     done = 0
 
     def take(fr: FileResult) -> None:
-        nonlocal done
-        source_errors.extend(fr.source_errors)
-        source_warnings.extend(fr.warnings[: fr.source_warnings])
-        writer_warnings.extend(fr.warnings[fr.source_warnings :])
-        ids.extend(fr.ids)
-        done += fr.size
-        if fr.quiz is not None:
-            headers.append((fr.quiz, fr.n_questions))
+        nonlocal done, source_failed
+        result.read.add(fr.path)
         if fr.full is not None:
             kept[fr.path] = fr.full
+        for name, made in fr.parts.items():
+            parts.setdefault(name, []).extend(made)
+        if fr.reloaded:
+            result.errors.extend(fr.errors)
+            return
+        done += fr.size
+        source_failed = source_failed or bool(fr.source_errors)
         if fr.assessment is not None:
             recipes.append(fr.assessment)
-        if not fr.source_errors and not source_errors:
+        if not source_failed:
             result.errors.extend(fr.errors)
             if not result.errors:
                 for rel, data in sorted(fr.files.items()):
@@ -436,21 +608,43 @@ def build_files(
                     emitted.add(rel)
                     emit(rel, data)
                     result.files += 1
+        fr.files = {}  # emitted: not held while the rest is built
+        results[fr.path] = fr
         if progress is not None:
             progress(done, total)
 
-    if jobs > 1 and len(paths) > 1:
-        _run_pool(paths, names, timestamp, min(jobs, len(paths)), take, keep)
+    tasks = [_task(p, build_file, p.as_posix(), names, timestamp, whole, remake) for p in todo]
+    tasks += [_task(p, reload_file, p.as_posix(), bank_wide, timestamp, whole) for p in reload]
+    if jobs > 1 and len(tasks) > 1 and total >= pool_min_bytes:
+        _run_pool(tasks, jobs, take, warm=names)
     else:
-        for p in paths:
-            take(build_file(p.as_posix(), names, timestamp, keep))
+        for _, fn, args in tasks:
+            take(fn(*args))
 
     from .source import check_ids
 
-    # In path order, whatever order the workers finished in: "first defined at" must not depend on it.
+    # Everything across files in the order of the paths (never in the order the pool
+    # finished), so that "first defined at" names the same file on every run.
+    source_errors: list[Diagnostic] = []
+    source_warnings: list[Diagnostic] = []
+    writer_warnings: list[Diagnostic] = []
+    ids: list[tuple[str, str, SourceLoc]] = []
+    for p in every:
+        fr = results.get(p)
+        summary = summaries.get(p) if fr is None else None
+        if summary is not None:
+            warnings, n_source, their_ids = summary.warnings, summary.source_warnings, summary.ids
+        else:
+            assert fr is not None
+            warnings, n_source, their_ids = fr.warnings, fr.source_warnings, fr.ids
+            source_errors += fr.source_errors
+        source_warnings += warnings[:n_source]
+        writer_warnings += warnings[n_source:]
+        ids += their_ids
     check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
     resolved: list[Assessment] = []
-    if recipes and not source_errors:
+    bank_unit = Derived(bank_digest(names), every, {}) if bank_record is None else bank_record
+    if recipes and not source_errors and bank_record is None:
         per_file = tuple(f for f in names if f not in BANK_WIDE)
         resolved, assessed, errors = build_assessments(
             recipes, paths, kept, per_file, timestamp, source_errors
@@ -458,12 +652,16 @@ def build_files(
         if not source_errors and not result.errors:
             result.errors.extend(errors)
             writer_warnings.extend(assessed.warnings)
+            bank_unit.warnings += assessed.warnings
             if not result.errors:
                 for rel, data in sorted(assessed.files.items()):
                     if rel not in emitted:
                         emitted.add(rel)
                         emit(rel, data)
+                        bank_unit.outputs[rel] = _sha256(data)
                         result.files += 1
+    elif bank_record is not None:
+        writer_warnings.extend(bank_record.warnings)
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
         result.warnings = source_warnings
@@ -472,33 +670,90 @@ def build_files(
     result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
     if result.errors:
         return result
-    headers.sort(key=lambda h: h[0].id)
+    for p in every:
+        fr = results.get(p)
+        if fr is None:
+            result.summaries[p] = summaries[p]
+            result.reused.add(p)
+            for rel in summaries[p].outputs:
+                if rel not in emitted:
+                    emitted.add(rel)
+                    keep(rel)  # type: ignore[misc]
+                    result.files += 1
+        elif fr.quiz is not None:
+            result.summaries[p] = fr.summary()
+    headers = sorted(((s.quiz, s.n_questions) for s in result.summaries.values()), key=lambda h: h[0].id)
     result.quizzes = len(headers)
-    result.assessments = len(recipes)
+    result.assessments = bank_record.assessments if bank_record is not None else len(recipes)
+    bank_unit.assessments = result.assessments
     result.questions = sum(n for _, n in headers)
-    bank_wide = tuple(f for f in names if f in BANK_WIDE)
-    if bank_wide:
-        # One output for the whole bank: written last, from every quiz and assessment, as build()
-        # would.
+    if bank_record is not None:
+        # Nothing changed: the bank's outputs (index.html among them when there are
+        # assessments) are in OUT as made.
+        for rel in bank_record.outputs:
+            keep(rel)  # type: ignore[misc]
+            result.files += 1
+        result.kept.add(BANK_UNIT)
+    elif bank_wide:
+        # One output for the whole bank: assembled last, from every file's part and the
+        # assessments, as build() would write it.
         ctx = WriteContext(formats=names, timestamp=timestamp)
-        quizzes = tuple(sorted(kept.values(), key=lambda q: q.id))
-        out, errors = run_writers(Bank(quizzes, tuple(resolved)), bank_wide, ctx)
         kept.clear()
+        out, errors = Output(), []
+        for name in bank_wide:
+            try:
+                made = get_split(name)[1](parts.pop(name, []), tuple(resolved), ctx)
+            except LmsExportError as e:
+                errors.extend(e.diagnostics)
+                continue
+            errors.extend(d for d in made.warnings if d.severity is Severity.ERROR)
+            out.warnings.extend(d for d in made.warnings if d.severity is not Severity.ERROR)
+            out.files.update(made.files)
         if errors:
             result.errors = errors
             result.warnings = source_warnings
             return result
         result.warnings += out.warnings
+        bank_unit.warnings += out.warnings
         for rel, data in sorted(out.files.items()):
             emit(rel, data)
+            bank_unit.outputs[rel] = _sha256(data)
             result.files += 1
-    if "html" in names:
+    if "html" in names and not (bank_record is not None and result.assessments):
         from .writers.html import render_index_of
 
-        ctx = WriteContext(formats=names, timestamp=timestamp)
-        emit("index.html", render_index_of(headers, ctx, resolved).encode("utf-8"))
+        digest = index_digest(headers, names)
+        index = None
+        if reuse is not None and not result.assessments:
+            index = reuse.derived(INDEX_UNIT, digest)
+        if index is not None:
+            keep("index.html")  # type: ignore[misc]
+            result.derived[INDEX_UNIT] = index
+            result.kept.add(INDEX_UNIT)
+        else:
+            ctx = WriteContext(formats=names, timestamp=timestamp)
+            data = render_index_of(headers, ctx, resolved).encode("utf-8")
+            emit("index.html", data)
+            if result.assessments:  # it shows what the assessments draw: made from the whole bank
+                bank_unit.outputs["index.html"] = _sha256(data)
+            else:
+                result.derived[INDEX_UNIT] = Derived(digest, [], {"index.html": _sha256(data)})
         result.files += 1
+    result.derived[BANK_UNIT] = bank_unit
     return result
+
+
+def bank_digest(names: tuple[str, ...]) -> str:
+    """What BANK_UNIT is made from besides every source file: the formats."""
+    import hashlib
+
+    return hashlib.sha256(repr(names).encode()).hexdigest()
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def _may_be_assessment(path: Path) -> bool:
@@ -549,40 +804,227 @@ def build_assessments(
     return resolved, out, errors
 
 
-def _run_pool(
+# --------------------------------------------------------------------------- check, file by file
+
+
+def check_file(path: str, timestamp: int, kind: str = "yaml", whole: bool = False) -> FileResult:
+    """check's unit of work: load one source file (or read one GIFT or Moodle XML file, as
+    Moodle would: ``kind``), then write every per-file format in memory, validate, and read
+    back what has a reader (check_quiz). Only the quiz's header and the diagnostics come back
+    (and the whole quiz with ``whole``, or the recipe of an assessment file): the loader's (or
+    reader's) in ``source_errors`` and the first ``source_warnings`` of ``warnings``, the
+    writers' in the rest of ``warnings`` and in ``errors``."""
+    p = Path(path)
+    result = FileResult(path, p.stat().st_size if p.is_file() else 0)
+    if kind == "yaml":
+        from .source import load_file
+
+        loaded = load_file(p, result.source_errors, result.warnings, result.ids)
+    else:
+        found: list[Diagnostic] = []
+        loaded = read_foreign_file(p, kind, found)
+        result.source_errors = [d for d in found if d.severity is Severity.ERROR]
+        result.warnings = [d for d in found if d.severity is not Severity.ERROR]
+    result.source_warnings = len(result.warnings)
+    if isinstance(loaded, Assessment):
+        result.assessment = loaded
+        return result
+    if result.source_errors or loaded is None:
+        return result
+    result.quiz = loaded.header
+    result.n_questions = len(loaded.questions)
+    if whole:
+        result.full = loaded
+    per_file = tuple(f for f in WRITERS if f not in BANK_WIDE)
+    for d in check_quiz(Bank((loaded,)), per_file, timestamp):
+        (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
+    return result
+
+
+def read_foreign_file(path: Path, kind: str, diags: list[Diagnostic]) -> Quiz | None:
+    """A GIFT ("gift") or Moodle XML ("moodlexml") file read as one quiz, as Moodle's importer
+    would; its size is checked before it is read. Problems are appended to diags."""
+    if kind == "gift":
+        from .readers.gift import MAX_GIFT_BYTES as limit
+        from .readers.gift import gift_too_large as too_large
+        from .readers.gift import read_quiz_bytes
+    else:
+        from .readers.moodlexml import MAX_MOODLEXML_BYTES as limit
+        from .readers.moodlexml import moodlexml_too_large as too_large
+        from .readers.moodlexml import read_quiz_bytes  # type: ignore[assignment]
+
+    where = path.as_posix()
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            diags.append(too_large(where, size))
+            return None
+        data = path.read_bytes()
+    except OSError as e:
+        diags.append(Diagnostic(SourceLoc(where), f"cannot read the file: {e.strerror}", rule=f"{kind}.io"))
+        return None
+    quiz, found = read_quiz_bytes(data, where)
+    diags += found
+    return quiz
+
+
+@dataclass
+class CheckResult:
+    """What check_files found, in the groups `lmsexport check` reports."""
+
+    loader_warnings: list[Diagnostic] = field(default_factory=list)
+    loader_errors: list[Diagnostic] = field(default_factory=list)
+    """YAML loader errors, ids used twice across files, assessments that cannot be resolved."""
+    foreign: list[Diagnostic] = field(default_factory=list)
+    """What reading the GIFT and Moodle XML files given found, warnings included."""
+    writers: list[Diagnostic] = field(default_factory=list)
+    """Writer warnings and errors, schema validation and round trips of the whole bank."""
+    quizzes: int = 0
+    questions: int = 0
+    assessments: list[Assessment] = field(default_factory=list)
+    """The bank's assessments, resolved (none when the bank did not load)."""
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the run reports, as check_bank over the loaded bank does: loader warnings; then
+        loader errors if any, else (when every GIFT and Moodle XML file was read) what the
+        writers found; then what reading those files found."""
+        diags = self.loader_warnings + self.loader_errors
+        if self.loaded:
+            diags = diags + self.writers
+        return diags + self.foreign
+
+    @property
+    def loaded(self) -> bool:
+        """The whole bank loaded (so its quizzes were written and checked)."""
+        return not self.loader_errors and not any(d.severity is Severity.ERROR for d in self.foreign)
+
+
+def check_files(
     paths: Sequence[Path],
-    names: tuple[str, ...],
     timestamp: int,
+    foreign: Sequence[tuple[Path, str]] = (),
+    jobs: int = 1,
+    pool_min_bytes: int = 0,
+) -> CheckResult:
+    """check_bank over the bank made of these YAML files and of the ``foreign`` (path, "gift" or
+    "moodlexml") files, each read as Moodle would, file by file: with ``jobs`` > 1 (and at least
+    ``pool_min_bytes`` of files) each file is loaded, written in every per-file format,
+    validated and read back in a pool of processes forked after the schemas are compiled, as
+    build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
+    against the YAML quizzes, written, read back) and the bank-wide formats."""
+    names = tuple(WRITERS)
+    bank_wide = tuple(f for f in names if f in BANK_WIDE)
+    whole = bool(bank_wide) or any(_may_be_assessment(p) for p in paths)
+    tasks = [_task(p, check_file, p.as_posix(), timestamp, "yaml", whole) for p in paths]
+    tasks += [_task(p, check_file, p.as_posix(), timestamp, kind, whole) for p, kind in foreign]
+    results: dict[tuple[str, str], FileResult] = {}
+    kinds = {p.as_posix(): kind for p, kind in foreign}
+
+    def take(fr: FileResult) -> None:
+        results[(kinds.get(fr.path, "yaml"), fr.path)] = fr
+
+    total = sum(p.stat().st_size for p, _, _ in tasks if p.is_file())
+    if jobs > 1 and len(tasks) > 1 and total >= pool_min_bytes:
+        _run_pool(tasks, jobs, take, warm=names)
+    else:
+        for _, fn, args in tasks:
+            take(fn(*args))
+
+    from .source import check_ids
+
+    result = CheckResult()
+    ids: list[tuple[str, str, SourceLoc]] = []
+    quizzes: list[Quiz] = []
+    yaml_quizzes: list[Quiz] = []
+    recipes: list[Assessment] = []
+    for kind, group in (("yaml", list(paths)), ("foreign", [p for p, _ in foreign])):
+        for p in group:
+            fr = results[(kinds.get(p.as_posix(), "yaml"), p.as_posix())]
+            own = fr.warnings[: fr.source_warnings]
+            if kind == "foreign":
+                result.foreign += own + fr.source_errors
+            else:
+                result.loader_warnings += own
+                result.loader_errors += fr.source_errors
+                ids += fr.ids
+            result.writers += fr.warnings[fr.source_warnings :] + fr.errors
+            if fr.assessment is not None:
+                recipes.append(fr.assessment)
+            if fr.quiz is not None:
+                result.quizzes += 1
+                result.questions += fr.n_questions
+            if fr.full is not None:
+                quizzes.append(fr.full)
+                if kind == "yaml":
+                    yaml_quizzes.append(fr.full)
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), result.loader_errors)
+    if not result.loader_errors and (recipes or bank_wide):
+        if recipes:
+            from .assessments import resolve_all
+
+            bank = Bank(tuple(sorted(yaml_quizzes, key=lambda q: q.id)))
+            found = resolve_all(bank, recipes, result.loader_errors)
+            result.assessments = sorted(found, key=lambda a: a.id)
+        if result.loaded:
+            per_file = tuple(f for f in names if f not in BANK_WIDE)
+            if result.assessments:
+                result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
+            everything = Bank(tuple(sorted(quizzes, key=lambda q: q.id)), tuple(result.assessments))
+            result.writers += check_quiz(everything, bank_wide, timestamp)
+    if not result.loaded:
+        result.quizzes = result.questions = 0
+        result.assessments = []
+    return result
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+Task = tuple[Path, Callable[..., FileResult], tuple[Any, ...]]
+"""A unit of work for the pool: the source file (for its size), the function and its arguments."""
+
+
+def _task(path: Path, fn: Callable[..., FileResult], *args: Any) -> Task:
+    return (path, fn, args)
+
+
+def _run_pool(
+    tasks: Sequence[Task],
     jobs: int,
     take: Callable[[FileResult], None],
-    keep: bool = False,
+    warm: tuple[str, ...] = (),
 ) -> None:
+    """Run ``fn(*args)`` of every (source path, fn, args) task in a pool of ``jobs`` processes,
+    handing each result to ``take`` (in this process) as soon as it is done. The schemas the
+    formats ``warm`` validate with are compiled first."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    if {"qti21", "qti12", "cc13"} & set(names) and context.get_start_method() == "fork":
+    if {"qti21", "qti12", "cc13", "cc11"} & set(warm) and context.get_start_method() == "fork":
         # Compiled once, here, and inherited by every forked worker: compiling the QTI schema
         # (~0.8 s) in each worker costs that CPU again per worker, and validating their trees in
         # this process instead would mean parsing every document back (~0.1 ms an item, more
         # than the compile from ~8,000 questions on). Elsewhere (spawn) each worker compiles.
-        if "qti21" in names:
+        if "qti21" in warm:
             from .package import warm_schemas
 
             warm_schemas()
-        if {"qti12", "cc13"} & set(names):
-            from .validate_qti12 import warm
+        if {"qti12", "cc13", "cc11"} & set(warm):
+            from .validate_qti12 import warm as warm_qti12
 
-            warm()
+            warm_qti12()
     # Largest files first, so that no worker is left with a big file while the other idles.
-    order = sorted(paths, key=lambda p: -(p.stat().st_size if p.is_file() else 0))
+    order = sorted(tasks, key=lambda t: -(t[0].stat().st_size if t[0].is_file() else 0))
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
+        max_workers=min(jobs, len(tasks)),
+        mp_context=context,
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
     ) as pool:
-        pending: set[Future[FileResult]] = {
-            pool.submit(build_file, p.as_posix(), names, timestamp, keep) for p in order
-        }
+        pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
@@ -608,41 +1050,3 @@ def _die_with_parent(parent: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before prctl: nobody will signal us
         os._exit(1)
-
-
-def tool_fingerprint() -> str:
-    """A digest of everything besides the source that decides a build's bytes or verdict: this
-    package's code, templates and schema list, and the versions of the libraries and zlib.
-
-    The rebuild cache is keyed on it, so editing a writer (even without a version bump) or
-    upgrading lxml or zlib always means a full build.
-    """
-    import hashlib
-    import platform
-    import zlib
-
-    import jinja2
-    import pygments
-    import yaml
-    from lxml import etree
-
-    from . import __version__
-    from .validate import schema_dir
-
-    digest = hashlib.sha256()
-    versions = (
-        __version__, platform.python_version(), etree.LXML_VERSION, etree.LIBXML_VERSION,
-        zlib.ZLIB_RUNTIME_VERSION, jinja2.__version__, yaml.__version__,
-        pygments.__version__,  # highlighted code on the HTML pages
-    )  # fmt: skip
-    digest.update(repr(versions).encode())
-    package = Path(__file__).resolve().parent
-    for f in sorted(package.rglob("*")):
-        parts = f.relative_to(package).parts
-        # schemas/ (inside a wheel) is covered by its SHA256SUMS; bytecode follows the sources.
-        if f.is_file() and parts[0] != "schemas" and "__pycache__" not in parts:
-            digest.update(f.relative_to(package).as_posix().encode() + b"\0" + f.read_bytes())
-    sums = schema_dir() / "SHA256SUMS"
-    if sums.is_file():
-        digest.update(sums.read_bytes())
-    return digest.hexdigest()

@@ -20,7 +20,7 @@ import typer
 
 from . import __version__
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Bank, SourceLoc
+from .stage import same_content
 from .writers import WRITERS
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -78,15 +78,6 @@ def _summary(diags: list[Diagnostic]) -> str:
     return summary_line(diags)
 
 
-def _load(paths: list[Path] | None, warnings: list[Diagnostic]):  # -> Bank
-    from .source import PathError, load_paths
-
-    try:
-        return load_paths(paths or [Path("source")], warnings)
-    except PathError as e:
-        _usage(str(e))
-
-
 def _formats(formats: list[str] | None) -> list[str]:
     chosen = formats or list(WRITERS)
     for f in chosen:
@@ -102,38 +93,6 @@ MOODLEXML_SUFFIXES = (".xml",)
 YAML_SUFFIXES = (".yaml", ".yml")
 CHECK_KINDS = "YAML sources (.yaml, .yml), GIFT (.gift, .gift.txt) and Moodle XML (.xml)"
 """What `check` reads, for the message given about any other file."""
-
-
-def _read_foreign_files(files: list[Path], kind: str):  # -> tuple[list[Quiz], list[Diagnostic]]
-    """Each GIFT or Moodle XML file read as one quiz; its size is checked before it is read."""
-    if kind == "gift":
-        from .readers.gift import MAX_GIFT_BYTES as limit
-        from .readers.gift import gift_too_large as too_large
-        from .readers.gift import read_quiz_bytes
-    else:
-        from .readers.moodlexml import MAX_MOODLEXML_BYTES as limit
-        from .readers.moodlexml import moodlexml_too_large as too_large
-        from .readers.moodlexml import read_quiz_bytes  # type: ignore[assignment]
-
-    quizzes, diags = [], []
-    for f in files:
-        path = f.as_posix()
-        try:
-            size = f.stat().st_size
-            if size > limit:
-                diags.append(too_large(path, size))
-                continue
-            data = f.read_bytes()
-        except OSError as e:
-            diags.append(
-                Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule=f"{kind}.io")
-            )
-            continue
-        quiz, found = read_quiz_bytes(data, path)
-        diags += found
-        if quiz is not None:
-            quizzes.append(quiz)
-    return quizzes, diags
 
 
 PathsArg = Annotated[
@@ -165,7 +124,8 @@ def check(
     importer reads it. Nothing is written. Every problem of the run is reported; exit 0 when
     sound, 1 on errors (or warnings with --strict), 2 on usage errors.
     """
-    from .build import check_bank, timestamp_from_env
+    from .assessments import describe, summarize
+    from .build import POOL_MIN_BYTES, check_files, default_jobs, timestamp_from_env
     from .report import RunSummary, failed, to_github, to_json, to_junit
     from .source import PathError, discover
 
@@ -178,32 +138,25 @@ def check(
             _usage(f"{p}: check reads {CHECK_KINDS}; this file is none of them")
     roots = [p for p in roots if p not in gift_files and p not in xml_files]
     try:
-        files = [f.as_posix() for f in discover(roots)] + [f.as_posix() for f in gift_files + xml_files]
+        sources = discover(roots)
     except PathError as e:
         _usage(str(e))
-    warnings: list[Diagnostic] = []
-    diags: list[Diagnostic] = []
-    bank = None
-    gift_quizzes, foreign_diags = _read_foreign_files(gift_files, "gift")
-    xml_quizzes, xml_diags = _read_foreign_files(xml_files, "moodlexml")
-    foreign_diags += xml_diags
+    if roots and not sources:
+        _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
+    foreign = [(p, "gift") for p in gift_files] + [(p, "moodlexml") for p in xml_files]
+    files = [f.as_posix() for f in sources] + [p.as_posix() for p, _ in foreign]
     try:
-        yaml_bank = _load(roots, warnings) if roots else Bank(())
-        if not any(d.severity is Severity.ERROR for d in foreign_diags):
-            bank = Bank(yaml_bank.quizzes + tuple(gift_quizzes) + tuple(xml_quizzes), yaml_bank.assessments)
-            diags += check_bank(bank, timestamp_from_env())
-    except LmsExportError as e:
-        diags += e.diagnostics
-    diags += foreign_diags
-    diags = warnings + diags
-    from .assessments import describe, summarize
-
+        result = check_files(sources, timestamp_from_env(), foreign, default_jobs(), POOL_MIN_BYTES)
+        diags = result.diagnostics
+        quizzes, questions, assessments = result.quizzes, result.questions, result.assessments
+    except LmsExportError as e:  # SOURCE_DATE_EPOCH
+        diags, quizzes, questions, assessments = list(e.diagnostics), 0, 0, []
     summary = RunSummary(
         files=len(files),
-        quizzes=len(bank.quizzes) if bank else 0,
-        questions=bank.question_count if bank else 0,
+        quizzes=quizzes,
+        questions=questions,
         strict=strict,
-        assessments=tuple(summarize(a) for a in bank.assessments) if bank else (),
+        assessments=tuple(summarize(a) for a in assessments),
     )
     bad = failed(diags, strict)
     if report is ReportFormat.json:
@@ -251,12 +204,16 @@ def build(
 
     Every XML file is validated against the bundled XSDs before anything is written.
     Files are written to a temporary directory beside OUT and moved into place only
-    when the whole build succeeded; unchanged files are left untouched. A rebuild with
-    nothing changed (same sources, outputs, formats and lmsexport) is answered from a
-    small cache file beside OUT without building.
+    when the whole build succeeded; unchanged files are left untouched. A rebuild makes
+    again only the outputs of the source files that changed (and what is made from the
+    whole bank, such as index.html, when that changed): a small cache file beside OUT
+    records what the last build made. Any change to lmsexport, its libraries, the formats
+    or SOURCE_DATE_EPOCH, and any output changed by hand, means building again; --check
+    never reads the cache.
     """
-    from .build import build_files, default_jobs, timestamp_from_env
+    from .build import POOL_MIN_BYTES, build_files, default_jobs, timestamp_from_env
     from .source import PathError, discover
+    from .stage import Checker, Stager, managed_paths
 
     formats = _formats(fmt)
     roots = paths or [Path("source")]
@@ -271,21 +228,28 @@ def build(
     except LmsExportError as e:
         _print_diagnostics(e.diagnostics)
         raise typer.Exit(EXIT_PROBLEMS) from None
-    managed = _managed_paths(out, formats)
-    cache = None if check_only else _RebuildCache(out, sources, formats, timestamp)
-    if cache is not None and cache.fresh(managed):
-        _print_diagnostics(cache.warnings)
-        typer.echo(
-            f"built {cache.quizzes} quizzes, {cache.questions} questions into {out}: "
-            f"{len(cache.outputs)} files, 0 written, {len(cache.outputs)} unchanged (cached)"
-        )
-        return
+    managed = managed_paths(out, formats)
     total = sum(f.stat().st_size for f in sources)
-    jobs = default_jobs() if total >= _pool_min_bytes() else 1
-    sink: _Checker | _Stager = _Checker(out) if check_only else _Stager(out)
+    cache = None
+    if not check_only:
+        from .cache import RebuildCache
+
+        cache = RebuildCache(out, formats, timestamp)
+        cache.open(sources)
+    sink: Checker | Stager = Checker(out) if check_only else Stager(out)
     with _progress_bar(total) as progress:
         try:
-            result = build_files(sources, formats, timestamp, sink.add, jobs=jobs, progress=progress)
+            result = build_files(
+                sources,
+                formats,
+                timestamp,
+                sink.add,
+                jobs=default_jobs(),
+                progress=progress,
+                reuse=cache,
+                keep=None if isinstance(sink, Checker) else sink.keep,
+                pool_min_bytes=POOL_MIN_BYTES,
+            )
         except BaseException:
             sink.discard()
             raise
@@ -295,10 +259,8 @@ def build(
         _err(_summary(result.errors + result.warnings) + "; nothing written")
         raise typer.Exit(EXIT_PROBLEMS)
     _print_diagnostics(result.warnings)
-    if isinstance(sink, _Checker):
-        problems = sink.problems + [
-            f"{out / rel}: error: extra (the build would remove it)" for rel in sorted(managed - sink.seen)
-        ]
+    if isinstance(sink, Checker):
+        problems = sink.problems + sink.extra(managed)
         for p in problems:
             _err(p)
         if problems:
@@ -308,213 +270,26 @@ def build(
         return
     changed, removed = sink.commit(managed)
     if cache is not None:
-        cache.save(sink.seen, result.warnings, result.quizzes, result.questions)
+        cache.save(result)
     assessed = (
         f", {result.assessments} assessment{'s' if result.assessments != 1 else ''}"
         if result.assessments
         else ""
     )
+    quiz_files = len(result.summaries)
+    reused = len(result.reused)
+    if reused == quiz_files and not changed and not result.derived.keys() - result.kept:
+        tail = " (cached)"
+    elif reused:
+        tail = f" ({reused} of {quiz_files} quiz files unchanged, not rebuilt)"
+    else:
+        tail = ""
     typer.echo(
         f"built {result.quizzes} quizzes{assessed}, {result.questions} questions into {out}: "
         f"{result.files} files, {changed} written, {result.files - changed} unchanged"
         + (f", {removed} removed" if removed else "")
+        + tail
     )
-
-
-def _pool_min_bytes() -> int:
-    from .build import POOL_MIN_BYTES
-
-    return POOL_MIN_BYTES
-
-
-def _managed_paths(out: Path, formats: list[str]) -> set[str]:
-    """Files under OUT that a build of these formats owns: its format folders and index.html."""
-    from .writers import folder_of
-
-    owned: set[str] = set()
-    for f in formats:
-        folder = out / folder_of(f)
-        if folder.is_dir():
-            owned.update(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())
-    if "html" in formats and (out / "index.html").is_file():
-        owned.add("index.html")
-    return owned
-
-
-class _Checker:
-    """build --check: compares each file as it is built with OUT, writing nothing."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.seen: set[str] = set()
-        self.problems: list[str] = []
-
-    def add(self, rel: str, data: bytes) -> None:
-        self.seen.add(rel)
-        target = self.out / rel
-        if not target.is_file():
-            self.problems.append(f"{target}: error: missing (the build would create it)")
-        elif not _same_content(target, data):
-            self.problems.append(f"{target}: error: stale (the build would change it)")
-
-    def discard(self) -> None:
-        pass
-
-
-class _Stager:
-    """Writes each changed file, as soon as it is built, into a staging directory beside OUT.
-
-    Nothing under OUT changes until commit(), which runs only when the whole build succeeded:
-    every staged file is written and fsync'ed first and only then renamed into place, so a
-    build that fails or is killed before that point leaves OUT exactly as it was (the
-    renames take milliseconds). Streaming keeps memory flat however large the bank: only
-    the quizzes in flight are held. Unchanged files are not rewritten (their mtime stays,
-    rebuilds are quick and diffs clean). Staging directories left by a killed build are
-    removed by the next one.
-    """
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.seen: set[str] = set()
-        self.staged: list[tuple[Path, Path]] = []
-        self.tmp: Path | None = None
-        self.prefix = f".{out.resolve().name}.lmsexport-tmp-"
-        for leftover in out.resolve().parent.glob(self.prefix + "*"):
-            shutil.rmtree(leftover, ignore_errors=True)
-
-    def add(self, rel: str, data: bytes) -> None:
-        self.seen.add(rel)
-        if _same_content(self.out / rel, data):
-            return
-        if self.tmp is None:
-            self.out.resolve().parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.out.resolve().parent))
-        path = self.tmp / str(len(self.staged))
-        with open(path, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        path.chmod(0o644)
-        self.staged.append((path, self.out / rel))
-
-    def discard(self) -> None:
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            self.tmp = None
-
-    def commit(self, managed: set[str]) -> tuple[int, int]:
-        """Move the staged files into place, remove managed files no longer built; return
-        (files written, files removed)."""
-        self.out.mkdir(parents=True, exist_ok=True)
-        try:
-            for src, dst in self.staged:
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(src, dst)
-        finally:
-            self.discard()
-        stale = sorted(managed - self.seen)
-        for rel in stale:
-            (self.out / rel).unlink()
-        return len(self.staged), len(stale)
-
-
-class _RebuildCache:
-    """Answers "is OUT already what this build would write?" without building.
-
-    The key is everything a build's bytes and verdict depend on: the content (sha256) and
-    path of every source file, the formats, SOURCE_DATE_EPOCH, OUT, and
-    build.tool_fingerprint() (lmsexport's own code, templates and schemas, and the versions
-    of lxml, libxml2, zlib, jinja2, PyYAML and Python). The record holds the size and mtime of
-    every output file as the build left them, the warnings to print again and the counts.
-    The cache is fresh only if the key is equal and OUT holds exactly those files, unchanged
-    by size and mtime; anything else is a full build. It lives beside OUT (like the staging
-    directories), so OUT holds nothing but outputs. build --check never reads it.
-    """
-
-    VERSION = 1
-
-    def __init__(self, out: Path, sources: list[Path], formats: list[str], timestamp: int) -> None:
-        from .build import tool_fingerprint
-
-        self.out = out
-        self.sources = sources
-        self.path = out.resolve().parent / f".{out.resolve().name}.lmsexport-cache.json"
-        self.key = {
-            "version": self.VERSION,
-            "tool": tool_fingerprint(),
-            "formats": sorted(set(formats)),
-            "timestamp": timestamp,
-            "out": str(out.resolve()),
-            "sources": self._digests(),
-        }
-        self.outputs: dict[str, list[int]] = {}
-        self.warnings: list[Diagnostic] = []
-        self.quizzes = self.questions = 0
-
-    def _digests(self) -> list[list[str]] | None:
-        import hashlib
-
-        try:
-            digests = []
-            for f in self.sources:
-                with open(f, "rb") as fh:
-                    digests.append([f.as_posix(), hashlib.file_digest(fh, "sha256").hexdigest()])
-            return digests
-        except OSError:
-            return None  # unreadable now: the build reports it; never a cache hit
-
-    def fresh(self, managed: set[str]) -> bool:
-        import json
-
-        if self.key["sources"] is None:
-            return False
-        try:
-            record = json.loads(self.path.read_text(encoding="utf-8"))
-            if record.get("key") != self.key or set(record["outputs"]) != managed:
-                return False
-            for rel, (size, mtime) in record["outputs"].items():
-                st = (self.out / rel).stat()
-                if st.st_size != size or st.st_mtime_ns != mtime:
-                    return False
-            self.outputs = record["outputs"]
-            self.warnings = [_diagnostic_from(d) for d in record["warnings"]]
-            self.quizzes, self.questions = record["quizzes"], record["questions"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return False
-        return True
-
-    def save(self, outputs: set[str], warnings: list[Diagnostic], quizzes: int, questions: int) -> None:
-        """Record the build just committed, unless a source changed while it ran."""
-        import json
-
-        if self._digests() != self.key["sources"]:
-            self.path.unlink(missing_ok=True)
-            return
-        stats = {}
-        for rel in sorted(outputs):
-            st = (self.out / rel).stat()
-            stats[rel] = [st.st_size, st.st_mtime_ns]
-        record = {
-            "key": self.key,
-            "outputs": stats,
-            "warnings": [_diagnostic_to(d) for d in warnings],
-            "quizzes": quizzes,
-            "questions": questions,
-        }
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.path)
-
-
-def _diagnostic_to(d: Diagnostic) -> list[object]:
-    return [d.loc.path, d.loc.line, d.loc.col, d.message, d.severity.value, d.rule, d.hint]
-
-
-def _diagnostic_from(raw: list) -> Diagnostic:  # type: ignore[type-arg]
-    from .model import SourceLoc
-
-    path, line, col, message, severity, rule, hint = raw
-    return Diagnostic(SourceLoc(path, line, col), message, Severity(severity), rule, hint)
 
 
 class _progress_bar:  # noqa: N801 - used as a context manager, like open()
@@ -557,20 +332,11 @@ class _progress_bar:  # noqa: N801 - used as a context manager, like open()
             )
             self.bar.start()
             self.task = self.bar.add_task("build", total=total)
-        self.bar.update(self.task, completed=done)
+        self.bar.update(self.task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def _same_content(path: Path, data: bytes) -> bool:
-    try:
-        if path.stat().st_size != len(data):
-            return False
-        return path.read_bytes() == data
-    except OSError:
-        return False
 
 
 @app.command()
@@ -700,7 +466,7 @@ def import_(
     if not result.failed:
         files, lost = output_files(result)
         in_the_way = sorted(
-            rel for rel, data in files.items() if (out / rel).exists() and not _same_content(out / rel, data)
+            rel for rel, data in files.items() if (out / rel).exists() and not same_content(out / rel, data)
         )
         if in_the_way and not force:
             shown = ", ".join(str(out / rel) for rel in in_the_way[:5]) + (
@@ -898,7 +664,7 @@ class _ImportStage:
         n = 0
         for rel, data in files.items():
             target = self.out / rel
-            if _same_content(target, data):
+            if same_content(target, data):
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(self.folder / rel, target)

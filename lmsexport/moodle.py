@@ -124,24 +124,46 @@ def lang_span(html_text: str, lang: str) -> str:
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 _LANG_SPAN = re.compile(r'<span lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</span>\Z', re.DOTALL)
+"""lang_span()'s wrapper: what split_lang() takes off (matching it by hand)."""
 MARKUP = re.compile(r"</?[A-Za-z!][^>]*>")
 """An HTML tag or comment; what html_to_plain() keeps as text, except `<br>`."""
 
 
 def html_to_plain(text: str) -> str:
     """What a browser shows for an HTML text, as plain text (inverse of text_to_html)."""
-    text = _HTML_SPACE.sub(" ", text).strip(" ")
-    text = text.replace("&nbsp;", " ")
-    text = _BR.sub("\n", text)
+    # Each step only when it can change something: this runs for every text a reader reads.
+    # isprintable() is False for tab, line breaks and form feed (and more): one pass, not four.
+    if "  " in text or not text.isprintable():
+        text = _HTML_SPACE.sub(" ", text)
+    text = text.strip(" ")
+    if "&" in text:
+        text = text.replace("&nbsp;", " ")
+    if "<" in text:
+        text = _BR.sub("\n", text)
     return html.unescape(text)
+
+
+_LANG_TAG = re.compile("[A-Za-z0-9-]{1,35}")
+_DIR_ATTRS = ('" dir="rtl">', '" dir="ltr">')
 
 
 def split_lang(html_text: str) -> tuple[str | None, str]:
     """lang_span()'s wrapper taken off an HTML text: (lang, inner), or (None, the text)."""
-    m = _LANG_SPAN.match(html_text.strip())
-    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
+    s = html_text
+    if not s or s[0].isspace() or s[-1].isspace():
+        s = s.strip()
+    # _LANG_SPAN.match(s), by hand (it runs for every text a reader reads; tests/test_perf.py
+    # checks the two agree): lang="..." then dir="rtl" or "ltr", and the closing tag, which
+    # cannot overlap the dir attribute's ">".
+    if not (s.startswith('<span lang="') and s.endswith("</span>")):
         return None, html_text
-    return m.group(1), m.group(2)
+    close = s.find('"', 12)
+    if close < 0 or s[close : close + 12] not in _DIR_ATTRS or not _LANG_TAG.fullmatch(s[12:close]):
+        return None, html_text
+    inner = s[close + 12 : -7]
+    if "<" in inner and ("<span" in inner or "</span" in inner):
+        return None, html_text
+    return s[12:close], inner
 
 
 def has_markup(html_text: str) -> bool:

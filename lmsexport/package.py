@@ -12,10 +12,14 @@ writer.
 
 from __future__ import annotations
 
+import functools
 import io
+import struct
 import time
 import zipfile
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -113,6 +117,146 @@ def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int, sorted_: bo
     return buf.getvalue()
 
 
+# --------------------------------------------------------------------------- zips of pre-compressed members
+#
+# A cartridge is assembled at the end of a parallel build from members the workers compressed:
+# zipfile cannot store data that is already compressed, so the container is written here, with
+# the very local headers zipfile writes (ZipInfo.FileHeader) and its central directory layout:
+# for the same members, zip_deflated and zip_stream give the same bytes (tests/test_package.py).
+
+
+@dataclass(frozen=True)
+class Deflated:
+    """A zip member's data compressed as zipfile compresses it (raw DEFLATE, level ZIP_LEVEL),
+    with the CRC-32 and the size of the uncompressed data."""
+
+    data: bytes
+    crc: int
+    size: int
+
+
+def deflate(data: bytes, final: bool = True) -> Deflated:
+    """``data`` compressed alone. With ``final`` False the stream is only flushed to a byte
+    boundary (Z_SYNC_FLUSH, no last block), so that more pieces can follow it (join_deflated)."""
+    compressor = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
+    out = compressor.compress(data) + compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
+    return Deflated(out, zlib.crc32(data), len(data))
+
+
+def join_deflated(pieces: Sequence[Deflated]) -> Deflated:
+    """One member of pieces compressed apart (every piece but the last with ``final`` False): a
+    DEFLATE stream is a sequence of blocks, so byte-aligned pieces concatenate; the CRC-32 of
+    the whole is combined from the pieces' own."""
+    crc = 0
+    for piece in pieces:
+        crc = crc32_combine(crc, piece.crc, piece.size)
+    return Deflated(b"".join(p.data for p in pieces), crc, sum(p.size for p in pieces))
+
+
+def _gf2_times(matrix: Sequence[int], vector: int) -> int:
+    out = 0
+    for row in matrix:
+        if not vector:
+            break
+        if vector & 1:
+            out ^= row
+        vector >>= 1
+    return out
+
+
+@functools.cache
+def _zeros_operator(power: int) -> tuple[int, ...]:
+    """The GF(2) matrix that appends 2**power zero bytes to a CRC-32 (zlib's crc32_combine)."""
+    if power == 0:  # one zero byte: eight one-bit shifts of the reflected polynomial
+        bit = [0xEDB88320] + [1 << n for n in range(31)]
+        matrix = bit
+        for _ in range(3):
+            matrix = [_gf2_times(matrix, row) for row in matrix]
+        return tuple(matrix)
+    half = _zeros_operator(power - 1)
+    return tuple(_gf2_times(half, row) for row in half)
+
+
+def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
+    """The CRC-32 of A + B from crc32(A), crc32(B) and len(B), without the bytes (zlib's
+    crc32_combine, which Python's zlib does not expose): crc1 is advanced over len(B) zero bytes
+    by the cached powers-of-two operators, then xor-ed with crc2."""
+    power = 0
+    while length2:
+        if length2 & 1:
+            crc1 = _gf2_times(_zeros_operator(power), crc1)
+        length2 >>= 1
+        power += 1
+    return crc1 ^ crc2
+
+
+ZIP32_MAX = 0xFFFFFFFF
+"""Sizes and offsets above this need zip64, which zip_deflated does not write."""
+
+
+def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> bytes:
+    """A deterministic zip of already compressed members, in the caller's order (imsmanifest.xml
+    first, no path twice): what zip_stream(..., sorted_=False) writes for the same data."""
+    date_time = zip_time(timestamp)
+    buf = io.BytesIO()
+    central: list[bytes] = []
+    seen: set[str] = set()
+    for path, member in entries:
+        if path in seen or (path == MANIFEST_PATH and seen):
+            raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
+        seen.add(path)
+        info = zipfile.ZipInfo(path, date_time)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.create_system = 3
+        info.external_attr = ZIP_FILE_MODE << 16
+        info.flag_bits = 0
+        info.CRC, info.compress_size, info.file_size = member.crc, len(member.data), member.size
+        offset = buf.tell()
+        if max(offset, member.size, len(member.data)) > ZIP32_MAX or len(seen) > 0xFFFF:
+            raise ValueError("the zip would need zip64 (over 4 GiB or 65,535 members)")
+        buf.write(info.FileHeader(False))
+        buf.write(member.data)
+        try:
+            name, flags = path.encode("ascii"), 0
+        except UnicodeEncodeError:
+            name, flags = path.encode("utf-8"), 0x800  # the UTF-8 name flag, as zipfile sets it
+        dosdate = (date_time[0] - 1980) << 9 | date_time[1] << 5 | date_time[2]
+        dostime = date_time[3] << 11 | date_time[4] << 5 | (date_time[5] // 2)
+        central.append(
+            struct.pack(
+                "<4s4B4HL2L5H2L",
+                b"PK\x01\x02",
+                info.create_version,
+                info.create_system,
+                info.extract_version,
+                info.reserved,
+                flags,
+                info.compress_type,
+                dostime,
+                dosdate,
+                info.CRC,
+                info.compress_size,
+                info.file_size,
+                len(name),
+                0,
+                0,
+                0,
+                info.internal_attr,
+                info.external_attr,
+                offset,
+            )
+            + name
+        )
+    start = buf.tell()
+    for record in central:
+        buf.write(record)
+    size = buf.tell() - start
+    if buf.tell() > ZIP32_MAX:
+        raise ValueError("the zip would need zip64 (over 4 GiB or 65,535 members)")
+    buf.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(central), len(central), size, start, 0))
+    return buf.getvalue()
+
+
 def validate_documents(docs: Iterable[tuple[str, str, etree._Element]], zip_name: str) -> list[Diagnostic]:
     """Every problem of a package's XML members, (path, kind, tree), named ``<zip>!<path>``."""
     problems: list[Diagnostic] = []
@@ -133,14 +277,21 @@ def warm_schemas() -> None:
 
 
 def validated_zip(
-    docs: list[tuple[str, str, etree._Element]], zip_name: str, timestamp: int, problems: list[Diagnostic]
+    docs: list[tuple[str, str, etree._Element]],
+    zip_name: str,
+    timestamp: int,
+    problems: list[Diagnostic],
+    files: dict[str, bytes] | None = None,
 ) -> bytes | None:
     """Validate every document (problems are appended, named ``<zip>!<member>``) and, when
-    nothing failed so far, return the zip of their serialisations."""
+    nothing failed so far, return the zip of their serialisations and of ``files`` (a
+    package's other members: its images)."""
     from .validate_qti12 import validate_document
 
     for path, kind, tree in docs:
         problems += validate_document(tree, kind, f"{zip_name}!{path}")
     if problems:
         return None
-    return zip_members({path: serialize(tree) for path, _, tree in docs}, timestamp)
+    members = dict(files or {})
+    members.update({path: serialize(tree) for path, _, tree in docs})
+    return zip_members(members, timestamp)

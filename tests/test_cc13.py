@@ -16,10 +16,11 @@ from lxml import etree
 
 from lmsexport import validate_qti12 as v
 from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.package import serialize
 from lmsexport.validate import schema_dir
 from lmsexport.validate_qti12 import validate_cartridge, validate_cc_tree
 from lmsexport.writers import WriteContext, cc13
-from lmsexport.writers.cc13 import build_cc13
+from lmsexport.writers.cc13 import build_cc11, build_cc13
 
 CTX = WriteContext(formats=("cc13",))
 Q = {"q": cc13.QTI_NS}
@@ -381,3 +382,110 @@ def test_validate_command_takes_single_qti12_and_cc_documents() -> None:
         "47",
         "57",
     ]
+
+
+# --------------------------------------------------------------------------- assessments, 1.1, parts
+
+
+def _exam_bank() -> Bank:
+    from lmsexport.source import load_paths
+
+    cases = Path(__file__).parent / "cases"
+    return load_paths(
+        [cases / "types" / "bank.yaml", cases / "types" / "exam.yaml", cases / "rich" / "bank.yaml"]
+    )
+
+
+@pytest.mark.parametrize("version", [cc13.CC13, cc13.CC11], ids=["cc13", "cc11"])
+def test_an_assessment_asks_every_question_it_may_draw(version: cc13.Version) -> None:
+    """The profile has no random selection: one section with every candidate, at its points
+    in the draw; (1.3) each random draw's candidates also make a bank of their own."""
+    bank = _exam_bank()
+    (exam,) = bank.assessments
+    built = {path: tree for path, _, tree in cc13.cartridge_documents(bank, version)}
+    doc = built["every-type-exam/assessment.xml"]
+    (section,) = doc.iterfind(".//q:section", Q)
+    idents = [i.get("ident") for i in section.iterfind("q:item", Q)]
+    expected = []
+    for draw in exam.draws:
+        for c in draw.candidates:
+            n = len(c.question.pairs) if c.question.type is QuestionType.MATCHING else 0
+            expected += [f"{c.question.id}-{i}" for i in range(1, n + 1)] or [c.question.id]
+    assert idents == expected
+    weights = {i.get("ident"): fields(i).get("cc_weighting") for i in section.iterfind("q:item", Q)}
+    assert weights["zso-stage1"] == "2" and weights["three-d-tradeoffs"] == "10"  # the draws' points
+    pools = sorted(p for p in built if "/pools/" in p)
+    if version.banks:
+        assert pools == ["every-type-exam/pools/choices.xml", "every-type-exam/pools/typed.xml"]
+        choices = built["every-type-exam/pools/choices.xml"]
+        title = "ہر قسم کا امتحان / choices"
+        assert fields(choices.find("q:objectbank/q:qtimetadata", Q)) == {"bank_title": title}
+        draw = exam.draws[0]
+        assert [i.get("ident") for i in choices.iterfind(".//q:item", Q)] == [
+            c.question.id for c in draw.candidates
+        ]
+        assert {fields(i)["cc_question_category"] for i in choices.iterfind(".//q:item", Q)} == {title}
+    else:
+        assert pools == [] and not any(p.startswith("banks/") for p in built)
+    rules = [w.rule for w in cc13.exam_warnings(exam, version)]
+    assert rules == [
+        f"{version.format}.random-draw",
+        f"{version.format}.random-draw",
+        f"{version.format}.sections",
+    ]
+    out = build_cc11(bank, CTX) if version is cc13.CC11 else build_cc13(bank, CTX)
+    assert validate_cartridge(out.files[version.cartridge_path], "b.imscc") == []
+
+
+@pytest.mark.parametrize("version", [cc13.CC13, cc13.CC11], ids=["cc13", "cc11"])
+def test_the_cartridge_from_parts_is_the_cartridge_of_the_trees(version: cc13.Version) -> None:
+    """cc13.cc_assemble writes, from per-quiz parts (compressed in a build's workers), the
+    very bytes of each document cc13.cartridge_documents defines; the zip holds nothing else
+    but the images."""
+    bank = _exam_bank()
+    data = build_cc11(bank, CTX) if version is cc13.CC11 else build_cc13(bank, CTX)
+    with zipfile.ZipFile(io.BytesIO(data.files[version.cartridge_path])) as zf:
+        got = {n: zf.read(n) for n in zf.namelist()}
+    trees = {path: serialize(tree) for path, _, tree in cc13.cartridge_documents(bank, version)}
+    assert list(got)[: len(trees)] == list(trees)  # the same order: manifest first
+    assert {n: got[n] for n in trees} == trees
+    assert sorted(set(got) - set(trees)) == [
+        "web_resources/media/87efb6e5462136ec.png",
+        "web_resources/media/93c95c861895bbc0.svg",
+    ]
+
+
+def test_a_bank_spanning_quizzes_renames_an_ident_clash() -> None:
+    """A quiz's items avoid its own idents only (a worker knows no other quiz); where a
+    category's bank meets a matching question's part named like another quiz's question, the
+    later item gets a dash, in the trees and in the bytes assembled from the parts alike."""
+    m = Question("m", QuestionType.MATCHING, "Match", pairs=(Pair("a", "1"), Pair("b", "2"), Pair("c", "3")))
+    a = Quiz("a", "A", "en", (m,), category="same")
+    b = Quiz("b", "B", "en", (Question("m-1", QuestionType.ESSAY, "x"),), category="same")
+    bank = Bank((a, b))
+    built = docs(bank)
+    assert [i.get("ident") for i in built["banks/a.xml"].iterfind(".//q:item", Q)] == [
+        "m-1",
+        "m-2",
+        "m-3",
+        "m-1-",
+    ]
+    assert [i.get("ident") for i in built["b/assessment.xml"].iterfind(".//q:item", Q)] == ["m-1"]
+    data = build_cc13(bank, CTX).files["cc/bank.imscc"]
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert zf.read("banks/a.xml") == serialize(built["banks/a.xml"])
+    assert validate_cartridge(data, "b.imscc") == []
+
+
+def test_cc11_is_detected_by_moodle_and_has_no_bank(types_bank: Bank) -> None:
+    """Moodle's imscc11 converter looks for the 1.1 namespace in the manifest's first 500 bytes
+    (backup/converter/imscc11/lib.php detect_format); 1.1 allows one question bank at most."""
+    out = build_cc11(types_bank, WriteContext(formats=("cc11",)))
+    data = out.files["cc11/bank-cc11.imscc"]
+    assert validate_cartridge(data, "b.imscc") == []
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        head = zf.read("imsmanifest.xml")[:500].decode().lower()
+        assert zf.namelist() == ["imsmanifest.xml", "all-types/assessment.xml"]
+    flat = re.sub(r"\s", "", head).replace('"', "").replace("'", "")
+    assert "xmlns=http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1" in flat
+    assert {w.rule.split(".")[0] for w in out.warnings} == {"cc11"}

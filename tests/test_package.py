@@ -15,6 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from lmsexport import package, validate
@@ -456,3 +458,43 @@ def test_fuzz_regressions(blob: str, rule: str) -> None:
 def test_only_stored_and_deflated(good: bytes) -> None:
     data = rezip(members(good), {"items/t-essay.xml": {"compress_type": zipfile.ZIP_BZIP2}})
     assert rules(validate.validate_package(data, "p.zip")) == {"package.compression"}
+
+
+# --------------------------------------------------------------------------- pre-compressed members
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=3000), min_size=1, max_size=5))
+def test_pieces_compressed_apart_join_into_one_member(pieces: list[bytes]) -> None:
+    """A member compressed in pieces (a cartridge's bank, from every quiz's part): the joined
+    DEFLATE stream inflates to the whole, and the CRC-32 combined from the pieces' is the
+    whole's (crc32_combine, zlib's algorithm, which Python's zlib does not expose)."""
+    import zlib
+
+    from lmsexport.package import crc32_combine, deflate, join_deflated
+
+    joined = join_deflated([deflate(p, final=False) for p in pieces[:-1]] + [deflate(pieces[-1])])
+    whole = b"".join(pieces)
+    assert zlib.decompress(joined.data, -15) == whole
+    assert (joined.crc, joined.size) == (zlib.crc32(whole), len(whole))
+    first, rest = pieces[0], b"".join(pieces[1:])
+    assert crc32_combine(zlib.crc32(first), zlib.crc32(rest), len(rest)) == zlib.crc32(whole)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text("ab/ضص.", min_size=1, max_size=8), st.binary(max_size=500)),
+        max_size=5,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_a_zip_of_precompressed_members_is_zipfiles_zip(members: list[tuple[str, bytes]]) -> None:
+    """zip_deflated writes the bytes zipfile writes (zip_stream) for the same members."""
+    from lmsexport.package import deflate, zip_deflated, zip_stream
+
+    entries = [("imsmanifest.xml", b"<m/>"), *members]
+    expected = zip_stream(iter(entries), 315532800, sorted_=False)
+    assert zip_deflated(((p, deflate(d)) for p, d in entries), 315532800) == expected
+    with zipfile.ZipFile(io.BytesIO(expected)) as zf:
+        assert zf.testzip() is None

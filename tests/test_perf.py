@@ -20,17 +20,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from typer.testing import CliRunner
 
 from lmsexport import build as build_mod
-from lmsexport import validate
+from lmsexport import cache as cache_mod
+from lmsexport import moodle, validate
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
 from lmsexport.model import Question, Quiz, direction
 from lmsexport.package import serialize
+from lmsexport.readers import gift as gift_reader
 from lmsexport.source import discover, load_paths
 from lmsexport.writers import WRITERS, gift, qti21
 from lmsexport.writers import qti21_package as package
@@ -217,10 +219,10 @@ def test_rebuild_cache_never_hides_a_change(tmp_path: Path, monkeypatch: pytest.
     assert again.exit_code == 0 and "(cached)" in again.stdout
     assert "warning" in first.stderr and again.stderr == first.stderr  # printed again from the cache
 
-    # A changed source file is rebuilt.
+    # A changed source file is rebuilt: its 3 outputs and index.html, which shows its title.
     quiz.write_text(text.replace("title: ", "title: X", 1), encoding="utf-8")
     result = _build(str(src), "--out", str(out))
-    assert "(cached)" not in result.stdout and " 0 written" not in result.stdout
+    assert ", 4 written, 6 unchanged (2 of 3 quiz files unchanged, not rebuilt)" in result.stdout
     assert "(cached)" in _build(str(src), "--out", str(out)).stdout
 
     # Other formats, another SOURCE_DATE_EPOCH, a new lmsexport: never answered from the cache.
@@ -229,7 +231,7 @@ def test_rebuild_cache_never_hides_a_change(tmp_path: Path, monkeypatch: pytest.
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
     assert "(cached)" not in _build(str(src), "--out", str(out), env=env).stdout
     _build(str(src), "--out", str(out))
-    monkeypatch.setattr(build_mod, "tool_fingerprint", lambda: "another lmsexport")
+    monkeypatch.setattr(cache_mod, "tool_fingerprint", lambda: "another lmsexport")
     assert "(cached)" not in _build(str(src), "--out", str(out)).stdout
     monkeypatch.undo()
 
@@ -370,3 +372,165 @@ def test_pool_workers_die_with_a_killed_build(tmp_path: Path) -> None:
         for w in workers:  # ours: do not leave them behind when the assertion fails
             with contextlib.suppress(ProcessLookupError):
                 os.kill(w, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------- GIFT reader positions
+
+
+class _PerChar:
+    """The GIFT reader's texts as first written: a position stored for every character. The
+    reference definition the reader's lazily computed positions are checked against."""
+
+    def __init__(self, s: str, pos: list[tuple[int, int]]) -> None:
+        assert len(s) == len(pos)
+        self.s, self.pos = s, pos
+
+    @classmethod
+    def join(cls, lines: list[tuple[int, str]]) -> _PerChar:
+        chars: list[str] = []
+        pos: list[tuple[int, int]] = []
+        for k, (lineno, raw) in enumerate(lines):
+            stripped = raw.strip(gift_reader._PHP_TRIM)
+            col = len(raw) - len(raw.lstrip(gift_reader._PHP_TRIM)) + 1
+            if stripped.startswith("//"):
+                stripped = " "
+            if k:
+                chars.append("\n")
+                pos.append(pos[-1])
+            chars.extend(stripped)
+            pos.extend((lineno, col + i) for i in range(len(stripped)))
+        return cls("".join(chars), pos).strip()
+
+    def __getitem__(self, key: slice) -> _PerChar:
+        return _PerChar(self.s[key], self.pos[key])
+
+    def strip(self) -> _PerChar:
+        start = len(self.s) - len(self.s.lstrip(gift_reader._PHP_TRIM))
+        end = len(self.s.rstrip(gift_reader._PHP_TRIM))
+        return self[start:end] if start < end else self[start:start]
+
+    def unescape(self) -> _PerChar:
+        chars: list[str] = []
+        pos: list[tuple[int, int]] = []
+        i = 0
+        for m in gift_reader._TOKEN.finditer(self.s):
+            chars.extend(self.s[i : m.start()])
+            pos.extend(self.pos[i : m.start()])
+            out = gift_reader._UNESCAPED[m.group(0)]
+            chars.extend(out)
+            pos.extend([self.pos[m.start()]] * len(out))
+            i = m.end()
+        chars.extend(self.s[i:])
+        pos.extend(self.pos[i:])
+        return _PerChar("".join(chars), pos)
+
+    def without(self, start: int, end: int, instead: str) -> _PerChar:
+        return _PerChar(
+            self.s[:start] + instead + self.s[end:],
+            self.pos[:start] + [self.pos[start]] * len(instead) + self.pos[end:],
+        )
+
+
+def _same_positions(fast: gift_reader._Text, ref: _PerChar) -> None:
+    assert fast.s == ref.s
+    assert [fast.at(i) for i in range(len(fast.s))] == ref.pos
+
+
+_GIFT_LINE = st.text(st.sampled_from(list(" \t\\:#={}~n&092;/x\u0627")), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_GIFT_LINE, min_size=1, max_size=6), st.data())
+def test_gift_reader_positions_are_the_per_character_ones(lines: list[str], data: st.DataObject) -> None:
+    """Joining, trimming, slicing, unescaping and splicing a text give every character the
+    position the reader's first, per-character definition gave it."""
+    blocks = list(gift_reader._blocks(lines))
+    assume(blocks)
+    block = blocks[-1]
+    fast, _ = gift_reader._Block("t", block, [])._join()
+    ref = _PerChar.join(block)
+    _same_positions(fast, ref)
+    fast, ref = gift_reader._unescape_gift(fast), ref.unescape()
+    _same_positions(fast, ref)
+    for _ in range(3):
+        n = len(ref.s)
+        if n == 0:
+            break
+        start = data.draw(st.integers(0, n - 1))
+        end = data.draw(st.integers(start, n))
+        op = data.draw(st.sampled_from(["slice", "strip", "without", "unescape"]))
+        if op == "slice":
+            fast, ref = fast[start:end], ref[start:end]
+        elif op == "strip":
+            fast, ref = fast.strip(), ref.strip()
+        elif op == "without":
+            instead = data.draw(st.sampled_from(["", "_____", "~="]))
+            fast, ref = fast.without(start, end, instead), ref.without(start, end, instead)
+        else:
+            fast, ref = gift_reader._unescape_gift(fast), ref.unescape()
+        _same_positions(fast, ref)
+
+
+def _split_lang_by_regex(html_text: str) -> tuple[str | None, str]:
+    """moodle.split_lang as first written, with its regex: the definition."""
+    m = moodle._LANG_SPAN.match(html_text.strip())
+    if m is None or "<span" in m.group(2) or "</span" in m.group(2):
+        return None, html_text
+    return m.group(1), m.group(2)
+
+
+_WRAPPED = st.tuples(
+    st.sampled_from(["", " ", "\n", "\u2028"]),
+    st.sampled_from(['<span lang="', "<span lang=", '<span  lang="', "", '<SPAN lang="']),
+    st.sampled_from(["ur", "en-GB", "-", "x" * 35, "x" * 36, "", "u r", 'u"r', "\u00fc", "ur\n"]),
+    st.sampled_from(['" dir="rtl">', '" dir="ltr">', '" dir="auto">', '" dir="rtl"', '"dir="rtl">', "", ">"]),
+    st.lists(st.sampled_from(["a", "<span", "</span>", "<b>", '"', " ", "\u0627", "</span"]), max_size=4).map(
+        "".join
+    ),
+    st.sampled_from(["</span>", "</span", "", "</span>x", "</span></span>"]),
+    st.sampled_from(["", " ", "\t"]),
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_WRAPPED)
+def test_split_lang_matches_its_regex(text: str) -> None:
+    assert moodle.split_lang(text) == _split_lang_by_regex(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list(" \t\n\r\x0c\x0b\xa0\u200f\u2028a<br>&;nbsp")), max_size=20))
+def test_html_to_plain_matches_its_definition(text: str) -> None:
+    expected = html.unescape(
+        moodle._BR.sub("\n", moodle._HTML_SPACE.sub(" ", text).strip(" ").replace("&nbsp;", " "))
+    )
+    assert moodle.html_to_plain(text) == expected
+
+
+_GIFT_PIECES = st.sampled_from(
+    ["\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n", "\\\\", "\\", "\\a", "&&092;", "&&058;", "&&010", "&&",
+     "{", "}", "~", "=", "#", "####", "::", "->", "%50%", "%-100%", "[html]", "[markdown]", "$CATEGORY: ",
+     "// [id:q1]", "\n", "\n\n", "\n0\n", " ", "\t", "T", "a", "\u0627", "1..2", "#3:1", "<br>", "&nbsp;",
+     "\ud800", "\udc3a"]
+)  # fmt: skip
+
+
+def _gift_result(text: str, quick: bool) -> object:
+    from lmsexport.errors import GiftSyntaxError
+
+    try:
+        got = gift_reader.read_gift(text, "t.gift", quick=quick)
+    except GiftSyntaxError as e:
+        return ("error", e.diagnostics)
+    return (got.items, got.warnings)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_GIFT_PIECES, max_size=25).map("".join))
+@example("$CATEGORY: a&&092;b\\\\c\\:d\\n&&058;\n\n::n\\:&&092;::x {=a\\\\\\= ~b}")
+@example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\udb80\\:{T}")
+def test_gift_escapes_read_the_quick_way_are_read_as_moodle_reads_them(text: str) -> None:
+    """Escapes as same-length stand-ins (the quick way) give the items, texts, categories,
+    positions and messages of Moodle's own placeholders (the general way)."""
+    # Items, GiftTexts and diagnostics all compare their locations too.
+    assert _gift_result(text, True) == _gift_result(text, False)

@@ -35,6 +35,7 @@ def test_any_bank_builds_validates_and_round_trips(bank: Bank) -> None:
         with zipfile.ZipFile(io.BytesIO(package)) as zf:
             assert qti12_texts(etree.fromstring(zf.read(f"{quiz.id}/{quiz.id}.xml"))) == model_texts(quiz)
     assert [d.format() for d in validate_cartridge(out.files["cc/bank.imscc"], "bank.imscc")] == []
+    assert [d.format() for d in validate_cartridge(out.files["cc11/bank-cc11.imscc"], "b.imscc")] == []
     assert [d.format() for d in gift_round_trip(bank, out)] == []
     assert [d.format() for d in moodlexml_round_trip(bank, out)] == []
     for quiz in bank.quizzes:

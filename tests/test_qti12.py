@@ -4,6 +4,7 @@ validator's own checks (DTD, CP manifest, Canvas's settings file)."""
 
 from __future__ import annotations
 
+import copy
 import http.server
 import io
 import os
@@ -400,3 +401,108 @@ def test_schemas_are_the_shared_set_byte_for_byte() -> None:
     files = {p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()}
     assert files == {p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file()}
     assert [f for f in sorted(files) if (shared / f).read_bytes() != (ours / f).read_bytes()] == []
+
+
+# --------------------------------------------------------------------------- assessments
+
+
+def _exam_bank() -> Bank:
+    from lmsexport.source import load_paths
+
+    cases = Path(__file__).parent / "cases" / "types"
+    return load_paths([cases / "bank.yaml", cases / "exam.yaml"])
+
+
+def test_an_assessment_is_a_package_of_its_own_with_canvas_question_groups() -> None:
+    bank = _exam_bank()
+    (exam,) = bank.assessments
+    pkg = qti12.exam_package(exam)
+    assert pkg.path == "qti12/every-type-exam.zip"
+    (doc,) = [tree for path, kind, tree in pkg.docs if kind == "qti12"]
+    sections = doc.findall("assessment/section/section")
+    assert [(s.get("ident"), s.get("title")) for s in sections] == [
+        ("every-type-exam-section1", "انتخابی سوالات"),
+        ("every-type-exam-section2", "جواب لکھیں"),
+    ]
+    assert sections[0].find("selection_ordering/order").get("order_type") == "Random"
+    assert sections[1].find("selection_ordering") is None  # not shuffled
+    groups = doc.findall(".//section/section/section")
+    assert [
+        (
+            g.get("title"),
+            g.findtext(".//selection_number"),
+            g.findtext(".//points_per_item"),
+            len(g.findall("item")),
+        )
+        for g in groups
+    ] == [("choices", "2", "2", 4), ("typed", "3", "1", 4)]
+    # An explicit draw's questions are plain items of the section, at the draw's points.
+    listed = {i.get("ident"): i for i in sections[1].findall("item")}
+    assert list(listed) == ["three-d-tradeoffs"]
+    assert meta(listed["three-d-tradeoffs"])["points_possible"] == "10"
+    # A question is the same item as in its quiz's package but for its points in the draw.
+    quiz_items = items(bank.quizzes[0])
+    for group in groups:
+        for item in group.findall("item"):
+            mine, theirs = copy.deepcopy(item), copy.deepcopy(quiz_items[item.get("ident")])
+            for el in (mine, theirs):
+                el.find(".//qtimetadatafield[fieldlabel='points_possible']/fieldentry").text = "x"
+            assert etree.tostring(mine) == etree.tostring(theirs)
+    meta_file = qti12.exam_meta_tree(exam)
+    assert meta_file.findtext(f"{{{qti12.CANVAS_NS}}}points_possible") == str(int(exam.total_points or 0))
+    assert validate_qti12_package(build_qti12(bank, CTX).files[pkg.path], pkg.path) == []
+
+
+def test_an_assessment_warns_of_what_canvas_drops() -> None:
+    bank = _exam_bank()
+    (exam,) = bank.assessments
+    rules = [(w.rule, w.loc.line) for w in qti12.exam_warnings(exam)]
+    assert rules == [
+        ("qti12.section-title", 8),
+        ("qti12.section-shuffle", 8),
+        ("qti12.section-title", 16),
+    ]
+    # A pool over questions worth different points: Canvas's group has one value.
+    draw = next(d for d in exam.draws if d.is_random and d.points is not None)
+    mixed = replace(
+        exam, sections=(replace(exam.sections[0], draws=(replace(draw, points=None),), shuffle=False),)
+    )
+    (doc,) = [tree for _, kind, tree in qti12.exam_package(mixed).docs if kind == "qti12"]
+    if len({c.question.points for c in draw.candidates}) > 1:
+        assert doc.find(".//selection_extension") is None
+        assert [w.rule for w in qti12.exam_warnings(mixed)] == ["qti12.section-title", "qti12.group-points"]
+    else:  # pragma: no cover - the case has candidates of different points
+        raise AssertionError("the exam's pool should mix points")
+
+
+@pytest.mark.parametrize(
+    ("extension", "message"),
+    [
+        ("<points_per_item>2</points_per_item>", None),
+        ("<points_per_item>2.5</points_per_item><sourcebank_is_external>true</sourcebank_is_external>", None),
+        ("<points_per_item>many</points_per_item>", "points_per_item must be a number of points, not 'many'"),
+        ("<points_per_item>-1</points_per_item>", "points_per_item must be a number of points, not '-1'"),
+        ("<bogus>1</bogus>", "selection_extension may hold only Canvas's"),
+        ("<points_per_item>1</points_per_item><points_per_item>2</points_per_item>", "each once"),
+    ],
+)
+def test_canvas_group_extension_is_checked_by_code(extension: str, message: str | None) -> None:
+    """QTI 1.2.1's DTD declares no extension elements: Canvas's points_per_item is checked by
+    validate_qti12 itself, and the rest of the document by the DTD."""
+    doc = (
+        "<questestinterop><assessment ident='a' title='t'><section ident='s'>"
+        "<section ident='g'><selection_ordering><selection><selection_number>1</selection_number>"
+        f"<selection_extension>{extension}</selection_extension></selection></selection_ordering>"
+        "</section></section></assessment></questestinterop>"
+    )
+    problems = validate_qti12_tree(etree.fromstring(doc), "x.xml")
+    if message is None:
+        assert problems == []
+    else:
+        assert [p.rule for p in problems] == ["qti12.canvas-extension"]
+        assert message in problems[0].message
+    misplaced = doc.replace("<selection_number>1</selection_number>", "").replace(
+        "</selection></selection_ordering>",
+        "<selection_number>1</selection_number></selection></selection_ordering>",
+    )
+    assert validate_qti12_tree(etree.fromstring(misplaced), "x.xml") != []

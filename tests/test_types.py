@@ -2,9 +2,10 @@
 
 The bank is the worked examples of docs/source-format.md; exam.yaml is an assessment over it.
 Expected outputs live beside them: `expected/qti21/<quiz or assessment>/...` and
-`expected/qti12/<quiz>/...` (the packages' members, unzipped so diffs are readable),
-`expected/cc/bank/...` (the cartridge's members), `expected/gift/<quiz>.gift.txt`,
-`expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and `expected/index.html`.
+`expected/qti12/<quiz or assessment>/...` (the packages' members, unzipped so diffs are
+readable), `expected/cc/bank/...` and `expected/cc11/bank-cc11/...` (the cartridges' members),
+`expected/gift/<quiz>.gift.txt`, `expected/moodle/<quiz>.xml`, `expected/html/<quiz>.html` and
+`expected/index.html`.
 Rewrite them with `pytest --update-golden` and review the diff.
 """
 
@@ -24,7 +25,7 @@ from lmsexport.validate import validate_package, validate_xml_bytes
 from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
 
 CASE = Path(__file__).resolve().parent / "cases" / "types"
-FORMATS = ["qti21", "qti12", "cc13", "gift", "moodlexml", "html"]
+FORMATS = ["qti21", "qti12", "cc13", "cc11", "gift", "moodlexml", "html"]
 QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
 
 
@@ -77,9 +78,12 @@ def test_every_qti_file_is_schema_valid(output, bank) -> None:
 
 
 def test_every_qti12_and_cc_file_is_valid(output) -> None:
-    (qti12_zip,) = [p for p in output.files if p.startswith("qti12/")]
-    assert validate_qti12_package(output.files[qti12_zip], qti12_zip) == []
+    zips = sorted(p for p in output.files if p.startswith("qti12/"))
+    assert zips == ["qti12/every-type-exam.zip", "qti12/every-type.zip"]  # the quiz, the assessment
+    for path in zips:
+        assert validate_qti12_package(output.files[path], path) == []
     assert validate_cartridge(output.files["cc/bank.imscc"], "cc/bank.imscc") == []
+    assert validate_cartridge(output.files["cc11/bank-cc11.imscc"], "cc11/bank-cc11.imscc") == []
 
 
 def test_interactions_per_type(output, bank) -> None:

@@ -9,11 +9,12 @@ Entries are "module:function" strings so that `lmsexport --help` imports no writ
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import Diagnostic
-from ..model import Bank
+from ..model import Assessment, Bank
 
 
 @dataclass(frozen=True)
@@ -40,15 +41,31 @@ WRITERS: dict[str, str] = {
     "qti21": "lmsexport.writers.qti21_package:build_qti21",
     "qti12": "lmsexport.writers.qti12:build_qti12",
     "cc13": "lmsexport.writers.cc13:build_cc13",
+    "cc11": "lmsexport.writers.cc13:build_cc11",
     "gift": "lmsexport.writers.gift:write",
     "moodlexml": "lmsexport.writers.moodlexml:write",
     "html": "lmsexport.writers.html:write",
 }
 """Format name -> "module:function" of its Writer, in build order."""
 
-BANK_WIDE = frozenset({"cc13"})
-"""Formats whose one output holds the whole bank (a cartridge): a build that works file by file
-runs them once, at the end, over every quiz (build.build_files)."""
+Part = Callable[[Bank, WriteContext], list[Any]]
+"""What a bank-wide format makes of some quizzes: the parts of its one output they contribute
+(picklable: a parallel build makes them in a worker, per source file)."""
+Assemble = Callable[[Iterable[Any], Sequence[Assessment], WriteContext], Output]
+"""A bank-wide format's one output from every quiz's part and the bank's resolved assessments."""
+
+SPLIT: dict[str, tuple[str, str]] = {
+    "cc13": ("lmsexport.writers.cc13:cc13_parts", "lmsexport.writers.cc13:cc13_assemble"),
+    "cc11": ("lmsexport.writers.cc13:cc11_parts", "lmsexport.writers.cc13:cc11_assemble"),
+}
+"""Formats whose one output holds the whole bank (a cartridge), written in two steps: the part
+function runs per source file (with the other formats' writers, in the workers of a parallel
+build) and the assemble function once, at the end, with every part. Their registered writer
+(WRITERS) is the two steps in one, for a bank in memory: the same bytes."""
+
+BANK_WIDE = frozenset(SPLIT)
+"""Formats whose one output holds the whole bank: a build that works file by file makes their
+parts per file and assembles them at the end (build.build_files)."""
 
 FOLDERS: dict[str, str] = {"moodlexml": "moodle", "cc13": "cc"}
 """Output folder of a format whose files do not live in a folder named after it."""
@@ -59,7 +76,17 @@ def folder_of(name: str) -> str:
     return FOLDERS.get(name, name)
 
 
+def _resolve(entry: str) -> Any:
+    module, func = entry.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
 def get_writer(name: str) -> Writer:
-    module, func = WRITERS[name].split(":")
-    fn: Writer = getattr(importlib.import_module(module), func)
+    fn: Writer = _resolve(WRITERS[name])
     return fn
+
+
+def get_split(name: str) -> tuple[Part, Assemble]:
+    """The part and assemble functions of a bank-wide format."""
+    part, assemble = SPLIT[name]
+    return _resolve(part), _resolve(assemble)

@@ -1,18 +1,28 @@
-"""IMS Common Cartridge 1.3 of the whole bank, as lxml trees (pure; package.py zips them).
+"""IMS Common Cartridge 1.3 and 1.1 of the whole bank, as lxml trees (pure; package.py validates,
+compresses and zips them).
 
 Cartridge layout (paths relative to the zip root)::
 
-    imsmanifest.xml               CC 1.3 manifest: organization (category > quiz) and resources
-    <quiz-id>/assessment.xml      one CC assessment per quiz (imsqti_xmlv1p2/imscc_xmlv1p3/assessment)
-    banks/<quiz-id>.xml           one CC question bank per category (.../question-bank), named
-                                  after the first quiz of the category
+    imsmanifest.xml                   the manifest: organization (category > quiz, then each
+                                      assessment) and resources
+    <quiz-id>/assessment.xml          one CC assessment per quiz (.../assessment)
+    banks/<quiz-id>.xml               1.3 only: one CC question bank per category (.../question-bank),
+                                      named after the first quiz of the category
+    <assessment-id>/assessment.xml    one CC assessment per assessment of the bank, every question it
+                                      may draw in its one section
+    <assessment-id>/pools/<draw>.xml  1.3 only: a question bank per random draw, its candidates
+    web_resources/media/<file>        the images the texts show, one ``webcontent`` resource each
 
-Assessments and banks are QTI 1.2 in the CC profile (cc/v1p3/ccv1p3_qtiasiv1p2p1_v1p0.xsd and
-the Schematron rules embedded in it). An item is written as Canvas's own cartridge exporter
-writes one (canvas-lms lib/cc/qti/qti_items.rb ``add_question`` with ``for_cc``): the same
-structure as the Canvas-flavour items of writers/qti12.py with ``cc_profile`` metadata instead of
-Canvas's ``question_type``. The profile knows six item types; ours map as follows, and every loss
-is a warning naming the question (docs/canvas-qti12.md has the per-LMS details):
+The two versions differ in namespaces, schema locations, resource types and one rule: CC 1.1
+allows a cartridge at most one question bank (rule 4a of the CC 1.1 manifest profile, removed in
+1.3), so the 1.1 cartridge has none (Moodle, the LMS it is for, makes a question category of
+every quiz it restores anyway: backup/cc/entity11.quiz.class.php). Assessments and banks are
+QTI 1.2 in the CC profile (``cc/v1p3/ccv1p3_qtiasiv1p2p1_v1p0.xsd``, ``cc/v1p1/...``, and the
+Schematron rules embedded in them). An item is written as Canvas's own cartridge exporter writes
+one (canvas-lms lib/cc/qti/qti_items.rb ``add_question`` with ``for_cc``): the same structure as
+the Canvas-flavour items of writers/qti12.py with ``cc_profile`` metadata instead of Canvas's
+``question_type``. The profile knows six item types; ours map as follows, and every loss is a
+warning naming the question (docs/canvas-qti12.md has the per-LMS details):
 
 | ours | CC profile | lost |
 |---|---|---|
@@ -25,45 +35,151 @@ is a warning naming the question (docs/canvas-qti12.md has the per-LMS details):
 | essay | cc.essay.v0p1, qmd_computerscored No | - |
 
 Points travel as ``cc_weighting``, which the profile allows only as a whole number 1-99.
-Every text goes through qti12.material, as in the Canvas flavour.
+Every text goes through qti12.material, as in the Canvas flavour, with images at
+``$IMS-CC-FILEBASE$../web_resources/media/<file>``: the token stands for the folder of the QTI
+document that holds the text (Moodle's importer, backup/cc/entities.class.php ``update_sources``,
+resolves it so; the IMS sample cartridges and Sakai's exporter write ``$IMS-CC-FILEBASE$../``),
+and Canvas's importer strips the token and finds ``web_resources/...`` among the cartridge's
+files (lib/cc/importer/standard/converter.rb ``replace_urls``, ``get_canvas_att_replacement_url``).
+
+The CC QTI profile has no random selection (an assessment is one section of items): an
+assessment's random draw is written with every question it may draw, so an LMS asks all of
+them, and (1.3) its questions also become a question bank of their own to rebuild the draw
+from; a named warning says so for each random draw.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from ..errors import Diagnostic, SchemaValidationError, Severity
-from ..model import Bank, Choice, Question, QuestionType, Quiz, SourceLoc
-from ..package import serialize, zip_stream
+from ..model import (
+    Assessment,
+    Bank,
+    Block,
+    Choice,
+    Draw,
+    Inline,
+    LineBreak,
+    Media,
+    Para,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Str,
+    Text,
+)
+from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
 from . import Output, WriteContext, qti12
-from .qti12 import _el
-from .qti21 import TRUE_FALSE_LABELS, num, short_title, true_false_labels
+from .qti12 import _el, short_title
+from .qti21 import TRUE_FALSE_LABELS, num, true_false_labels
 
-CC_NS = "http://www.imsglobal.org/xsd/imsccv1p3/imscp_v1p1"
-LOMIMSCC_NS = "http://ltsc.ieee.org/xsd/imsccv1p3/LOM/manifest"
+if TYPE_CHECKING:
+    from ..validate_qti12 import CcVersion
+
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
-MANIFEST_SCHEMA_LOCATION = " ".join(
-    [
-        CC_NS,
-        "http://www.imsglobal.org/profile/cc/ccv1p3/ccv1p3_imscp_v1p2_v1p0.xsd",
-        LOMIMSCC_NS,
-        "http://www.imsglobal.org/profile/cc/ccv1p3/LOM/ccv1p3_lommanifest_v1p0.xsd",
-    ]
-)
-QTI_SCHEMA_LOCATION = f"{QTI_NS} http://www.imsglobal.org/profile/cc/ccv1p3/ccv1p3_qtiasiv1p2p1_v1p0.xsd"
 
-ASSESSMENT_TYPE = "imsqti_xmlv1p2/imscc_xmlv1p3/assessment"
-BANK_TYPE = "imsqti_xmlv1p2/imscc_xmlv1p3/question-bank"
-CARTRIDGE_PATH = "cc/bank.imscc"
-"""Where the cartridge goes in the output directory: one file for the whole bank."""
+
+@dataclass(frozen=True)
+class Version:
+    """What differs between the Common Cartridge versions written."""
+
+    format: str
+    """The build format writing it (``cc13``, ``cc11``); also the prefix of its warnings' rules."""
+    number: str
+    manifest_ns: str
+    lom_ns: str
+    profile: str
+    """Folder of the version's profile schemas at IMS, e.g. http://www.imsglobal.org/profile/cc/ccv1p3."""
+    stem: str
+    """The profile files' prefix, e.g. ccv1p3."""
+    cartridge_path: str
+    """Where the cartridge goes in the output directory."""
+    banks: bool
+    """Whether question banks are written (category and pool banks; not in 1.1, see above)."""
+    choices_min: int
+    """The fewest choices a cc.multiple_choice item may have: rule 4d of the QTI profile wants
+    more than two in 1.1, more than one in 1.3. A single-answer question with fewer is written
+    as cc.multiple_response (same key, all or nothing)."""
+
+    @property
+    def schema_version(self) -> str:
+        return f"{self.number}.0"
+
+    @property
+    def assessment_type(self) -> str:
+        return f"imsqti_xmlv1p2/imscc_xmlv{self.stem[3:]}/assessment"
+
+    @property
+    def bank_type(self) -> str:
+        return f"imsqti_xmlv1p2/imscc_xmlv{self.stem[3:]}/question-bank"
+
+    @property
+    def manifest_schema_location(self) -> str:
+        return " ".join(
+            [
+                self.manifest_ns,
+                f"{self.profile}/{self.stem}_imscp_v1p2_v1p0.xsd",
+                self.lom_ns,
+                f"{self.profile}/LOM/{self.stem}_lommanifest_v1p0.xsd",
+            ]
+        )
+
+    @property
+    def qti_schema_location(self) -> str:
+        return f"{QTI_NS} {self.profile}/{self.stem}_qtiasiv1p2p1_v1p0.xsd"
+
+
+CC13 = Version(
+    "cc13",
+    "1.3",
+    "http://www.imsglobal.org/xsd/imsccv1p3/imscp_v1p1",
+    "http://ltsc.ieee.org/xsd/imsccv1p3/LOM/manifest",
+    "http://www.imsglobal.org/profile/cc/ccv1p3",
+    "ccv1p3",
+    "cc/bank.imscc",
+    banks=True,
+    choices_min=2,
+)
+CC11 = Version(
+    "cc11",
+    "1.1",
+    "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1",
+    "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest",
+    "http://www.imsglobal.org/profile/cc/ccv1p1",
+    "ccv1p1",
+    "cc11/bank-cc11.imscc",
+    banks=False,
+    choices_min=3,
+)
+VERSIONS = {v.format: v for v in (CC13, CC11)}
+
+# The 1.3 names, as the module has always had them.
+CC_NS = CC13.manifest_ns
+LOMIMSCC_NS = CC13.lom_ns
+ASSESSMENT_TYPE = CC13.assessment_type
+BANK_TYPE = CC13.bank_type
+CARTRIDGE_PATH = CC13.cartridge_path
+MANIFEST_SCHEMA_LOCATION = CC13.manifest_schema_location
+QTI_SCHEMA_LOCATION = CC13.qti_schema_location
+
 MANIFEST_PATH = "imsmanifest.xml"
 BANK_DIR = "banks"
+MEDIA_DIR = "web_resources/media"
 DEFAULT_TITLE = "lmsexport question bank"
+
+STYLE = qti12.flavour(f"$IMS-CC-FILEBASE$../{MEDIA_DIR}/")
+"""How texts are written in a cartridge: as in the Canvas flavour, images in web_resources
+(every QTI document of the cartridge is one folder deep, so ``../`` reaches the root)."""
 
 PROFILES = {
     QuestionType.SINGLE: "cc.multiple_choice.v0p1",
@@ -100,18 +216,49 @@ class Category:
         return self.quizzes[0].id
 
 
-def categories(bank: Bank) -> list[Category]:
-    """The bank's categories, sorted by path; a quiz without a category is one of its own,
-    after them, by quiz id."""
+def category_title(quiz: Quiz) -> str:
+    """The title of the bank and folder a quiz belongs to: its category path, else its title."""
+    return quiz.category or quiz.title
+
+
+def categories(quizzes: Bank | Iterable[Quiz]) -> list[Category]:
+    """The categories of some quizzes (their questions are not read), sorted by path; a quiz
+    without a category is one of its own, after them, by quiz id."""
     groups: dict[str, list[Quiz]] = {}
-    for quiz in bank.quizzes:
+    for quiz in quizzes.quizzes if isinstance(quizzes, Bank) else quizzes:
         groups.setdefault(quiz.category or f"\0{quiz.id}", []).append(quiz)
     out = []
     for key in sorted(groups, key=lambda k: (k.startswith("\0"), k)):  # uncategorised last
-        quizzes = tuple(sorted(groups[key], key=lambda q: q.id))
-        first = quizzes[0]
-        out.append(Category(key, first.category or first.title, first.lang, quizzes))
+        members = tuple(sorted(groups[key], key=lambda q: q.id))
+        first = members[0]
+        out.append(Category(key, category_title(first), first.lang, members))
     return out
+
+
+# --------------------------------------------------------------------------- texts
+
+
+def _blocks(text: Text) -> tuple[Block, ...]:
+    if isinstance(text, Rich):
+        return text.blocks
+    if not text:
+        return ()
+    inlines: list[Inline] = []
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            inlines.append(LineBreak())
+        if line:
+            inlines.append(Str(line))
+    return (Para(tuple(inlines)),)
+
+
+def join_texts(texts: Iterable[Text]) -> Text:
+    """Texts one after the other: plain ones joined by line breaks; when any is rich, one rich
+    text whose paragraphs are theirs (a plain text one paragraph, its line breaks kept)."""
+    texts = list(texts)
+    if all(isinstance(t, str) for t in texts):
+        return "\n".join(t for t in texts if isinstance(t, str))
+    return Rich(tuple(b for t in texts for b in _blocks(t)))
 
 
 # --------------------------------------------------------------------------- items
@@ -130,22 +277,39 @@ class CcItem:
     weight: float
 
 
-def cc_items(quiz: Quiz, taken: set[str]) -> list[CcItem]:
-    """The items a quiz's questions become; ``taken`` holds every item ident already used in
-    the bank (our ids, then the ones made here), so a matching question's parts never clash."""
+MULTIPLE_RESPONSE = PROFILES[QuestionType.MULTIPLE]
+
+
+def cc_items(
+    quiz: Quiz,
+    taken: set[str],
+    questions: Iterable[tuple[Question, float]] | None = None,
+    choices_min: int = 2,
+) -> list[CcItem]:
+    """The items a quiz's questions (or the given (question, points) pairs) become; ``taken``
+    holds every item ident of the document so far (its questions' ids, then the ones made
+    here), so a matching question's parts never clash with another item of the document.
+    A single-answer choice (a matching part too) with fewer than ``choices_min`` choices is a
+    multiple-response item (Version.choices_min)."""
     out = []
-    for q in quiz.questions:
+    pairs = ((q, q.points) for q in quiz.questions) if questions is None else questions
+    for q, points in pairs:
         if q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) > 1:
-            out += _split_matching(q, taken)
+            for cc in _split_matching(q, points, taken):
+                few = len(cc.question.choices) < choices_min
+                out.append(replace(cc, profile=MULTIPLE_RESPONSE) if few else cc)
+            continue
+        if q.type is QuestionType.SINGLE and len(q.choices) < choices_min:
+            out.append(CcItem(q.id, q, q, MULTIPLE_RESPONSE, points))
             continue
         if _as_essay(q):
             asked = q
             if q.type is QuestionType.MATCHING:  # the items to match, listed in the question
-                texts = [p.left for p in q.pairs] + qti12.matching_rights(q)
-                asked = replace(q, type=QuestionType.ESSAY, stem="\n".join([q.stem, *texts]), pairs=())
-            out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", q.points))
+                texts = [q.stem, *(p.left for p in q.pairs), *qti12.matching_rights(q)]
+                asked = replace(q, type=QuestionType.ESSAY, stem=join_texts(texts), pairs=())
+            out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", points))
             continue
-        out.append(CcItem(q.id, q, q, PROFILES[q.type], q.points))
+        out.append(CcItem(q.id, q, q, PROFILES[q.type], points))
     return out
 
 
@@ -157,7 +321,7 @@ def _as_essay(q: Question) -> bool:
     return q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) < 2
 
 
-def _split_matching(q: Question, taken: set[str]) -> list[CcItem]:
+def _split_matching(q: Question, points: float, taken: set[str]) -> list[CcItem]:
     rights = qti12.matching_rights(q)
     items = []
     for i, pair in enumerate(q.pairs, 1):
@@ -169,11 +333,11 @@ def _split_matching(q: Question, taken: set[str]) -> list[CcItem]:
             q,
             id=ident,
             type=QuestionType.SINGLE,
-            stem=f"{q.stem}\n{pair.left}",
+            stem=join_texts([q.stem, pair.left]),
             choices=tuple(Choice(text, correct=text == pair.right) for text in rights),
             pairs=(),
             distractors=(),
-            points=q.points / len(q.pairs),
+            points=points / len(q.pairs),
         )
         items.append(CcItem(ident, stand_in, q, PROFILES[QuestionType.MATCHING], stand_in.points))
     return items
@@ -186,7 +350,29 @@ def _weighting(points: float) -> str | None:
 
 
 def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Element) -> etree._Element:
-    """One CC-profile ``<item>``, appended to ``parent`` (a section or an objectbank)."""
+    """One CC-profile ``<item>``, appended to ``parent`` (a section or an objectbank): a copy of
+    its shape's skeleton (qti12.skeleton_for) when the question asks as itself and its type
+    allows, else built (build_item_tree)."""
+    q = cc.question
+    if q is not cc.source or cc.ident != q.id or q.type not in qti12.SKELETON_TYPES or _as_essay(q):
+        return build_item_tree(quiz, cc, category, parent)
+    key = ("cc", quiz.lang_of(q), quiz.shuffle, cc.profile, cc.weight, category, *qti12.text_shape(q))
+
+    def build(stand_in: Question) -> etree._Element:
+        holder = etree.Element(f"{{{QTI_NS}}}section")
+        made = replace(cc, ident=stand_in.id, question=stand_in, source=stand_in)
+        return build_item_tree(quiz, made, category, holder)
+
+    skeleton = qti12.skeleton_for(key, q, build, STYLE)
+    if skeleton is None:
+        return build_item_tree(quiz, cc, category, parent)
+    item = skeleton.fill(q)
+    parent.append(item)
+    return item
+
+
+def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Element) -> etree._Element:
+    """item_tree built element by element: the definition item_tree's fast path must match."""
     q = cc.question
     lang = quiz.lang_of(cc.source)
     item = _el(parent, "item", ident=cc.ident, title=short_title(q))
@@ -201,17 +387,17 @@ def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Eleme
     if cc.profile == "cc.essay.v0p1":
         qti12.meta_field(md, "qmd_computerscored", "No")
     presentation = _el(item, "presentation")
-    qti12.material(presentation, q.stem, lang)
+    qti12.material(presentation, q.stem, lang, style=STYLE)
     resprocessing = _el(item, "resprocessing")
     qti12.outcomes(resprocessing)
     qti12.general_feedback(resprocessing, q)
-    ctx = qti12._Item(quiz, q, lang, item, presentation, resprocessing)
+    ctx = qti12._Item(quiz, q, lang, item, presentation, resprocessing, STYLE)
     if cc.profile == "cc.essay.v0p1":
         qti12._write_essay(ctx)
+    elif cc.profile == MULTIPLE_RESPONSE:
+        _write_multiple_response(ctx)
     elif q.type is QuestionType.SINGLE:
         qti12._write_single(ctx)
-    elif q.type is QuestionType.MULTIPLE:
-        _write_multiple_response(ctx)
     elif q.type is QuestionType.TRUE_FALSE:
         _write_true_false(ctx)
     elif q.type is QuestionType.SHORT_ANSWER:
@@ -221,10 +407,10 @@ def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Eleme
     else:  # pragma: no cover - every type is handled above (matching is split into singles)
         raise AssertionError(q.type)
     if q.explanation:
-        qti12.itemfeedback(item, qti12.GENERAL_FB, q.explanation, lang)
+        qti12.itemfeedback(item, qti12.GENERAL_FB, q.explanation, lang, STYLE)
     for ident, choice in zip(qti12.choice_ids(q), q.choices, strict=True):
         if choice.feedback:
-            qti12.itemfeedback(item, f"{ident}_fb", choice.feedback, lang)
+            qti12.itemfeedback(item, f"{ident}_fb", choice.feedback, lang, STYLE, inline=True)
     return item
 
 
@@ -238,7 +424,8 @@ def _write_multiple_response(ctx: qti12._Item) -> None:
     lid = _el(ctx.presentation, "response_lid", ident=qti12.RESPONSE, rcardinality="Multiple")
     render = _el(lid, "render_choice", shuffle="Yes" if ctx.quiz.shuffle else "No")
     for ident, choice in zip(ids, q.choices, strict=True):
-        qti12.material(_el(render, "response_label", ident=ident), choice.text, choice.lang or ctx.lang)
+        label = _el(render, "response_label", ident=ident)
+        qti12.material(label, choice.text, choice.lang or ctx.lang, style=ctx.style, inline=True)
     qti12._choice_feedback(ctx)
     cond, var = qti12.condition(ctx.resprocessing, False)
     and_ = _el(var, "and")
@@ -279,48 +466,67 @@ def _write_numerical_fib(ctx: qti12._Item) -> None:
 # --------------------------------------------------------------------------- documents
 
 
-def qti_root() -> etree._Element:
+def qti_root(version: Version = CC13) -> etree._Element:
     """``questestinterop`` in the QTI 1.2 namespace the CC profile uses; its descendants inherit
     the namespace (qti12._el)."""
     root = etree.Element(f"{{{QTI_NS}}}questestinterop", nsmap={None: QTI_NS, "xsi": XSI_NS})
-    root.set(f"{{{XSI_NS}}}schemaLocation", QTI_SCHEMA_LOCATION)
+    root.set(f"{{{XSI_NS}}}schemaLocation", version.qti_schema_location)
     return root
 
 
-def assessment_tree(quiz: Quiz, items: list[CcItem]) -> etree._Element:
-    root = qti_root()
-    assessment = _el(root, "assessment", ident=f"A-{quiz.id}", title=quiz.title)
-    assessment.set(qti12.XML_LANG, quiz.lang)
+def assessment_tree(
+    ident: str,
+    title: str,
+    lang: str,
+    description: Text | None,
+    items: Iterable[etree._Element],
+    version: Version = CC13,
+) -> etree._Element:
+    """A CC assessment ``A-<ident>``: its metadata (Canvas's cartridge exporter's,
+    qti_generator.rb ``generate_assessment`` with ``for_cc``), the description as presentation
+    material, and the one section the profile allows, holding ``items``."""
+    root = qti_root(version)
+    assessment = _el(root, "assessment", ident=f"A-{ident}", title=title)
+    assessment.set(qti12.XML_LANG, lang)
     md = _el(assessment, "qtimetadata")
     qti12.meta_field(md, "cc_profile", "cc.exam.v0p1")
     qti12.meta_field(md, "qmd_assessmenttype", "Examination")
     qti12.meta_field(md, "qmd_scoretype", "Percentage")
-    if quiz.description:
-        qti12.material(_el(_el(assessment, "presentation_material"), "flow_mat"), quiz.description, quiz.lang)
+    if description:
+        flow = _el(_el(assessment, "presentation_material"), "flow_mat")
+        qti12.material(flow, description, lang, style=STYLE)
     section = _el(assessment, "section", ident="root_section")
-    for cc in items:
-        item_tree(quiz, cc, None, section)
+    section.extend(items)
     return root
 
 
-def bank_tree(category: Category, items: Iterable[etree._Element]) -> etree._Element:
+def quiz_assessment_tree(quiz: Quiz, items: list[CcItem], version: Version = CC13) -> etree._Element:
+    """A quiz's CC assessment, its items built from ``items``."""
+    holder = etree.Element(f"{{{QTI_NS}}}section")
+    built = [item_tree(quiz, cc, None, holder) for cc in items]
+    return assessment_tree(quiz.id, quiz.title, quiz.lang, quiz.description, built, version)
+
+
+def bank_tree(
+    ident: str, title: str, items: Iterable[etree._Element], version: Version = CC13
+) -> etree._Element:
     """A question bank (``objectbank``) holding ``items`` (made by bank_item). ``bank_title`` is
     Canvas's own bank name field (its converter, QTIMigrationTool imsqtiv1.py BankTitle, names the
     bank after it)."""
-    root = qti_root()
-    objectbank = _el(root, "objectbank", ident=f"BANK-{category.name}")
-    qti12.meta_field(_el(objectbank, "qtimetadata"), "bank_title", category.title)
+    root = qti_root(version)
+    objectbank = _el(root, "objectbank", ident=f"BANK-{ident}")
+    qti12.meta_field(_el(objectbank, "qtimetadata"), "bank_title", title)
     objectbank.extend(items)
     return root
 
 
 def bank_item(item: etree._Element, category: str) -> etree._Element:
-    """An assessment's item as its bank holds it: a copy with ``cc_question_category``, where
+    """An assessment's item as a bank holds it: a copy with ``cc_question_category``, where
     item_tree would have put it (before qmd_computerscored). Copying a built item costs a
     fraction of building it again."""
     out = copy.deepcopy(item)
     md = out[0][0]  # itemmetadata/qtimetadata
-    labels = [field[0].text for field in md]
+    labels = [f[0].text for f in md]
     at = labels.index("qmd_computerscored") if "qmd_computerscored" in labels else len(md)
     holder = etree.Element(md.tag)
     qti12.meta_field(holder, "cc_question_category", category)
@@ -328,12 +534,25 @@ def bank_item(item: etree._Element, category: str) -> etree._Element:
     return out
 
 
-def assessment_path(quiz: Quiz) -> str:
+def assessment_path(quiz: Quiz | Assessment) -> str:
     return f"{quiz.id}/assessment.xml"
 
 
 def bank_path(category: Category) -> str:
     return f"{BANK_DIR}/{category.name}.xml"
+
+
+def pool_path(assessment: Assessment, draw: Draw) -> str:
+    """A random draw's bank, in its assessment's folder (no quiz's bank can be named so)."""
+    return f"{assessment.id}/pools/{draw.name}.xml"
+
+
+def pool_title(assessment: Assessment, draw: Draw) -> str:
+    return f"{assessment.title} / {draw.name}"
+
+
+def media_path(filename: str) -> str:
+    return f"{MEDIA_DIR}/{filename}"
 
 
 def cartridge_title(cats: list[Category]) -> str:
@@ -349,139 +568,550 @@ def cartridge_title(cats: list[Category]) -> str:
     return "/".join(common) or DEFAULT_TITLE
 
 
-def manifest_tree(bank: Bank, cats: list[Category]) -> etree._Element:
-    """The CC 1.3 manifest: an organization folder per category holding its quizzes, an
-    assessment resource per quiz and a question-bank resource per category (banks are not in
-    the organization: they are not something a learner opens)."""
-    langs = {q.lang for q in bank.quizzes}
+@dataclass
+class Resources:
+    """What the manifest lists besides the quizzes: for every document, the images it shows."""
+
+    quiz_media: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Quiz id -> the file names of the images its questions show."""
+    assessments: tuple[Assessment, ...] = ()
+
+
+def manifest_tree(
+    quizzes: Iterable[Quiz],
+    cats: list[Category],
+    version: Version = CC13,
+    resources: Resources | None = None,
+) -> etree._Element:
+    """The manifest: an organization folder per category holding its quizzes, then a folder per
+    assessment; an assessment resource per quiz and per assessment, a question-bank resource per
+    category and per random draw (1.3), and a ``webcontent`` resource per image, on which the
+    documents showing it depend. Banks are not in the organization: they are not something a
+    learner opens."""
+    resources = resources or Resources()
+    quizzes = list(quizzes)
+    ns = version.manifest_ns
+    langs = {q.lang for q in quizzes} | {a.lang for a in resources.assessments}
     lang = langs.pop() if len(langs) == 1 else "en"
     title = cartridge_title(cats)
-    manifest = etree.Element(
-        f"{{{CC_NS}}}manifest", nsmap={None: CC_NS, "lomimscc": LOMIMSCC_NS, "xsi": XSI_NS}
-    )
+    manifest = etree.Element(f"{{{ns}}}manifest", nsmap={None: ns, "lomimscc": version.lom_ns, "xsi": XSI_NS})
     manifest.set("identifier", "MANIFEST-lmsexport")
-    manifest.set(f"{{{XSI_NS}}}schemaLocation", MANIFEST_SCHEMA_LOCATION)
-    metadata = _el(manifest, f"{{{CC_NS}}}metadata")
-    _el(metadata, f"{{{CC_NS}}}schema", "IMS Common Cartridge")
-    _el(metadata, f"{{{CC_NS}}}schemaversion", "1.3.0")
-    general = _el(_el(metadata, f"{{{LOMIMSCC_NS}}}lom"), f"{{{LOMIMSCC_NS}}}general")
-    _el(_el(general, f"{{{LOMIMSCC_NS}}}title"), f"{{{LOMIMSCC_NS}}}string", title, language=lang)
-    _el(general, f"{{{LOMIMSCC_NS}}}language", lang)
+    manifest.set(f"{{{XSI_NS}}}schemaLocation", version.manifest_schema_location)
+    metadata = _el(manifest, f"{{{ns}}}metadata")
+    _el(metadata, f"{{{ns}}}schema", "IMS Common Cartridge")
+    _el(metadata, f"{{{ns}}}schemaversion", version.schema_version)
+    general = _el(_el(metadata, f"{{{version.lom_ns}}}lom"), f"{{{version.lom_ns}}}general")
+    _el(_el(general, f"{{{version.lom_ns}}}title"), f"{{{version.lom_ns}}}string", title, language=lang)
+    _el(general, f"{{{version.lom_ns}}}language", lang)
     org = _el(
-        _el(manifest, f"{{{CC_NS}}}organizations"),
-        f"{{{CC_NS}}}organization",
+        _el(manifest, f"{{{ns}}}organizations"),
+        f"{{{ns}}}organization",
         identifier="ORG",
         structure="rooted-hierarchy",
     )
-    root_item = _el(org, f"{{{CC_NS}}}item", identifier="ROOT")
+    root_item = _el(org, f"{{{ns}}}item", identifier="ROOT")
     for cat in cats:
-        folder = _el(root_item, f"{{{CC_NS}}}item", identifier=f"FOLDER-{cat.name}")
-        _el(folder, f"{{{CC_NS}}}title", cat.title)
+        folder = _el(root_item, f"{{{ns}}}item", identifier=f"FOLDER-{cat.name}")
+        _el(folder, f"{{{ns}}}title", cat.title)
         for quiz in cat.quizzes:
-            entry = _el(
-                folder, f"{{{CC_NS}}}item", identifier=f"ITEM-{quiz.id}", identifierref=f"RES-{quiz.id}"
-            )
-            _el(entry, f"{{{CC_NS}}}title", quiz.title)
-    resources = _el(manifest, f"{{{CC_NS}}}resources")
+            entry = _el(folder, f"{{{ns}}}item", identifier=f"ITEM-{quiz.id}", identifierref=f"RES-{quiz.id}")
+            _el(entry, f"{{{ns}}}title", quiz.title)
+    for exam in resources.assessments:
+        folder = _el(root_item, f"{{{ns}}}item", identifier=f"FOLDER-{exam.id}")
+        _el(folder, f"{{{ns}}}title", exam.title)
+        entry = _el(folder, f"{{{ns}}}item", identifier=f"ITEM-{exam.id}", identifierref=f"RES-{exam.id}")
+        _el(entry, f"{{{ns}}}title", exam.title)
+    res_el = _el(manifest, f"{{{ns}}}resources")
+
+    def resource(ident: str, rtype: str, path: str, media: Iterable[str]) -> None:
+        res = _el(res_el, f"{{{ns}}}resource", identifier=ident, type=rtype)
+        _el(res, f"{{{ns}}}file", href=path)
+        for name in media:
+            _el(res, f"{{{ns}}}dependency", identifierref=media_resource_id(name))
+
+    every: dict[str, None] = {}
     for cat in cats:
         for quiz in cat.quizzes:
-            res = _el(resources, f"{{{CC_NS}}}resource", identifier=f"RES-{quiz.id}", type=ASSESSMENT_TYPE)
-            _el(res, f"{{{CC_NS}}}file", href=assessment_path(quiz))
-    for cat in cats:
-        res = _el(resources, f"{{{CC_NS}}}resource", identifier=f"RES-BANK-{cat.name}", type=BANK_TYPE)
-        _el(res, f"{{{CC_NS}}}file", href=bank_path(cat))
+            used = resources.quiz_media.get(quiz.id, ())
+            every.update(dict.fromkeys(used))
+            resource(f"RES-{quiz.id}", version.assessment_type, assessment_path(quiz), used)
+    if version.banks:
+        for cat in cats:
+            shown = dict.fromkeys(n for q in cat.quizzes for n in resources.quiz_media.get(q.id, ()))
+            resource(f"RES-BANK-{cat.name}", version.bank_type, bank_path(cat), shown)
+    for exam in resources.assessments:
+        used = tuple(qti12.media_files(_exam_texts(exam)))
+        every.update(dict.fromkeys(used))
+        resource(f"RES-{exam.id}", version.assessment_type, assessment_path(exam), used)
+        if version.banks:
+            for draw in exam.draws:
+                if draw.is_random:
+                    pool = tuple(
+                        qti12.media_files(
+                            t for c in draw.candidates for t in qti12.question_texts(c.question)
+                        )
+                    )
+                    resource(
+                        f"RES-POOL-{exam.id}-{draw.name}", version.bank_type, pool_path(exam, draw), pool
+                    )
+    for name in sorted(every):
+        web = _el(
+            res_el,
+            f"{{{ns}}}resource",
+            identifier=media_resource_id(name),
+            type="webcontent",
+            href=media_path(name),
+        )
+        _el(web, f"{{{ns}}}file", href=media_path(name))
     return manifest
 
 
-def cartridge_documents(bank: Bank) -> Iterator[tuple[str, str, etree._Element]]:
-    """(path, kind, tree) of every file of the cartridge, one at a time, in zip order: the
-    manifest, then per category its quizzes' assessments and its question bank. A bank's items
-    are copies of its assessments' items, so only one category's items are ever held."""
+def media_resource_id(filename: str) -> str:
+    return f"WEB-{filename}"
+
+
+def _exam_texts(assessment: Assessment) -> Iterator[Text | None]:
+    yield assessment.description
+    for c in assessment.candidates:
+        yield from qti12.question_texts(c.question)
+
+
+def exam_items(assessment: Assessment, version: Version = CC13) -> Iterator[tuple[Draw, list[CcItem], Quiz]]:
+    """The items of an assessment, draw by draw: every candidate, at its points in the draw."""
+    taken = {c.question.id for c in assessment.candidates}
+    for draw in assessment.draws:
+        for c in draw.candidates:
+            entry = [(c.question, draw.points_of(c.question))]
+            yield draw, cc_items(c.quiz, taken, entry, version.choices_min), c.quiz
+
+
+def exam_documents(
+    assessment: Assessment, version: Version = CC13
+) -> Iterator[tuple[str, str, etree._Element]]:
+    """(path, kind, tree) of an assessment's documents: its CC assessment (every section's items,
+    in order, in the one section the profile allows) and (1.3) a bank per random draw."""
+    built: list[tuple[Draw, etree._Element]] = []
+    holder = etree.Element(f"{{{QTI_NS}}}section")
+    for draw, items, quiz in exam_items(assessment, version):
+        for cc in items:
+            built.append((draw, item_tree(quiz, cc, None, holder)))
+    tree = assessment_tree(
+        assessment.id,
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+        [item for _, item in built],
+        version,
+    )
+    yield assessment_path(assessment), "cc-qti", tree
+    if not version.banks:
+        return
+    for draw in assessment.draws:
+        if draw.is_random:
+            title = pool_title(assessment, draw)
+            items = [bank_item(item, title) for d, item in built if d is draw]
+            yield (
+                pool_path(assessment, draw),
+                "cc-qti",
+                bank_tree(f"{assessment.id}-{draw.name}", title, items, version),
+            )
+
+
+# --------------------------------------------------------------------------- a quiz's documents
+
+
+@dataclass
+class QuizDocuments:
+    """What a quiz contributes to a cartridge: its assessment, and (1.3) its items as its
+    category's bank holds them, in a bank of their own (package.py cuts them out of it)."""
+
+    assessment: etree._Element
+    bank: etree._Element | None
+    media: dict[str, Media]
+
+
+_BUILT: list[tuple[Quiz, list[CcItem], list[etree._Element]]] = []
+"""The last quiz's built items: the 1.3 and the 1.1 cartridge hold the same items (unless the
+quiz has a choice that 1.1 wants more choices for), and a build of both writes one quiz after
+the other in the same process."""
+
+
+def _built_items(quiz: Quiz, version: Version) -> list[etree._Element]:
+    items = cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min)
+    if not (_BUILT and _BUILT[0][0] is quiz and _BUILT[0][1] == items):
+        holder = etree.Element(f"{{{QTI_NS}}}section")
+        _BUILT[:] = [(quiz, items, [item_tree(quiz, cc, None, holder) for cc in items])]
+    return [copy.deepcopy(item) for item in _BUILT[0][2]]
+
+
+def quiz_documents(quiz: Quiz, version: Version = CC13) -> QuizDocuments:
+    items = _built_items(quiz, version)
+    bank = None
+    if version.banks:
+        category = category_title(quiz)
+        bank = bank_tree(quiz.id, category, [bank_item(item, category) for item in items], version)
+    tree = assessment_tree(quiz.id, quiz.title, quiz.lang, quiz.description, items, version)
+    return QuizDocuments(tree, bank, qti12.quiz_media(quiz))
+
+
+def cartridge_documents(bank: Bank, version: Version = CC13) -> Iterator[tuple[str, str, etree._Element]]:
+    """(path, kind, tree) of every XML file of the cartridge, whole, in zip order: the manifest,
+    per category its quizzes' assessments and its bank, then the assessments and their pool
+    banks. package.py writes the same files from per-quiz parts (so that a parallel build can
+    make them in its workers); this is their definition, which tests compare the parts with."""
     cats = categories(bank)
-    taken = {q.id for quiz in bank.quizzes for q in quiz.questions}
-    yield MANIFEST_PATH, "cc-manifest", manifest_tree(bank, cats)
+    res = Resources({q.id: tuple(qti12.quiz_media(q)) for q in bank.quizzes}, bank.assessments)
+    yield MANIFEST_PATH, "cc-manifest", manifest_tree(bank.quizzes, cats, version, res)
     for cat in cats:
         held: list[etree._Element] = []
+        taken: set[str] = set()
         for quiz in cat.quizzes:
-            tree = assessment_tree(quiz, cc_items(quiz, taken))
-            held += [bank_item(item, cat.title) for item in tree[0][-1]]  # assessment/section
-            yield assessment_path(quiz), "cc-qti", tree
-        yield bank_path(cat), "cc-qti", bank_tree(cat, held)
+            docs = quiz_documents(quiz, version)
+            yield assessment_path(quiz), "cc-qti", docs.assessment
+            if docs.bank is not None:
+                for item in docs.bank[0].iterchildren(f"{{{QTI_NS}}}item"):
+                    held.append(rename_clash(item, taken))
+        if version.banks:
+            yield bank_path(cat), "cc-qti", bank_tree(cat.name, cat.title, held, version)
+    for assessment in bank.assessments:
+        yield from exam_documents(assessment, version)
+
+
+def rename_clash(item: etree._Element, taken: set[str]) -> etree._Element:
+    """An item as a bank spanning several quizzes holds it: a matching question's part whose
+    ident another quiz's question already has there gets dashes appended until it is unique (a
+    quiz's documents avoid only its own idents)."""
+    ident = item.get("ident") or ""
+    while ident in taken:
+        ident += "-"
+    taken.add(ident)
+    item.set("ident", ident)
+    return item
 
 
 # --------------------------------------------------------------------------- what the profile drops
 
 
-def lossy_warnings(bank: Bank) -> list[Diagnostic]:
-    """What the CC profile cannot carry, per question (once, for the assessment and the bank)."""
+def lossy_warnings(bank: Bank, version: Version = CC13) -> list[Diagnostic]:
+    """What the CC profile cannot carry: per question of every quiz, then per assessment."""
     out: list[Diagnostic] = []
     for quiz in bank.quizzes:
-        for q in quiz.questions:
-            out += _question_warnings(quiz, q)
+        out += quiz_warnings(quiz, version)
+    for assessment in bank.assessments:
+        out += exam_warnings(assessment, version)
     return out
 
 
-def _question_warnings(quiz: Quiz, q: Question) -> Iterable[Diagnostic]:
+def quiz_warnings(quiz: Quiz, version: Version = CC13) -> list[Diagnostic]:
+    """Per question (once, for the assessment and the bank)."""
+    return [w for q in quiz.questions for w in _question_warnings(quiz, q, version)]
+
+
+def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Diagnostic]:
     loc = q.loc or SourceLoc(quiz.id)
+    fmt, cc = version.format, f"the Common Cartridge {version.number} profile"
     if q.type is QuestionType.MULTIPLE:
+        # Moodle's 1.1 importer gives each right choice 1/n of the mark and a wrong one nothing
+        # (entity11.quiz.class.php get_answers): partial credit without the penalty.
+        moodle = (
+            "; Moodle's importer gives each right choice a share and wrong choices nothing"
+            if version is CC11
+            else ""
+        )
         yield _warn(
             loc,
-            f"question {q.id!r}: the Common Cartridge profile scores a multiple-answer question "
-            "all or nothing; its partial credit is not carried",
-            "cc13.partial-credit",
+            f"question {q.id!r}: {cc} scores a multiple-answer question "
+            f"all or nothing; its partial credit is not carried{moodle}",
+            f"{fmt}.partial-credit",
         )
     if q.type is QuestionType.NUMERICAL and q.numeric is not None:
         if q.numeric.answer is None:
             yield _warn(
                 loc,
-                f"question {q.id!r}: the Common Cartridge profile has no numerical type and cannot "
+                f"question {q.id!r}: {cc} has no numerical type and cannot "
                 "test a range; written as an essay (graded by hand)",
-                "cc13.numerical-as-essay",
+                f"{fmt}.numerical-as-essay",
             )
         else:
             text = qti12.number(qti12.decimal(q.numeric.answer))
             yield _warn(
                 loc,
-                f"question {q.id!r}: the Common Cartridge profile has no numerical type; written as "
+                f"question {q.id!r}: {cc} has no numerical type; written as "
                 f"fill-in-the-blank accepting only the text {text!r} "
                 "(tolerance or range lost)",
-                "cc13.numerical-as-fib",
+                f"{fmt}.numerical-as-fib",
             )
+    few = version.choices_min
+    if (q.type is QuestionType.SINGLE and len(q.choices) < few) or (
+        q.type is QuestionType.MATCHING and 1 < len(qti12.matching_rights(q)) < few
+    ):
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} wants a multiple-choice question to have at least {few} "
+            f"choices (rule 4d); written as multiple-response with the same key, where a learner may "
+            "tick more than one",
+            f"{fmt}.few-choices",
+        )
     if q.type is QuestionType.MATCHING and _as_essay(q):
         yield _warn(
             loc,
-            f"question {q.id!r}: the Common Cartridge profile has no matching type, and with a single "
+            f"question {q.id!r}: {cc} has no matching type, and with a single "
             "right-hand item it cannot be asked as a choice; written as an essay (graded by hand)",
-            "cc13.matching-as-essay",
+            f"{fmt}.matching-as-essay",
         )
     elif q.type is QuestionType.MATCHING:
         yield _warn(
             loc,
-            f"question {q.id!r}: the Common Cartridge profile has no matching type; written as "
+            f"question {q.id!r}: {cc} has no matching type; written as "
             f"{len(q.pairs)} multiple-choice questions, one per left-hand item",
-            "cc13.matching-split",
+            f"{fmt}.matching-split",
         )
     if q.type is QuestionType.SHORT_ANSWER and q.case_sensitive:
         yield _warn(
             loc,
             f'question {q.id!r}: case_sensitive is written (varequal case="Yes") but Canvas\'s and '
             "Moodle's cartridge importers compare short answers without regard to case",
-            "cc13.case-sensitive",
+            f"{fmt}.case-sensitive",
         )
+    weight = _points_warning(q, q.points, version)
+    if weight is not None:
+        yield _warn(loc, f"question {q.id!r}: {weight}", f"{fmt}.points-not-carried")
+
+
+def _points_warning(q: Question, points: float, version: Version) -> str | None:
     parts = len(q.pairs) if q.type is QuestionType.MATCHING and not _as_essay(q) else 1
-    if _weighting(q.points / parts) is None:
-        worth = f"{num(q.points)} points over {parts} items" if parts > 1 else f"{num(q.points)} points"
-        yield _warn(
-            loc,
-            f"question {q.id!r}: the Common Cartridge profile carries points only as a whole number "
-            f"from 1 to {MAX_WEIGHTING} per item (cc_weighting); {worth} cannot be written, so LMSs "
-            "give it their default",
-            "cc13.points-not-carried",
+    if _weighting(points / parts) is not None:
+        return None
+    worth = f"{num(points)} points over {parts} items" if parts > 1 else f"{num(points)} points"
+    return (
+        f"the Common Cartridge {version.number} profile carries points only as a whole number from 1 "
+        f"to {MAX_WEIGHTING} per item (cc_weighting); {worth} cannot be written, so LMSs give it "
+        "their default"
+    )
+
+
+def exam_warnings(assessment: Assessment, version: Version = CC13) -> list[Diagnostic]:
+    """What an assessment loses in a cartridge: its random draws, its sections and the points
+    its draws give that the profile cannot carry (its questions' own losses are reported by
+    their quizzes)."""
+    fmt = version.format
+    where = assessment.loc or SourceLoc(assessment.id)
+    out = []
+    for draw in assessment.draws:
+        if draw.is_random:
+            rebuild = (
+                f"its questions are also the question bank {pool_title(assessment, draw)!r}, to rebuild "
+                "the random draw from"
+                if version.banks
+                else "rebuild the random draw from the question category the LMS makes of the assessment"
+            )
+            out.append(
+                _warn(
+                    draw.loc or where,
+                    f"assessment {assessment.id!r}: the Common Cartridge {version.number} profile has no "
+                    f"random selection; pool {draw.name!r} (pick {draw.pick} of {len(draw.candidates)}) is "
+                    f"written with all {len(draw.candidates)} questions, so an LMS asks every one; {rebuild}",
+                    f"{fmt}.random-draw",
+                )
+            )
+        if draw.points is not None:
+            for c in draw.candidates:
+                weight = _points_warning(c.question, draw.points, version)
+                if weight is not None and draw.points != c.question.points:
+                    out.append(
+                        _warn(
+                            draw.loc or where,
+                            f"assessment {assessment.id!r}, question {c.question.id!r}: {weight}",
+                            f"{fmt}.points-not-carried",
+                        )
+                    )
+    lost = [s for s in assessment.sections if s.title or s.shuffle]
+    if len(assessment.sections) > 1 or lost:
+        what = []
+        if len(assessment.sections) > 1:
+            what.append(f"its {len(assessment.sections)} sections are written as one")
+        if any(s.title for s in assessment.sections):
+            what.append("section titles are lost")
+        if any(s.shuffle for s in assessment.sections):
+            what.append("the shuffled order of a section is lost")
+        out.append(
+            _warn(
+                where,
+                f"assessment {assessment.id!r}: the Common Cartridge {version.number} profile allows an "
+                f"assessment one section of questions; {', '.join(what)}",
+                f"{fmt}.sections",
+            )
         )
+    return out
 
 
 def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
     return Diagnostic(loc, message, Severity.WARNING, rule)
+
+
+# --------------------------------------------------------------------------- Common Cartridges
+#
+# A cartridge holds the whole bank, so it cannot be one quiz's output like the other formats'.
+# It is written in two steps, registered in writers.SPLIT: cc_parts, run per source file (in the
+# workers of a parallel build), builds, validates, serialises and compresses what one quiz
+# contributes (its assessment and its items as its category's bank holds them); cc_assemble, run
+# once with every quiz's part, writes the manifest, the assessments of the bank's assessments
+# and each category's bank (from the parts' compressed items), and zips. The in-memory writers
+# (build_cc13, build_cc11) are the same two steps, so both paths give the same bytes.
+
+
+@dataclass
+class CcPart:
+    """What one quiz contributes to a cartridge (picklable: a worker sends it to the parent)."""
+
+    quiz: Quiz
+    """The quiz's header (no questions)."""
+    assessment: Deflated
+    """Its CC assessment, serialised and compressed."""
+    bank: Deflated | None
+    """Its items as its category's bank holds them (serialised as there, indented inside the
+    objectbank), compressed as a piece of that member (join_deflated); None in a 1.1 cartridge."""
+    bank_idents: tuple[str, ...]
+    media: dict[str, Media]
+    """The images its texts show, by file name."""
+    warnings: list[Diagnostic]
+    problems: list[Diagnostic]
+    """Its documents' validation errors (a bug of ours): the cartridge is not written."""
+
+
+def _cc_check(version: str) -> CcVersion:
+    from ..validate_qti12 import CC_VERSIONS
+
+    return CC_VERSIONS[version]
+
+
+def _bank_frame(ident: str, title: str, version: Version) -> tuple[bytes, bytes]:
+    """The serialised bank document around its items: what comes before the first item and
+    after the last one (the serialisation of the bank without items, cut where they would go)."""
+    empty = serialize(bank_tree(ident, title, [], version))
+    cut = empty.rindex(b"  </objectbank>")
+    return empty[:cut], empty[cut:]
+
+
+def _bank_items(tree: etree._Element, ident: str, title: str, version: Version) -> bytes:
+    """The serialised items of a bank document built by bank_tree(ident, title, ...)."""
+    data = serialize(tree)
+    prefix, suffix = _bank_frame(ident, title, version)
+    if not (data.startswith(prefix) and data.endswith(suffix)):  # pragma: no cover - lxml's layout
+        raise AssertionError("a bank's serialisation does not frame its items as expected")
+    return data[len(prefix) : len(data) - len(suffix)]
+
+
+def cc_part(quiz: Quiz, version: Version) -> CcPart:
+    """A quiz's part of a cartridge: its documents built (quiz_documents), validated
+    against the version's CC profile (XSD and Schematron), serialised and compressed."""
+    from ..validate_qti12 import validate_cc_tree
+
+    check = _cc_check(version.manifest_ns)
+    docs = quiz_documents(quiz, version)
+    where = f"{version.cartridge_path}!"
+    problems = validate_cc_tree(docs.assessment, "cc-qti", where + assessment_path(quiz), check)
+    bank = None
+    idents: tuple[str, ...] = ()
+    if docs.bank is not None:
+        title = category_title(quiz)
+        problems += validate_cc_tree(docs.bank, "cc-qti", f"{where}{BANK_DIR} (items of {quiz.id})", check)
+        bank = deflate(_bank_items(docs.bank, quiz.id, title, version), final=False)
+        idents = tuple(item.get("ident") or "" for item in docs.bank[0].iterchildren(f"{{{QTI_NS}}}item"))
+    warnings = quiz_warnings(quiz, version)
+    return CcPart(
+        quiz.header, deflate(serialize(docs.assessment)), bank, idents, docs.media, warnings, problems
+    )
+
+
+def _bank_piece(part: CcPart, taken: set[str], version: Version) -> Deflated:
+    """A part's bank items for its category's bank. Its item idents are unique within the quiz
+    (cc_items); one another quiz of the category already has is renamed here as
+    rename_clash renames it (rare: a matching question's part named like another quiz's
+    question), by reading the part's own items back."""
+    assert part.bank is not None
+    if taken.isdisjoint(part.bank_idents):
+        taken.update(part.bank_idents)
+        return part.bank
+    title = category_title(part.quiz)
+    prefix, suffix = _bank_frame(part.quiz.id, title, version)
+    items = zlib.decompressobj(-15).decompress(part.bank.data)
+    tree = etree.fromstring(prefix + items + suffix, etree.XMLParser(resolve_entities=False, no_network=True))
+    for el in tree.iter():  # the layout's white space goes (the items hold no mixed content)
+        if len(el) and el.text and not el.text.strip():
+            el.text = None
+        if el.tail and not el.tail.strip():
+            el.tail = None
+    held = [rename_clash(item, taken) for item in tree[0].iterchildren(f"{{{QTI_NS}}}item")]
+    renamed = bank_tree(part.quiz.id, title, held, version)
+    return deflate(_bank_items(renamed, part.quiz.id, title, version), final=False)
+
+
+def cc_parts(bank: Bank, ctx: WriteContext, fmt: str) -> list[CcPart]:
+    """The parts of a bank's quizzes (a parallel build calls it with one source file's quiz)."""
+    version = VERSIONS[fmt]
+    return [cc_part(quiz, version) for quiz in bank.quizzes]
+
+
+def cc_assemble(
+    parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext, fmt: str
+) -> Output:
+    """The cartridge from every quiz's part and the bank's (resolved) assessments: the manifest,
+    then per category its quizzes' assessments and its bank, then each assessment and its pool
+    banks, then the images; every document validated before anything is written. Raises
+    SchemaValidationError with every problem of every part."""
+    from ..validate_qti12 import validate_cc_tree
+
+    version = VERSIONS[fmt]
+    check = _cc_check(version.manifest_ns)
+    by_id = {p.quiz.id: p for p in parts}
+    ordered = [by_id[k] for k in sorted(by_id)]
+    output = Output(warnings=[w for p in ordered for w in p.warnings])
+    output.warnings += [w for a in assessments for w in exam_warnings(a, version)]
+    problems = [d for p in ordered for d in p.problems]
+    if not ordered:
+        return output
+    where = f"{version.cartridge_path}!"
+    cats = categories(p.quiz for p in ordered)
+    media: dict[str, Media] = {}
+    for p in ordered:
+        media.update(p.media)
+    for a in assessments:
+        media.update(qti12.media_files(t for c in a.candidates for t in qti12.question_texts(c.question)))
+        media.update(qti12.media_files([a.description]))
+    resources = Resources({p.quiz.id: tuple(p.media) for p in ordered}, tuple(assessments))
+    manifest = manifest_tree([p.quiz for p in ordered], cats, version, resources)
+    problems += validate_cc_tree(manifest, "cc-manifest", where + MANIFEST_PATH, check)
+
+    def members() -> Iterator[tuple[str, Deflated]]:
+        yield MANIFEST_PATH, deflate(serialize(manifest))
+        for cat in cats:
+            pieces: list[Deflated] = []
+            taken: set[str] = set()
+            for quiz in cat.quizzes:
+                part = by_id[quiz.id]
+                yield assessment_path(quiz), part.assessment
+                if part.bank is not None:
+                    pieces.append(_bank_piece(part, taken, version))
+            if version.banks:
+                prefix, suffix = _bank_frame(cat.name, cat.title, version)
+                yield (
+                    bank_path(cat),
+                    join_deflated([deflate(prefix, final=False), *pieces, deflate(suffix)]),
+                )
+        for assessment in assessments:
+            # Built here, from the resolved assessment: one document at a time.
+            for path, kind, tree in exam_documents(assessment, version):
+                problems.extend(validate_cc_tree(tree, kind, where + path, check))
+                yield path, deflate(serialize(tree))
+        for name in sorted(media):
+            yield media_path(name), deflate(media[name].data)
+
+    data = zip_deflated(members(), ctx.timestamp)
+    if problems:
+        raise SchemaValidationError(problems)
+    output.files[version.cartridge_path] = data
+    return output
 
 
 def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
@@ -490,22 +1120,26 @@ def build_cc13(bank: Bank, ctx: WriteContext) -> Output:
     The manifest, every assessment and every question bank are validated against the CC 1.3
     profiles (XSD and their Schematron rules) before anything is zipped.
     """
-    from ..validate_qti12 import validate_document
+    return cc_assemble(cc_parts(bank, ctx, "cc13"), bank.assessments, ctx, "cc13")
 
-    output = Output(warnings=lossy_warnings(bank))
-    if not bank.quizzes:
-        return output
-    problems: list[Diagnostic] = []
 
-    def members() -> Iterator[tuple[str, bytes]]:
-        # One document at a time, in the cartridge's order (cartridge_documents): built,
-        # validated, serialised, then dropped, so a bank never holds more than one category's trees.
-        for path, kind, tree in cartridge_documents(bank):
-            problems.extend(validate_document(tree, kind, f"{CARTRIDGE_PATH}!{path}"))
-            yield path, serialize(tree)
+def build_cc11(bank: Bank, ctx: WriteContext) -> Output:
+    """The cc11 writer: the same cartridge in Common Cartridge 1.1, which Moodle restores (it
+    recognises 1.0 and 1.1 only: backup/converter/imscc11/lib.php), at cc11/bank-cc11.imscc."""
+    return cc_assemble(cc_parts(bank, ctx, "cc11"), bank.assessments, ctx, "cc11")
 
-    data = zip_stream(members(), ctx.timestamp, sorted_=False)
-    if problems:
-        raise SchemaValidationError(problems)
-    output.files[CARTRIDGE_PATH] = data
-    return output
+
+def cc13_parts(bank: Bank, ctx: WriteContext) -> list[CcPart]:
+    return cc_parts(bank, ctx, "cc13")
+
+
+def cc13_assemble(parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext) -> Output:
+    return cc_assemble(parts, assessments, ctx, "cc13")
+
+
+def cc11_parts(bank: Bank, ctx: WriteContext) -> list[CcPart]:
+    return cc_parts(bank, ctx, "cc11")
+
+
+def cc11_assemble(parts: Iterable[CcPart], assessments: Sequence[Assessment], ctx: WriteContext) -> Output:
+    return cc_assemble(parts, assessments, ctx, "cc11")

@@ -6,6 +6,10 @@ Package layout (paths relative to the zip root), the layout of Canvas's own "QTI
     imsmanifest.xml                  IMS CP 1.1 manifest (manifest_tree)
     <quiz-id>/<quiz-id>.xml          questestinterop/assessment, every question an <item>
     <quiz-id>/assessment_meta.xml    Canvas's quiz settings (title, description, shuffle)
+    <quiz-id>/media/<file>           the images its texts show (webcontent resources)
+
+An assessment of the bank is a package of its own laid out the same way, its random draws as
+Canvas question groups (exam_tree).
 
 Every field is written the way Canvas's exporter writes it (lib/cc/qti/qti_items.rb
 ``add_question`` and its helpers), because that is what Canvas's importer (the Python
@@ -27,22 +31,42 @@ The documents carry no namespace and no DOCTYPE: they are valid against the offi
 1.2.1 DTD (schemas/qti12/ims_qtiasiv1p2p1.dtd), which declares no ``xmlns``; Canvas's
 converter reads elements by local name, with or without a namespace.
 
-Every text goes through ``material`` (HTML through ``html_text``): the one place where a
-text becomes QTI 1.2, which rich text will extend.
+Every text goes through ``material`` (HTML through ``html_text``, rich text through the shared
+renderer, lmsexport.writers.richtext): the one place where a text becomes QTI 1.2.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from lxml import etree
 
 from ..errors import Diagnostic, SchemaValidationError, Severity
-from ..model import Bank, Question, QuestionType, Quiz, SourceLoc, direction
+from ..mathml import to_mathml
+from ..model import (
+    Assessment,
+    Bank,
+    Draw,
+    Math,
+    Media,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SourceLoc,
+    Text,
+    direction,
+    media_of,
+    plain_text,
+)
 from ..package import validated_zip
 from . import Output, WriteContext
-from .qti21 import num, short_title
+from .qti21 import TITLE_MAX, num
+from .richtext import Flavour, Renderer
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
@@ -98,15 +122,50 @@ def _el(parent: etree._Element | None, tag: str, text: str | None = None, **attr
 
 # --------------------------------------------------------------------------- text
 
+MEDIA_DIR = "media"
+"""Folder, beside the QTI document, that holds the images its texts show (``<quiz>/media/``)."""
 
-def html_text(text: str, lang: str) -> str:
+
+def _math(formula: Math) -> etree._Element:
+    """MathML with the TeX as its annotation: Canvas's sanitizer keeps MathML (gems/canvas_sanitize
+    allows every presentation element, ``semantics`` and ``annotation``) and its pages load
+    MathJax when a text holds a ``<math>`` (packages/mathml); docs/research/rich-text.md, 2."""
+    return to_mathml(formula.tex, formula.display)
+
+
+def flavour(image_prefix: str) -> Flavour:
+    """The shared renderer's settings for QTI 1.2 HTML: MathML, ``dir`` and ``start`` allowed (it
+    is HTML), code left to right, images at ``image_prefix + <content-addressed name>``, and text
+    that spells a MathJax delimiter protected (Flavour.protect_tex): Canvas typesets ``\\(..\\)``
+    in text when its new_math_equation_handling is on (packages/mathml ``isMathInElement``) and
+    Moodle's MathJax filter always does, so a literal ``\\(`` in prose would become a formula."""
+    return Flavour(math=_math, image_src=lambda image: image_prefix + image.media.filename, protect_tex=True)
+
+
+FLAVOUR = flavour(f"{MEDIA_DIR}/")
+"""The Canvas-flavour package's: images relative to the QTI document, ``media/<file>``, which
+Canvas's importer maps to the imported file (qti_exporter html_helper.rb ``sanitize_html!``
+looks each relative ``src`` up among the package's files, by path suffix)."""
+
+
+def html_text(text: Text, lang: str, style: Flavour = FLAVOUR, inline: bool = False) -> str:
     """A text as the HTML a text/html mattext holds: a div carrying language and direction.
 
     Built with lxml and serialised once, so every ``<`` and ``&`` of the text is escaped here
-    and the mattext's own escaping (lxml again) makes the XML; line breaks become ``<br/>``.
+    and the mattext's own escaping (lxml again) makes the XML. A plain text keeps its line
+    breaks as ``<br/>``; a rich one goes through the shared renderer (lmsexport.writers.richtext):
+    blocks, or with ``inline`` a one-paragraph text's inlines only (a choice, a matching item).
     Canvas's sanitizer (gems/canvas_sanitize, attributes ``:all``) keeps ``dir`` and ``lang``.
     """
     div = etree.Element("div", dir=direction(lang), lang=lang)
+    if isinstance(text, Rich):
+        renderer = Renderer(style)
+        if inline:
+            renderer.inline_or_blocks(text, div)
+        else:
+            renderer.blocks(text, div)
+        # HTML serialisation: an empty <td> or <mi> stays <td></td>, as HTML parsers need.
+        return etree.tostring(div, encoding="unicode", method="html")
     lines = text.split("\n")
     div.text = lines[0]
     for line in lines[1:]:
@@ -114,7 +173,14 @@ def html_text(text: str, lang: str) -> str:
     return etree.tostring(div, encoding="unicode")
 
 
-def material(parent: etree._Element, text: str, lang: str, plain: bool = False) -> etree._Element:
+def material(
+    parent: etree._Element,
+    text: Text,
+    lang: str,
+    plain: bool = False,
+    style: Flavour = FLAVOUR,
+    inline: bool = False,
+) -> etree._Element:
     """``<material><mattext>`` for one text: the one place a text of ours enters QTI 1.2.
 
     ``plain`` writes text/plain, for the texts Canvas reads as plain text (matching's
@@ -123,8 +189,48 @@ def material(parent: etree._Element, text: str, lang: str, plain: bool = False) 
     mat = _el(parent, "material")
     mattext = _el(mat, "mattext", texttype="text/plain" if plain else "text/html")
     mattext.set(XML_LANG, lang)
-    mattext.text = text if plain else html_text(text, lang)
+    if plain:
+        assert isinstance(text, str)
+        mattext.text = text
+    else:
+        mattext.text = html_text(text, lang, style, inline)
     return mat
+
+
+def short_title(question: Question) -> str:
+    """The item title: the first line of the stem's words (a rich stem's without markup, its
+    formulas as TeX), whitespace collapsed, cut at qti21.TITLE_MAX characters; for a plain stem
+    the title qti21 gives the same question."""
+    first = " ".join(plain_text(question.stem).split("\n", 1)[0].split())
+    if not first:
+        return question.id
+    return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def question_texts(question: Question) -> Iterator[Text]:
+    """Every text of a question that may hold markup (and so images), in reading order."""
+    yield question.stem
+    if question.explanation is not None:
+        yield question.explanation
+    for choice in question.choices:
+        yield choice.text
+        if choice.feedback is not None:
+            yield choice.feedback
+    for pair in question.pairs:
+        yield pair.left
+
+
+def media_files(texts: Iterable[Text | None]) -> dict[str, Media]:
+    """The image files some texts show, by content-addressed file name, in first-use order."""
+    found: dict[str, Media] = {}
+    for text in texts:
+        for media in media_of(text):
+            found.setdefault(media.filename, media)
+    return found
+
+
+def quiz_media(quiz: Quiz) -> dict[str, Media]:
+    return media_files([quiz.description, *(t for q in quiz.questions for t in question_texts(q))])
 
 
 def number(value: float | Decimal) -> str:
@@ -192,9 +298,11 @@ def general_feedback(resprocessing: etree._Element, question: Question) -> None:
         show(cond, GENERAL_FB)
 
 
-def itemfeedback(item: etree._Element, ident: str, text: str, lang: str) -> None:
+def itemfeedback(
+    item: etree._Element, ident: str, text: Text, lang: str, style: Flavour = FLAVOUR, inline: bool = False
+) -> None:
     fb = _el(item, "itemfeedback", ident=ident)
-    material(_el(fb, "flow_mat"), text, lang)
+    material(_el(fb, "flow_mat"), text, lang, style=style, inline=inline)
 
 
 def render_fib(response: etree._Element, fibtype: str | None = None) -> None:
@@ -219,15 +327,19 @@ class _Item:
     item: etree._Element
     presentation: etree._Element
     resprocessing: etree._Element
+    style: Flavour = field(default=FLAVOUR)
+    """How rich text is written (where images are)."""
 
 
-def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, str, str | None]]) -> None:
+def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, Text, str | None]]) -> None:
     """response_lid/render_choice with (ident, text, lang or None) entries."""
     lid = _el(ctx.presentation, "response_lid", ident=RESPONSE, rcardinality=cardinality)
     shuffle = ctx.quiz.shuffle and ctx.question.type is not QuestionType.TRUE_FALSE
     render = _el(lid, "render_choice", shuffle="Yes" if shuffle else "No")
     for ident, text, lang in entries:
-        material(_el(render, "response_label", ident=ident), text, lang or ctx.lang)
+        material(
+            _el(render, "response_label", ident=ident), text, lang or ctx.lang, style=ctx.style, inline=True
+        )
 
 
 def _choice_feedback(ctx: _Item) -> None:
@@ -329,7 +441,7 @@ def _write_matching(ctx: _Item) -> None:
     # included (associate_interaction.rb get_canvas_matches).
     for i, pair in enumerate(q.pairs, 1):
         lid = _el(ctx.presentation, "response_lid", ident=f"response_L{i}")
-        material(lid, pair.left, ctx.lang)
+        material(lid, pair.left, ctx.lang, style=ctx.style, inline=True)
         render = _el(lid, "render_choice", shuffle=shuffle)
         for text in rights:
             material(_el(render, "response_label", ident=right_id[text]), text, ctx.lang, plain=True)
@@ -360,26 +472,197 @@ _WRITERS = {
 }
 
 
-def item_tree(quiz: Quiz, question: Question, parent: etree._Element | None = None) -> etree._Element:
-    """One Canvas-flavour ``<item>`` for a question of any type (appended to ``parent`` if given)."""
+def item_tree(
+    quiz: Quiz,
+    question: Question,
+    parent: etree._Element | None = None,
+    style: Flavour = FLAVOUR,
+    points: float | None = None,
+) -> etree._Element:
+    """One Canvas-flavour ``<item>`` for a question of any type (appended to ``parent`` if given).
+
+    ``points`` overrides the question's own (an assessment's draw may); otherwise an item is the
+    same in every document that holds the question. Made by filling a copy of a cached skeleton
+    (below) when the question's type allows it: the tree build_item_tree makes, for a fraction
+    of the cost.
+    """
+    if question.type not in SKELETON_TYPES:
+        return build_item_tree(quiz, question, parent, style, points)
+    key = (
+        "qti12",
+        quiz.lang_of(question),
+        quiz.shuffle,
+        style,
+        question.points if points is None else points,
+    )
+    skeleton = skeleton_for(
+        key + text_shape(question), question, lambda q: build_item_tree(quiz, q, None, style, points), style
+    )
+    item = (
+        skeleton.fill(question)
+        if skeleton is not None
+        else build_item_tree(quiz, question, None, style, points)
+    )
+    if parent is not None:
+        parent.append(item)
+    return item
+
+
+def build_item_tree(
+    quiz: Quiz,
+    question: Question,
+    parent: etree._Element | None = None,
+    style: Flavour = FLAVOUR,
+    points: float | None = None,
+) -> etree._Element:
+    """item_tree built element by element: the definition item_tree's fast path must match."""
     lang = quiz.lang_of(question)
     item = _el(parent, "item", ident=question.id, title=short_title(question))
     item.set(XML_LANG, lang)
     md = _el(_el(item, "itemmetadata"), "qtimetadata")
     meta_field(md, "question_type", QUESTION_TYPES[question.type])
-    meta_field(md, "points_possible", num(question.points))
+    meta_field(md, "points_possible", num(question.points if points is None else points))
     presentation = _el(item, "presentation")
-    material(presentation, question.stem, lang)
+    material(presentation, question.stem, lang, style=style)
     resprocessing = _el(item, "resprocessing")
     outcomes(resprocessing)
     general_feedback(resprocessing, question)
-    _WRITERS[question.type](_Item(quiz, question, lang, item, presentation, resprocessing))
+    _WRITERS[question.type](_Item(quiz, question, lang, item, presentation, resprocessing, style))
     if question.explanation:
-        itemfeedback(item, GENERAL_FB, question.explanation, lang)
+        itemfeedback(item, GENERAL_FB, question.explanation, lang, style)
     for ident, choice in zip(choice_ids(question), question.choices, strict=True):
         if choice.feedback:
-            itemfeedback(item, f"{ident}_fb", choice.feedback, lang)
+            itemfeedback(item, f"{ident}_fb", choice.feedback, lang, style, inline=True)
     return item
+
+
+# --------------------------------------------------------------------------- item skeletons
+#
+# lxml costs a few microseconds to create an element from Python and an item has ~60-80 of
+# them, while copying a prebuilt tree is libxml2's own node copy (qti21 does the same, for the
+# same reason). So items of one *shape* share a skeleton: the builder run once on a stand-in
+# whose id and texts are unique placeholders, with the slots where each placeholder landed
+# recorded (an attribute, or a mattext's text). An item is then a copy of its shape's skeleton
+# with each slot set to what the builder would have put there: the question's id, its title,
+# and each text as html_text renders it, in the language and form (inline or not) the slot's
+# mattext says. The shape is everything else the builder reads (type, languages, points,
+# shuffle, the key, which optional texts there are); only the types whose structure depends on
+# nothing else take this path. tests/test_rich_canvas.py checks the fast path against the
+# builder on any quiz.
+
+SKELETON_TYPES = frozenset(
+    {QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE, QuestionType.ESSAY}
+)
+_SKELETONS: dict[tuple[object, ...], Skeleton | None] = {}
+_SKELETON_CACHE_MAX = 4096
+_MARK = "\ue000"
+
+
+def text_shape(question: Question) -> tuple[object, ...]:
+    """What of a question besides its id and texts decides its item (with the writer's own
+    settings, which the caller adds to the key)."""
+    return (
+        question.type,
+        question.lang,
+        question.truth,
+        bool(question.explanation),
+        tuple((c.correct, c.lang, bool(c.feedback)) for c in question.choices),
+    )
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    item: etree._Element
+    slots: tuple[tuple[tuple[int, ...], str | None, Callable[[Question], str]], ...]
+    """(element path from the item, attribute or None for the text, the value for a question)."""
+
+    def fill(self, question: Question) -> etree._Element:
+        item = copy.deepcopy(self.item)
+        for path, attr, value in self.slots:
+            el = item
+            for index in path:
+                el = el[index]
+            if attr is None:
+                el.text = value(question)
+            else:
+                el.set(attr, value(question))
+        return item
+
+
+def skeleton_for(
+    key: tuple[object, ...],
+    question: Question,
+    build: Callable[[Question], etree._Element],
+    style: Flavour,
+) -> Skeleton | None:
+    """The skeleton of a shape (made from ``question`` with ``build`` the first time), or None
+    when the built stand-in does not have the expected slots (then the caller builds)."""
+    if key in _SKELETONS:
+        return _SKELETONS[key]
+    skeleton = _make_skeleton(question, build, style)
+    if len(_SKELETONS) < _SKELETON_CACHE_MAX:
+        _SKELETONS[key] = skeleton
+    return skeleton
+
+
+def _make_skeleton(
+    question: Question, build: Callable[[Question], etree._Element], style: Flavour
+) -> Skeleton | None:
+    def mark(name: str) -> str:
+        return f"{_MARK}{name}{_MARK}"
+
+    texts: dict[str, tuple[Callable[[Question], Text | None], bool]] = {
+        "stem": (lambda q: q.stem, False),
+        "explanation": (lambda q: q.explanation, False),
+    }
+    choices = []
+    for i, c in enumerate(question.choices):
+        texts[f"c{i}"] = ((lambda q, i=i: q.choices[i].text), True)  # type: ignore[misc]
+        texts[f"f{i}"] = ((lambda q, i=i: q.choices[i].feedback), True)  # type: ignore[misc]
+        choices.append(replace(c, text=mark(f"c{i}"), feedback=mark(f"f{i}") if c.feedback else c.feedback))
+    stand_in = replace(
+        question,
+        id=mark("id"),
+        stem=mark("stem"),
+        explanation=mark("explanation") if question.explanation else question.explanation,
+        choices=tuple(choices),
+    )
+    item = build(stand_in)
+    slots: list[tuple[tuple[int, ...], str | None, Callable[[Question], str]]] = []
+    stack: list[tuple[etree._Element, tuple[int, ...]]] = [(item, ())]
+    while stack:
+        el, path = stack.pop()
+        stack.extend((child, (*path, i)) for i, child in enumerate(el))
+        for attr, value in el.attrib.items():
+            if _MARK not in value:
+                continue
+            if el is item and attr == "ident" and value == mark("id"):
+                slots.append((path, attr, lambda q: q.id))
+            elif el is item and attr == "title" and value == short_title(stand_in):
+                slots.append((path, attr, short_title))
+            else:
+                return None
+        if el.tail and _MARK in el.tail:
+            return None
+        if not (el.text and _MARK in el.text):
+            continue
+        name = el.text.split(_MARK)[1]
+        lang = el.get(XML_LANG)
+        if name not in texts or lang is None or etree.QName(el).localname != "mattext":
+            return None
+        get, inline = texts[name]
+        if el.text != html_text(mark(name), lang, style, inline):
+            return None
+
+        def value(
+            q: Question, get: Callable[[Question], Text | None] = get, lang: str = lang, inline: bool = inline
+        ) -> str:
+            text = get(q)
+            assert text is not None
+            return html_text(text, lang, style, inline)
+
+        slots.append((path, None, value))
+    return Skeleton(item, tuple(slots))
 
 
 def assessment_tree(quiz: Quiz) -> etree._Element:
@@ -393,17 +676,104 @@ def assessment_tree(quiz: Quiz) -> etree._Element:
     return root
 
 
+# --------------------------------------------------------------------------- assessments
+
+
+def group_points(draw: Draw) -> float | None:
+    """The points every question of a random draw is worth, or None when they differ (a Canvas
+    question group has one ``question_points`` for all of its questions)."""
+    values = {draw.points_of(c.question) for c in draw.candidates}
+    return values.pop() if len(values) == 1 else None
+
+
+def section_ident(assessment: Assessment, index: int) -> str:
+    return f"{assessment.id}-section{index}"
+
+
+def group_ident(assessment: Assessment, draw: Draw) -> str:
+    """A random draw's section: Canvas makes its question group's migration id of it
+    (assessment_test_converter.rb), so it names the assessment too (draw names repeat across
+    assessments; two imports must not share a group)."""
+    return f"{assessment.id}-{draw.name}"
+
+
+def exam_tree(assessment: Assessment) -> etree._Element:
+    """An assessment of the bank as Canvas's exporter writes a quiz with question groups
+    (qti_generator.rb ``generate_assessment`` with ``add_group``): a ``root_section`` holding a
+    section per section of ours (its title; ``order order_type="Random"`` when it is shuffled),
+    in which an explicit draw's questions are plain items and a random draw is a nested section
+    with ``selection_ordering/selection/selection_number`` (the pick) and, when every candidate is
+    worth the same, Canvas's ``selection_extension/points_per_item``, holding every candidate.
+    Canvas's converter reads both (imsqtiv1.py ``SelectionNumber``, ``PointsPerItem``) and its
+    assessment_test_converter.rb ``process_section`` makes a question group with ``pick_count``
+    and ``question_points`` of them. Each item is the one its quiz's package holds, but for its
+    points in this assessment."""
+    root = _el(None, "questestinterop")
+    exam = _el(root, "assessment", ident=assessment.id, title=assessment.title)
+    exam.set(XML_LANG, assessment.lang)
+    root_section = _el(exam, "section", ident="root_section")
+    for index, section in enumerate(assessment.sections, 1):
+        sec = _el(root_section, "section", ident=section_ident(assessment, index))
+        if section.title:
+            sec.set("title", section.title)
+        if section.shuffle:
+            _el(_el(sec, "selection_ordering"), "order", order_type="Random")
+        for draw in section.draws:
+            holder = sec
+            if draw.is_random:
+                assert draw.pick is not None
+                holder = _el(sec, "section", ident=group_ident(assessment, draw), title=draw.name)
+                selection = _el(_el(holder, "selection_ordering"), "selection")
+                _el(selection, "selection_number", str(draw.pick))
+                points = group_points(draw)
+                if points is not None:
+                    _el(_el(selection, "selection_extension"), "points_per_item", num(points))
+            for c in draw.candidates:
+                item_tree(c.quiz, c.question, holder, points=draw.points_of(c.question))
+    return root
+
+
+def exam_shuffles(assessment: Assessment) -> bool:
+    """Canvas's one *Shuffle answers* setting for an assessment: on when every quiz its questions
+    come from shuffles."""
+    return all(c.quiz.shuffle for c in assessment.candidates)
+
+
+# --------------------------------------------------------------------------- the package
+
+
 def meta_tree(quiz: Quiz) -> etree._Element:
     """Canvas's quiz settings file: the fields Canvas's importer reads that QTI cannot carry
     (lib/cc/importer/canvas/quiz_metadata_converter.rb get_quiz_meta), and no others."""
+    total = sum(q.points for q in quiz.questions)
+    return _meta(quiz.id, quiz.title, quiz.lang, quiz.description, quiz.shuffle, total)
+
+
+def exam_meta_tree(assessment: Assessment) -> etree._Element:
+    """An assessment's settings file; its total when every attempt has the same one (Canvas
+    computes it from the questions and groups otherwise)."""
+    return _meta(
+        assessment.id,
+        assessment.title,
+        assessment.lang,
+        assessment.description,
+        exam_shuffles(assessment),
+        assessment.total_points,
+    )
+
+
+def _meta(
+    ident: str, title: str, lang: str, description: Text | None, shuffle: bool, total: float | None
+) -> etree._Element:
     # No xsi:schemaLocation: Canvas's cccv1p0.xsd is not bundled, so nothing could check it.
     root = etree.Element(f"{{{CANVAS_NS}}}quiz", nsmap={None: CANVAS_NS})
-    root.set("identifier", quiz.id)
-    _el(root, f"{{{CANVAS_NS}}}title", quiz.title)
-    if quiz.description:
-        _el(root, f"{{{CANVAS_NS}}}description", html_text(quiz.description, quiz.lang))
-    _el(root, f"{{{CANVAS_NS}}}shuffle_answers", "true" if quiz.shuffle else "false")
-    _el(root, f"{{{CANVAS_NS}}}points_possible", num(sum(q.points for q in quiz.questions)))
+    root.set("identifier", ident)
+    _el(root, f"{{{CANVAS_NS}}}title", title)
+    if description:
+        _el(root, f"{{{CANVAS_NS}}}description", html_text(description, lang))
+    _el(root, f"{{{CANVAS_NS}}}shuffle_answers", "true" if shuffle else "false")
+    if total is not None:
+        _el(root, f"{{{CANVAS_NS}}}points_possible", num(total))
     return root
 
 
@@ -411,50 +781,113 @@ META_FIELDS = ("title", "description", "shuffle_answers", "points_possible")
 """The children meta_tree may write, in this order (what lmsexport.qti12validate checks)."""
 
 
+def document_path(ident: str) -> str:
+    """``<id>/<id>.xml``: Canvas's layout for a QTI-only export (qti_generator.rb
+    ``generate_quiz(quiz, false)``); its settings file must be ``<ident>/assessment_meta.xml``,
+    the assessment's ident as folder (quiz_metadata_converter.rb finds it by that path)."""
+    return f"{ident}/{ident}.xml"
+
+
 def assessment_path(quiz: Quiz) -> str:
-    return f"{quiz.id}/{quiz.id}.xml"
+    return document_path(quiz.id)
 
 
 def meta_path(quiz: Quiz) -> str:
     return f"{quiz.id}/{META_FILE}"
 
 
+def media_path(ident: str, filename: str) -> str:
+    return f"{ident}/{MEDIA_DIR}/{filename}"
+
+
 def manifest_tree(quiz: Quiz) -> etree._Element:
-    """The package's IMS CP 1.1 manifest: the assessment and, as its dependency, the settings
-    file, typed as Canvas's exporter types them (qti_generator.rb generate_quiz)."""
+    return _manifest(quiz.id, quiz.title, quiz.lang, quiz_media(quiz))
+
+
+def _manifest(ident: str, title: str, lang: str, media: dict[str, Media]) -> etree._Element:
+    """The package's IMS CP 1.1 manifest: the assessment and, as its dependencies, the settings
+    file and each image, typed as Canvas's exporter types them (qti_generator.rb generate_quiz;
+    qti_manifest.rb adds each file a text references as a ``webcontent`` resource). Canvas's
+    converter copies every ``file`` the manifest names into its output package (imsqtiv1.py
+    ``Manifest.AddCPFile``), and Canvas imports those as the quiz's files (converter.rb
+    ``convert_files``)."""
     manifest = etree.Element(f"{{{CP_NS}}}manifest", nsmap={None: CP_NS, "imsmd": IMSMD_NS})
-    manifest.set("identifier", f"MANIFEST-{quiz.id}")
+    manifest.set("identifier", f"MANIFEST-{ident}")
     metadata = _el(manifest, f"{{{CP_NS}}}metadata")
     _el(metadata, f"{{{CP_NS}}}schema", "IMS Content")
     _el(metadata, f"{{{CP_NS}}}schemaversion", "1.1.3")
     general = _el(_el(metadata, f"{{{IMSMD_NS}}}lom"), f"{{{IMSMD_NS}}}general")
-    _el(_el(general, f"{{{IMSMD_NS}}}title"), f"{{{IMSMD_NS}}}langstring", quiz.title).set(
-        XML_LANG, quiz.lang
-    )
-    _el(general, f"{{{IMSMD_NS}}}language", quiz.lang)
+    _el(_el(general, f"{{{IMSMD_NS}}}title"), f"{{{IMSMD_NS}}}langstring", title).set(XML_LANG, lang)
+    _el(general, f"{{{IMSMD_NS}}}language", lang)
     _el(manifest, f"{{{CP_NS}}}organizations")
     resources = _el(manifest, f"{{{CP_NS}}}resources")
-    res = _el(resources, f"{{{CP_NS}}}resource", identifier=f"RES-{quiz.id}", type=ASSESSMENT_TYPE)
-    _el(res, f"{{{CP_NS}}}file", href=assessment_path(quiz))
-    _el(res, f"{{{CP_NS}}}dependency", identifierref=f"RES-{quiz.id}-meta")
+    res = _el(resources, f"{{{CP_NS}}}resource", identifier=f"RES-{ident}", type=ASSESSMENT_TYPE)
+    _el(res, f"{{{CP_NS}}}file", href=document_path(ident))
+    _el(res, f"{{{CP_NS}}}dependency", identifierref=f"RES-{ident}-meta")
+    for filename in media:
+        _el(res, f"{{{CP_NS}}}dependency", identifierref=media_resource_id(filename))
+    meta_href = f"{ident}/{META_FILE}"
     meta = _el(
-        resources,
-        f"{{{CP_NS}}}resource",
-        identifier=f"RES-{quiz.id}-meta",
-        type=META_TYPE,
-        href=meta_path(quiz),
+        resources, f"{{{CP_NS}}}resource", identifier=f"RES-{ident}-meta", type=META_TYPE, href=meta_href
     )
-    _el(meta, f"{{{CP_NS}}}file", href=meta_path(quiz))
+    _el(meta, f"{{{CP_NS}}}file", href=meta_href)
+    for filename in media:
+        href = media_path(ident, filename)
+        web = _el(
+            resources,
+            f"{{{CP_NS}}}resource",
+            identifier=media_resource_id(filename),
+            type="webcontent",
+            href=href,
+        )
+        _el(web, f"{{{CP_NS}}}file", href=href)
     return manifest
 
 
-def quiz_documents(quiz: Quiz) -> list[tuple[str, str, etree._Element]]:
-    """(path, kind, tree) of every file of a quiz's package; kinds name what validates them."""
-    return [
-        (MANIFEST_PATH, "cp-manifest", manifest_tree(quiz)),
+def media_resource_id(filename: str) -> str:
+    return "MEDIA-" + filename.replace(".", "-")
+
+
+@dataclass
+class Package:
+    """One zip of this format: its documents (validated before zipping) and its other files."""
+
+    path: str
+    """Where the zip goes in the output directory: ``qti12/<id>.zip``."""
+    docs: list[tuple[str, str, etree._Element]]
+    """(member path, kind, tree); kinds name what validates them (validate_qti12.validate_document)."""
+    files: dict[str, bytes]
+    """Member path -> bytes of the non-XML members (the images)."""
+
+
+def quiz_package(quiz: Quiz) -> Package:
+    media = quiz_media(quiz)
+    docs = [
+        (MANIFEST_PATH, "cp-manifest", _manifest(quiz.id, quiz.title, quiz.lang, media)),
         (assessment_path(quiz), "qti12", assessment_tree(quiz)),
         (meta_path(quiz), "canvas-meta", meta_tree(quiz)),
     ]
+    files = {media_path(quiz.id, name): m.data for name, m in media.items()}
+    return Package(package_path(quiz), docs, files)
+
+
+def exam_package(assessment: Assessment) -> Package:
+    """``qti12/<assessment-id>.zip``: one package per assessment, laid out as a quiz's."""
+    ident = assessment.id
+    texts = [assessment.description, *(t for c in assessment.candidates for t in question_texts(c.question))]
+    media = media_files(texts)
+    docs = [
+        (MANIFEST_PATH, "cp-manifest", _manifest(ident, assessment.title, assessment.lang, media)),
+        (document_path(ident), "qti12", exam_tree(assessment)),
+        (f"{ident}/{META_FILE}", "canvas-meta", exam_meta_tree(assessment)),
+    ]
+    files = {media_path(ident, name): m.data for name, m in media.items()}
+    return Package(f"qti12/{ident}.zip", docs, files)
+
+
+def quiz_documents(quiz: Quiz) -> list[tuple[str, str, etree._Element]]:
+    """(path, kind, tree) of every XML file of a quiz's package; kinds name what validates them."""
+    return quiz_package(quiz).docs
 
 
 def package_path(quiz: Quiz) -> str:
@@ -481,23 +914,86 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
     return out
 
 
-def _warn(loc: SourceLoc, message: str, rule: str) -> Diagnostic:
-    return Diagnostic(loc, message, Severity.WARNING, rule)
+def exam_warnings(assessment: Assessment) -> list[Diagnostic]:
+    """What Canvas's import of an assessment's package cannot keep (its questions' own losses are
+    reported once, by their quizzes' packages)."""
+    out = []
+    where = assessment.loc or SourceLoc(assessment.id)
+    for index, section in enumerate(assessment.sections, 1):
+        loc = section.loc or where
+        name = f"section {section.title!r}" if section.title else f"section {index}"
+        if section.title:
+            out.append(
+                _warn(
+                    loc,
+                    f"assessment {assessment.id!r}: Canvas keeps a section title only for sections "
+                    f"marked visible, which QTI 1.2.1 cannot say; the title of {name} is written but "
+                    "Canvas drops it",
+                    "qti12.section-title",
+                )
+            )
+        if section.shuffle and not (len(section.draws) == 1 and section.draws[0].is_random):
+            out.append(
+                _warn(
+                    loc,
+                    f"assessment {assessment.id!r}: {name} shuffles its questions; Canvas's classic quizzes "
+                    "keep a fixed question order (only a question group's picks are random), so the order "
+                    'is written (order_type="Random") but not kept',
+                    "qti12.section-shuffle",
+                )
+            )
+        for draw in section.draws:
+            if draw.is_random and group_points(draw) is None:
+                worth = sorted({num(draw.points_of(c.question)) for c in draw.candidates}, key=float)
+                out.append(
+                    _warn(
+                        draw.loc or loc,
+                        f"assessment {assessment.id!r}: Canvas gives every question of a question group the "
+                        f"same points, but the questions of pool {draw.name!r} are worth {', '.join(worth)}; "
+                        "Canvas will count each as 1 point",
+                        "qti12.group-points",
+                        hint="give the draw its own points (points: N)",
+                    )
+                )
+    shuffles = {c.quiz.shuffle for c in assessment.candidates}
+    if len(shuffles) > 1:
+        out.append(
+            _warn(
+                where,
+                f"assessment {assessment.id!r}: its questions come from quizzes that shuffle choices "
+                "and from quizzes that do not; Canvas has one setting for the whole quiz, written as "
+                "not shuffled",
+                "qti12.shuffle-mixed",
+            )
+        )
+    return out
+
+
+def _warn(loc: SourceLoc, message: str, rule: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(loc, message, Severity.WARNING, rule, hint=hint)
+
+
+# --------------------------------------------------------------------------- the writer
 
 
 def build_qti12(bank: Bank, ctx: WriteContext) -> Output:
-    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip.
+    """The qti12 writer: one Canvas-flavour QTI 1.2 package per quiz at qti12/<quiz-id>.zip, and
+    one per assessment at qti12/<assessment-id>.zip (random draws as Canvas question groups).
 
     Every document is validated (QTI 1.2.1 DTD, IMS CP 1.1 XSD, Canvas's settings file) before
     anything is zipped; all invalid documents of the bank are reported together.
     """
     output = Output()
     problems: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        data = validated_zip(quiz_documents(quiz), package_path(quiz), ctx.timestamp, problems)
-        output.warnings += lossy_warnings(quiz)
+    packages = itertools.chain(
+        ((quiz_package(quiz), lossy_warnings(quiz)) for quiz in bank.quizzes),
+        ((exam_package(a), exam_warnings(a)) for a in bank.assessments),
+    )
+    for pkg, warnings in packages:  # one package's trees at a time
+        data = validated_zip(pkg.docs, pkg.path, ctx.timestamp, problems, pkg.files)
+        output.warnings += warnings
         if data is not None:
-            output.files[package_path(quiz)] = data
+            output.files[pkg.path] = data
     if problems:
         raise SchemaValidationError(problems)
     return output

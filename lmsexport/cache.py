@@ -1,0 +1,390 @@
+"""The rebuild cache: which outputs of a build are already in OUT exactly as the build would
+write them, so that a build after an edit makes again only what the edit changed.
+
+The cache is a record of the last successful build, in one file beside OUT
+(``.<out>.lmsexport-cache.json``, like the staging directories, so OUT holds nothing but
+outputs). Its model is generic: a build is made of *units*, each a group of outputs with
+
+- its *inputs*: the source files (path -> sha256 of their bytes) it was made from: one source
+  file for a quiz's outputs; a unit drawing on many files (an assessment whose pools select
+  questions across the bank) lists each of them;
+- a *derived* digest, where it depends on data of the whole bank rather than on whole files
+  (index.html: every quiz's header and question count, build.index_digest);
+- its *outputs*: path in OUT -> how the file was left (size, mtime, ctime, inode) and the
+  sha256 of the bytes the build made.
+
+A unit is reused only if every input has the recorded digest now, its derived digest (if any)
+is the one the build computes now, and every output is intact. Each source file also keeps a
+*summary* (its quiz's header, ids, warnings: build.FileSummary), so that the checks across
+files, the counts and index.html need no unchanged file loaded again.
+
+Safety. Everything a build's bytes or verdict depend on besides the sources is in the *key*:
+the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas, the Python
+version, the libxml2 and zlib lxml runs with, and the name and version of every installed
+distribution (tool_fingerprint): any difference and the whole record is ignored. The file
+carries the sha256 of its own text: a truncated, corrupted or hand-edited record is ignored
+as a whole, as is one that does not have the expected shape. An output counts as intact only
+if its size, mtime, ctime and inode are those recorded; an edit always moves ctime (it cannot
+be set back) and a replaced file has another inode. A file whose recorded times are not
+earlier than the start of the build that recorded them may have been changed within the same
+tick of the file-system clock (git's "racily clean" files), so its bytes are hashed and
+compared with the recorded digest instead. What the cache cannot protect against is a forger
+who rewrites both an output and the record with a recomputed checksum: someone who can write
+the record can write OUT itself. ``build --check`` never reads the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from . import model
+from .build import BuildResult, Derived, FileSummary
+from .errors import Diagnostic, Severity
+from .model import SourceLoc
+
+CACHE_VERSION = 2
+"""The record's format; a record of another version is ignored."""
+
+
+class _Stale(Exception):
+    """The record cannot be used (malformed, another key, a checksum that does not match)."""
+
+
+def cache_path(out: Path) -> Path:
+    """Where the record of builds into OUT lives: beside OUT."""
+    out = out.resolve()
+    return out.parent / f".{out.name}.lmsexport-cache.json"
+
+
+def tool_fingerprint() -> str:
+    """A digest of everything besides the sources that decides a build's bytes or verdict:
+    this package's code, templates and schema list, the Python version, the libxml2 and zlib
+    actually loaded, and every installed distribution's name and version.
+
+    Editing a writer (even without a version bump), upgrading lxml, jinja2, PyYAML or
+    langcodes (or anything they use), or another libxml2 under the same lxml: a new digest.
+    Installed distributions are read from the names of their metadata directories
+    (``name-version.dist-info``) on sys.path, ~1 ms where importlib.metadata takes ~0.1 s.
+    """
+    import platform
+    import sys
+    import zlib
+
+    from lxml import etree
+
+    from .validate import schema_dir
+
+    digest = hashlib.sha256()
+    versions = (platform.python_version(), sys.implementation.name, etree.LXML_VERSION,
+                etree.LIBXML_VERSION, zlib.ZLIB_RUNTIME_VERSION)  # fmt: skip
+    digest.update(repr(versions).encode())
+    for name in installed_distributions():
+        digest.update(name.encode() + b"\0")
+    package = Path(__file__).resolve().parent
+    for f in sorted(package.rglob("*")):
+        parts = f.relative_to(package).parts
+        # schemas/ (inside a wheel) is covered by its SHA256SUMS; bytecode follows the sources.
+        if f.is_file() and parts[0] != "schemas" and "__pycache__" not in parts:
+            digest.update(f.relative_to(package).as_posix().encode() + b"\0" + f.read_bytes())
+    sums = schema_dir() / "SHA256SUMS"
+    if sums.is_file():
+        digest.update(sums.read_bytes())
+    return digest.hexdigest()
+
+
+def installed_distributions() -> list[str]:
+    """The metadata directories (``name-version.dist-info``, ``.egg-info``) of every
+    distribution importable from sys.path, sorted: a change of any version changes the list."""
+    import sys
+
+    found: set[str] = set()
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as it:
+                found.update(e.name for e in it if e.name.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return sorted(found)
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def fs_now(directory: Path) -> int:
+    """The file system's clock now, in ns: the mtime of a file created this instant (what an
+    edit made now would be stamped with; it can lag time.time_ns() by a clock tick)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=".lmsexport-clock-", dir=directory)
+    try:
+        st = os.fstat(fd)
+        return max(st.st_mtime_ns, st.st_ctime_ns)
+    finally:
+        os.close(fd)
+        os.unlink(name)
+
+
+# -- the model's values as JSON (quiz headers) --------------------------------------------
+
+
+def encode(value: object) -> Any:
+    """A value of the model (dataclasses and enums of lmsexport.model, tuples, str, numbers,
+    None) as JSON; decode() is its inverse."""
+    if isinstance(value, enum.Enum):  # first: the model's enums are str enums
+        return {"enum": type(value).__name__, "value": value.value}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {
+            "dataclass": type(value).__name__,
+            "fields": {f.name: encode(getattr(value, f.name)) for f in fields(value)},
+        }
+    raise TypeError(f"cannot record {type(value).__name__}")
+
+
+def decode(raw: Any) -> Any:
+    """The value encode() gave ``raw`` for; only lmsexport.model's own classes are made."""
+    if raw is None or isinstance(raw, bool | int | float | str):
+        return raw
+    if isinstance(raw, dict) and raw.keys() == {"enum", "value"}:
+        cls = _model_class(raw["enum"])
+        if not issubclass(cls, enum.Enum):
+            raise _Stale("not an enum")
+        return cls(raw["value"])
+    if isinstance(raw, dict) and raw.keys() == {"tuple"} and isinstance(raw["tuple"], list):
+        return tuple(decode(v) for v in raw["tuple"])
+    if isinstance(raw, dict) and raw.keys() == {"dataclass", "fields"} and isinstance(raw["fields"], dict):
+        cls = _model_class(raw["dataclass"])
+        if not is_dataclass(cls) or raw["fields"].keys() != {f.name for f in fields(cls)}:
+            raise _Stale("not a dataclass of the model, or other fields")
+        return cls(**{k: decode(v) for k, v in raw["fields"].items()})
+    raise _Stale("not a recorded value")
+
+
+def _model_class(name: object) -> type:
+    cls = getattr(model, name, None) if isinstance(name, str) else None
+    if not isinstance(cls, type) or cls.__module__ != model.__name__:
+        raise _Stale(f"{name!r} is not a class of lmsexport.model")
+    return cls
+
+
+def _diagnostic_to(d: Diagnostic) -> list[object]:
+    return [d.loc.path, d.loc.line, d.loc.col, d.message, d.severity.value, d.rule, d.hint]
+
+
+def _diagnostic_from(raw: Any) -> Diagnostic:
+    path, line, col, message, severity, rule, hint = raw
+    texts = (path, message, rule) + (() if hint is None else (hint,))
+    _check(all(isinstance(t, str) for t in texts) and isinstance(line, int) and isinstance(col, int))
+    return Diagnostic(SourceLoc(path, line, col), message, Severity(severity), rule, hint)
+
+
+def _check(ok: bool) -> None:
+    if not ok:
+        raise _Stale("malformed record")
+
+
+def _check_units(units: Any) -> None:
+    """The units' part of a record has the shape save() writes (checked once, when read)."""
+    _check(isinstance(units, dict))
+    for name, unit in units.items():
+        # (a bank-level unit also has "warnings" and "assessments", checked when it is used)
+        _check(
+            isinstance(name, str)
+            and isinstance(unit, dict)
+            and {"inputs", "derived", "outputs"} <= unit.keys()
+        )
+        inputs, derived, outputs = unit["inputs"], unit["derived"], unit["outputs"]
+        _check(isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()))
+        _check(derived is None or isinstance(derived, str))
+        _check(isinstance(outputs, dict))
+        for rel, v in outputs.items():
+            _check(isinstance(rel, str) and isinstance(v, list) and len(v) == 5 and isinstance(v[4], str))
+            _check(all(isinstance(x, int) and not isinstance(x, bool) for x in v[:4]))
+
+
+# -- the record -----------------------------------------------------------------------------
+
+
+class RebuildCache:
+    """The record of the last build into OUT, checked against this build; build.Reuse for
+    build_files. open() it, build, then save() the result of a successful build."""
+
+    def __init__(self, out: Path, formats: Iterable[str], timestamp: int) -> None:
+        self.out = out
+        self.path = cache_path(out)
+        self.key = {
+            "version": CACHE_VERSION,
+            "tool": tool_fingerprint(),
+            "formats": sorted(set(formats)),
+            "timestamp": timestamp,
+            "out": str(out.resolve()),
+        }
+        self.digests: dict[str, str] = {}
+        """Every source file's sha256 as this build found it."""
+        self.started = 0
+        """The file system's clock when this build started (see fs_now)."""
+        self.sources: dict[str, Any] = {}
+        self.units: dict[str, Any] = {}
+        self.previous_start = 0
+
+    # -- reading --------------------------------------------------------------------------
+
+    def open(self, sources: Iterable[Path]) -> None:
+        """Note the time, digest the sources and read the previous record; a record that is
+        unreadable, corrupted, edited, of another version or key is ignored as a whole."""
+        self.started = fs_now(self.path.parent)
+        for f in sources:
+            with contextlib.suppress(OSError):  # unreadable now: never reused; the build says why
+                self.digests[f.as_posix()] = file_digest(f)
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            return
+        try:
+            record = self._verified(raw)
+            recorded, units, started = record["sources"], record["units"], record["started"]
+            _check(isinstance(recorded, dict) and isinstance(started, int))
+            _check_units(units)
+        except (_Stale, ValueError, KeyError, TypeError, RecursionError):
+            return
+        self.sources, self.units, self.previous_start = recorded, units, started
+
+    def _verified(self, raw: bytes) -> dict[str, Any]:
+        checksum, _, text = raw.partition(b"\n")
+        if hashlib.sha256(text).hexdigest().encode() != checksum:
+            raise _Stale("the record's checksum does not match its text")
+        record = json.loads(text)
+        _check(isinstance(record, dict))
+        if record.get("key") != self.key:
+            raise _Stale("another key")
+        return record  # type: ignore[no-any-return]
+
+    def _intact(self, rel: str, recorded: Any) -> bool:
+        """Whether OUT/rel is the file the recorded build left (see the module's docstring)."""
+        size, mtime, ctime, ino, sha = recorded
+        try:
+            st = (self.out / rel).stat()
+        except OSError:
+            return False
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (size, mtime, ctime, ino):
+            return False
+        if max(mtime, ctime) >= self.previous_start:  # racily clean: compare the bytes
+            try:
+                return file_digest(self.out / rel) == sha
+            except OSError:
+                return False
+        return True
+
+    def _fresh(self, unit: str, derived: str | None, inputs: Iterable[str]) -> dict[str, Any] | None:
+        """The record of a unit that can be reused as it is, or None: made from the data whose
+        digest is ``derived`` and from exactly the files ``inputs``, all as they are now."""
+        rec = self.units.get(unit)
+        if rec is None or rec["derived"] != derived or rec["inputs"].keys() != set(inputs):
+            return None
+        if any(self.digests.get(path) != digest for path, digest in rec["inputs"].items()):
+            return None
+        if not all(self._intact(rel, v) for rel, v in rec["outputs"].items()):
+            return None
+        return rec  # type: ignore[no-any-return]
+
+    def summary(self, path: str) -> FileSummary | None:
+        """build.Reuse: the recorded summary of a quiz file whose outputs can stay."""
+        rec = self._fresh(_source_unit(path), None, (path,))
+        if rec is None:
+            return None
+        try:
+            raw = self.sources[path]
+            _check(raw["sha256"] == self.digests[path])
+            quiz = decode(raw["quiz"])
+            _check(isinstance(quiz, model.Quiz) and quiz.questions == ())
+            ids = [(kind, ident, SourceLoc(path, line, col)) for kind, ident, line, col in raw["ids"]]
+            _check(all(isinstance(k, str) and isinstance(i, str) for k, i, _ in ids))
+            warnings = [_diagnostic_from(d) for d in raw["warnings"]]
+            n, n_source = raw["questions"], raw["source_warnings"]
+            _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
+        except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None
+        return FileSummary(quiz, n, ids, warnings, n_source, {rel: v[4] for rel, v in rec["outputs"].items()})
+
+    def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
+        """build.Reuse: a bank-level unit whose outputs can stay, as recorded."""
+        rec = self._fresh(unit, digest, inputs)
+        if rec is None:
+            return None
+        try:
+            warnings = [_diagnostic_from(d) for d in rec["warnings"]]
+            assessments = rec["assessments"]
+            _check(isinstance(assessments, int))
+        except (_Stale, ValueError, KeyError, TypeError):
+            return None
+        outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
+        return Derived(digest, list(inputs), outputs, warnings, assessments)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def save(self, result: BuildResult) -> None:
+        """Record a build that succeeded and whose files are now in OUT. What was made from a
+        source file that changed while this build read it is left out (made again next time:
+        it may be of either text)."""
+        changed = set()
+        for path in result.read:
+            try:
+                if file_digest(Path(path)) != self.digests.get(path):
+                    changed.add(path)
+            except OSError:
+                changed.add(path)
+        sources: dict[str, Any] = {}
+        units: dict[str, Any] = {}
+        try:
+            for path, s in result.summaries.items():
+                digest = self.digests.get(path)
+                if digest is None or path in changed:
+                    continue
+                sources[path] = {
+                    "sha256": digest,
+                    "quiz": encode(s.quiz),
+                    "questions": s.n_questions,
+                    "ids": [[kind, ident, loc.line, loc.col] for kind, ident, loc in s.ids],
+                    "warnings": [_diagnostic_to(d) for d in s.warnings],
+                    "source_warnings": s.source_warnings,
+                }
+                units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs)
+            for name, d in result.derived.items():
+                inputs = {path: self.digests.get(path) for path in d.inputs}
+                if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
+                    continue
+                units[name] = self._unit(inputs, d.digest, d.outputs)  # type: ignore[arg-type]
+                units[name]["warnings"] = [_diagnostic_to(w) for w in d.warnings]
+                units[name]["assessments"] = d.assessments
+        except OSError:
+            self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
+            return
+        record = {"key": self.key, "started": self.started, "sources": sources, "units": units}
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+        os.replace(tmp, self.path)
+
+    def _unit(self, inputs: dict[str, str], derived: str | None, outputs: dict[str, str]) -> dict[str, Any]:
+        stats = {}
+        for rel, sha in sorted(outputs.items()):
+            st = (self.out / rel).stat()
+            stats[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha]
+        return {"inputs": inputs, "derived": derived, "outputs": stats}
+
+
+def _source_unit(path: str) -> str:
+    return "source:" + path

@@ -1,0 +1,130 @@
+"""Putting a build's files into the output directory, atomically, or comparing them with it.
+
+The mechanisms only: cli.py decides when to use them and what to print. A build hands each
+file to a sink as soon as it is built (``add``), and the sink either stages it (Stager: the
+output directory changes only in ``commit``, when the whole build succeeded) or compares it
+with what is there (Checker: ``build --check``, nothing written).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def same_content(path: Path, data: bytes) -> bool:
+    """Whether the file at path holds exactly these bytes (False when it is missing)."""
+    try:
+        if path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def managed_paths(out: Path, formats: Iterable[str]) -> set[str]:
+    """Files under OUT that a build of these formats owns: its format folders and index.html."""
+    from .writers import folder_of
+
+    formats = list(formats)
+    owned: set[str] = set()
+    for f in formats:
+        folder = out / folder_of(f)
+        if folder.is_dir():
+            owned.update(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())
+    if "html" in formats and (out / "index.html").is_file():
+        owned.add("index.html")
+    return owned
+
+
+class Checker:
+    """build --check: compares each file as it is built with OUT, writing nothing."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.seen: set[str] = set()
+        self.problems: list[str] = []
+
+    def add(self, rel: str, data: bytes) -> None:
+        self.seen.add(rel)
+        target = self.out / rel
+        if not target.is_file():
+            self.problems.append(f"{target}: error: missing (the build would create it)")
+        elif not same_content(target, data):
+            self.problems.append(f"{target}: error: stale (the build would change it)")
+
+    def extra(self, managed: set[str]) -> list[str]:
+        """The problems for files OUT holds that the build did not produce."""
+        return [
+            f"{self.out / rel}: error: extra (the build would remove it)"
+            for rel in sorted(managed - self.seen)
+        ]
+
+    def discard(self) -> None:
+        pass
+
+
+class Stager:
+    """Writes each changed file, as soon as it is built, into a staging directory beside OUT.
+
+    Nothing under OUT changes until commit(), which runs only when the whole build succeeded:
+    every staged file is written and fsync'ed first and only then renamed into place, so a
+    build that fails or is killed before that point leaves OUT exactly as it was (the
+    renames take milliseconds). Streaming keeps memory flat however large the bank: only
+    the quizzes in flight are held. Unchanged files are not rewritten (their mtime stays,
+    rebuilds are quick and diffs clean). Staging directories left by a killed build are
+    removed by the next one.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.seen: set[str] = set()
+        """Every file of the build: added (written or found unchanged) or kept."""
+        self.staged: list[tuple[Path, Path]] = []
+        self.tmp: Path | None = None
+        self.prefix = f".{out.resolve().name}.lmsexport-tmp-"
+        for leftover in out.resolve().parent.glob(self.prefix + "*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def add(self, rel: str, data: bytes) -> None:
+        self.seen.add(rel)
+        if same_content(self.out / rel, data):
+            return
+        if self.tmp is None:
+            self.out.resolve().parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.out.resolve().parent))
+        path = self.tmp / str(len(self.staged))
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        path.chmod(0o644)
+        self.staged.append((path, self.out / rel))
+
+    def keep(self, rel: str) -> None:
+        """A file of the build that is already in OUT as it should be (the rebuild cache
+        vouches for it): left as it is, and not removed by commit()."""
+        self.seen.add(rel)
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    def commit(self, managed: set[str]) -> tuple[int, int]:
+        """Move the staged files into place, remove managed files no longer built; return
+        (files written, files removed)."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            for src, dst in self.staged:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+        finally:
+            self.discard()
+        stale = sorted(managed - self.seen)
+        for rel in stale:
+            (self.out / rel).unlink()
+        return len(self.staged), len(stale)

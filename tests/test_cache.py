@@ -1,0 +1,455 @@
+"""Incremental builds and the safety of the rebuild cache (lmsexport/cache.py).
+
+A rebuild makes again only what an edit changed, and its result is always the bytes of a
+build from scratch; the cache is never trusted beyond what it can prove: another lmsexport,
+other libraries, formats or SOURCE_DATE_EPOCH, a corrupted or edited record, an output
+changed by hand, each means building again. No timings here (benchmarks/bench.py measures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from typer.testing import CliRunner
+
+from lmsexport import build as build_mod
+from lmsexport import cache as cache_mod
+from lmsexport.cli import app
+from lmsexport.source import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synth  # noqa: E402
+from strategies import quizzes  # noqa: E402
+
+FROM_CACHE = "quiz files unchanged, not rebuilt"
+
+
+def build(*args: str, env: dict[str, str] | None = None):
+    result = CliRunner().invoke(app, ["build", *args], env=env, catch_exceptions=False)
+    return result
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def stamps(root: Path) -> dict[str, tuple[int, int]]:
+    """(inode, mtime) of every file: which files a build rewrote."""
+    return {
+        p.relative_to(root).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def fresh(src: Path, tmp: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, bytes]:
+    """What a build from scratch (no cache, empty output) writes."""
+    out = tmp / "scratch"
+    shutil.rmtree(out, ignore_errors=True)
+    cache_mod.cache_path(out).unlink(missing_ok=True)
+    result = build(str(src), "--out", str(out), *args, env=env)
+    assert result.exit_code == 0, result.stderr
+    files = tree(out)
+    shutil.rmtree(out)
+    cache_mod.cache_path(out).unlink(missing_ok=True)
+    return files
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    """Four quizzes: three synthetic ones and the seed quiz with every question type."""
+    src = tmp_path / "src"
+    src.mkdir()
+    rng = random.Random(3)
+    for i in range(3):
+        (src / f"synth-{i:04d}.yaml").write_text(synth.make_quiz(i, 30, rng), encoding="utf-8")
+    shutil.copy(ROOT / "source" / "zero-sharded-optimizers.yaml", src)
+    assert len(list(src.glob("*.yaml"))) == 4
+    return src
+
+
+def built(src: Path, out: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    result = build(str(src), "--out", str(out), *args, env=env)
+    assert result.exit_code == 0, result.stderr
+    return str(result.stdout)
+
+
+def of_quiz(files: dict[str, object], quiz_id: str) -> set[str]:
+    """The outputs of one quiz, whatever the formats: the files named after it."""
+    return {rel for rel in files if rel.rsplit("/", 1)[-1].split(".")[0] == quiz_id}
+
+
+def of_bank(files: dict[str, object]) -> set[str]:
+    """The outputs made from every quiz (bank-wide formats: the cartridge)."""
+    from lmsexport.writers import BANK_WIDE, folder_of
+
+    return {rel for rel in files if rel.split("/")[0] in {folder_of(f) for f in BANK_WIDE}}
+
+
+def edit_stem(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('stem: "', 'stem: "edited ', 1), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- incremental
+
+
+def test_an_edited_file_rebuilds_only_its_outputs(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    assert "(cached)" in built(bank, out)
+    before = stamps(out)
+    edited = bank / "synth-0001.yaml"
+    edit_stem(edited)
+    stdout = built(bank, out)
+    # A stem is not in index.html (titles and counts are): the quiz's own files, and those made
+    # from the whole bank.
+    expected = of_quiz(before, "synth-0001") | of_bank(before)
+    assert len(of_quiz(before, "synth-0001")) >= 3
+    assert (
+        f", {len(expected)} written, {len(before) - len(expected)} unchanged (3 of 4 {FROM_CACHE})" in stdout
+    )
+    after = stamps(out)
+    rewritten = {rel for rel in after if after[rel] != before[rel]}
+    assert rewritten == expected
+    assert tree(out) == fresh(bank, tmp_path)
+    assert "(cached)" in built(bank, out)
+
+
+def test_a_new_title_rebuilds_index_html_too(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    before = stamps(out)
+    path = bank / "synth-0002.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace('title: "', 'title: "new ', 1), encoding="utf-8")
+    expected = of_quiz(before, "synth-0002") | of_bank(before) | {"index.html"}
+    stdout = built(bank, out)
+    assert (
+        f", {len(expected)} written, {len(before) - len(expected)} unchanged (3 of 4 {FROM_CACHE})" in stdout
+    )
+    after = stamps(out)
+    assert {rel for rel in after if after[rel] != before[rel]} == expected
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_added_removed_and_renamed_sources(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    text = (bank / "synth-0000.yaml").read_text(encoding="utf-8")
+    (bank / "extra.yaml").write_text(
+        text.replace("synth-0000", "extra-quiz").replace("s0000-", "x0000-"), "utf-8"
+    )
+    assert f"(4 of 5 {FROM_CACHE})" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+    gone = of_quiz(tree(out), "synth-0000")
+    (bank / "synth-0000.yaml").unlink()
+    stdout = built(bank, out)
+    assert f", {len(gone)} removed" in stdout and f"(4 of 4 {FROM_CACHE})" in stdout
+    assert tree(out) == fresh(bank, tmp_path)
+    (bank / "extra.yaml").rename(bank / "renamed.yaml")  # same quiz, another path: built again
+    assert f"(3 of 4 {FROM_CACHE})" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_problems_across_files_are_those_of_a_build_from_scratch(bank: Path, tmp_path: Path) -> None:
+    """An edited file that reuses an id of an unchanged one fails as a full build fails (the
+    unchanged file's ids come from its summary), and warnings of unchanged files are printed
+    again."""
+    out = tmp_path / "dist"
+    seed = bank / "zero-sharded-optimizers.yaml"
+    text = seed.read_text(encoding="utf-8")
+    seed.write_text(re.sub(r"(?m)^    explanation: .*\n", "", text, count=1), encoding="utf-8")
+    first = build(str(bank), "--out", str(out))
+    assert first.exit_code == 0 and "has no explanation" in first.stderr
+    again = build(str(bank), "--out", str(out))
+    assert "(cached)" in again.stdout and again.stderr == first.stderr
+    edit_stem(bank / "synth-0001.yaml")
+    partly = build(str(bank), "--out", str(out))
+    assert FROM_CACHE in partly.stdout and partly.stderr == first.stderr
+    # Now a question id of synth-0000.yaml (unchanged, from the cache) used again in synth-0001.
+    path = bank / "synth-0001.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("id: s0001-q0003", "id: s0000-q0003"), "utf-8")
+    before = tree(out)
+    incremental = build(str(bank), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(bank), "--out", str(scratch))
+    assert incremental.exit_code == full.exit_code == 1
+    assert "duplicate question id 's0000-q0003'" in incremental.stderr
+    assert incremental.stderr == full.stderr.replace(str(scratch), str(out))
+    assert tree(out) == before
+
+
+def test_cache_when_the_build_fails_is_kept(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    path = bank / "synth-0001.yaml"
+    good = path.read_text(encoding="utf-8")
+    path.write_text(good.replace("questions:", "questions: 3\nbroken:", 1), encoding="utf-8")
+    assert build(str(bank), "--out", str(out)).exit_code == 1
+    path.write_text(good, encoding="utf-8")
+    assert "(cached)" in built(bank, out)
+
+
+def test_a_file_changed_while_it_is_built_is_not_recorded(bank: Path, tmp_path: Path) -> None:
+    """A source edited after the build digested it but before it was built: its outputs are
+    of the edited text, so they must not be recorded under the digest of the first one (put
+    the first text back and they would be kept, stale)."""
+    from lmsexport.stage import Stager
+
+    out = tmp_path / "dist"
+    sources = discover([bank])
+    rc = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    rc.open(sources)
+    original = sources[1].read_bytes()
+    edit_stem(sources[1])
+    stager = Stager(out)
+    result = build_mod.build_files(
+        sources, build_mod.WRITERS, 315532800, stager.add, reuse=rc, keep=stager.keep
+    )
+    stager.commit(set())
+    rc.save(result)
+    sources[1].write_bytes(original)
+    again = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    again.open(sources)
+    assert again.summary(sources[0].as_posix()) is not None
+    assert again.summary(sources[1].as_posix()) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(quizzes())
+def test_quiz_headers_survive_the_record(quiz) -> None:  # type: ignore[no-untyped-def]
+    """What the cache keeps of a quiz (everything but its questions) reads back equal, so
+    index.html made from recorded headers is the one made from loaded quizzes."""
+    from dataclasses import replace
+
+    header = replace(quiz, questions=())
+    back = cache_mod.decode(json.loads(json.dumps(cache_mod.encode(header))))
+    assert back == header and repr(back) == repr(header) and back.loc == header.loc
+    assert build_mod.index_digest([(back, 3)], ("html",)) == build_mod.index_digest([(header, 3)], ("html",))
+
+
+# ---------------------------------------------------------------------------- safety
+
+
+def test_another_tool_or_library_means_a_full_build(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    assert "(cached)" in built(bank, out)
+    # lmsexport's own code: any file of the package (a writer edited without a version bump).
+    with monkeypatch.context() as patched:
+        patched.setattr(cache_mod, "tool_fingerprint", lambda: "another lmsexport")
+        stdout = built(bank, out)
+        assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    stdout = built(bank, out)  # and back: the record is the other lmsexport's now
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    assert "(cached)" in built(bank, out)
+    # A library installed, upgraded or downgraded: a new name-version.dist-info on sys.path.
+    site = tmp_path / "site"
+    (site / "lxml-0.0.1.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(site))
+    stdout = built(bank, out)
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    (site / "lxml-0.0.1.dist-info").rename(site / "lxml-0.0.2.dist-info")
+    stdout = built(bank, out)
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    assert "(cached)" in built(bank, out)
+
+
+def test_the_fingerprint_covers_code_and_distributions(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first = cache_mod.tool_fingerprint()
+    assert cache_mod.tool_fingerprint() == first
+    site = tmp_path / "site"
+    (site / "jinja2-9.9.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(site))
+    assert "jinja2-9.9.dist-info" in cache_mod.installed_distributions()
+    assert cache_mod.tool_fingerprint() != first
+
+
+def test_other_formats_or_source_date_epoch_mean_a_full_build(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    stdout = built(bank, out, "--format", "gift")
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    stdout = built(bank, out)
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+    zips = [rel for rel in tree(out) if rel.endswith((".zip", ".imscc"))]  # what holds the date
+    stdout = built(bank, out, env=env)
+    assert "(cached)" not in stdout and FROM_CACHE not in stdout and f", {len(zips)} written" in stdout
+    assert tree(out) == fresh(bank, tmp_path, env=env)
+    assert "(cached)" in built(bank, out, env=env)
+    assert f", {len(zips)} written" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def _forge(record_path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    """Edit the record's JSON by hand, keeping its first line (the checksum) as it was."""
+    checksum, _, text = record_path.read_bytes().partition(b"\n")
+    record = json.loads(text)
+    change(record)
+    record_path.write_bytes(checksum + b"\n" + json.dumps(record).encode())
+
+
+def test_a_hand_edited_record_is_not_trusted(bank: Path, tmp_path: Path) -> None:
+    """Edit a source, then make the record claim the edited bytes are what the outputs were
+    built from: without the record's checksum the stale outputs would be kept."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    path = bank / "synth-0001.yaml"
+    edit_stem(path)
+    new_digest = cache_mod.file_digest(path)
+    key = path.as_posix()
+
+    def claim(record: dict) -> None:  # type: ignore[type-arg]
+        record["sources"][key]["sha256"] = new_digest
+        record["units"]["source:" + key]["inputs"][key] = new_digest
+
+    _forge(cache_mod.cache_path(out), claim)
+    stdout = built(bank, out)
+    assert FROM_CACHE not in stdout and "(cached)" not in stdout
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: raw[: len(raw) // 2],  # truncated
+        lambda raw: b"",
+        lambda raw: b"\x00\xff" * 100,  # not text
+        lambda raw: raw.replace(b'"sha256":"', b'"sha256":"0', 1),  # one character
+        lambda raw: raw.split(b"\n", 1)[1],  # no checksum line
+    ],
+    ids=["truncated", "empty", "binary", "one-character", "no-checksum"],
+)
+def test_a_corrupted_record_means_a_full_build(bank: Path, tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "dist"
+    built(bank, out)
+    path = bank / "synth-0001.yaml"
+    edit_stem(path)  # so that trusting a damaged record would leave a stale output
+    record = cache_mod.cache_path(out)
+    record.write_bytes(damage(record.read_bytes()))
+    stdout = built(bank, out)
+    assert FROM_CACHE not in stdout and "(cached)" not in stdout
+    assert tree(out) == fresh(bank, tmp_path)
+    assert "(cached)" in built(bank, out)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r["sources"].update({k: {"sha256": 5} for k in r["sources"]}),
+        lambda r: [u.update(outputs=[1, 2]) for u in r["units"].values()],
+        lambda r: [s.update(ids="nope") for s in r["sources"].values()],
+        lambda r: [s.update(quiz={"dataclass": "Path", "fields": {}}) for s in r["sources"].values()],
+        lambda r: [s.update(warnings=[[1, 2, 3]]) for s in r["sources"].values()],
+        lambda r: r.update(units=None),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_ignored_even_with_a_good_checksum(
+    bank: Path, tmp_path: Path, change
+) -> None:  # type: ignore[no-untyped-def]
+    """Shape checks, not only the checksum: a record written by another version, or forged
+    with a recomputed checksum, never crashes a build nor makes anything but a class of the
+    model."""
+    import hashlib
+
+    out = tmp_path / "dist"
+    built(bank, out)
+    record_path = cache_mod.cache_path(out)
+    record = json.loads(record_path.read_bytes().partition(b"\n")[2])
+    change(record)
+    text = json.dumps(record).encode()
+    record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+    stdout = built(bank, out)
+    assert "(cached)" not in stdout
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def _same_size_same_mtime_edit(target: Path) -> bytes:
+    good = target.read_bytes()
+    st = target.stat()
+    target.write_bytes(good.replace(b"synth", b"SYNTH", 1))
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert target.stat().st_size == st.st_size and target.stat().st_mtime_ns == st.st_mtime_ns
+    return good
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["same-tick", "settled"])
+def test_an_output_changed_by_hand_is_rebuilt(bank: Path, tmp_path: Path, settled: bool) -> None:
+    """Same size, mtime put back: still found.
+
+    settled: the output predates the last build, so an edit moves its ctime (which nothing
+    can set back). same-tick: an edit in the very clock tick the build recorded the file in
+    leaves even ctime as recorded; here the record is made to hold the edited file's times
+    (as the build would have seen them), and the file, written by that build, is hashed."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    if settled:
+        assert "(cached)" in built(bank, out)  # now the files predate the last build
+    target = out / "gift" / "synth-0001.gift.txt"
+    good = _same_size_same_mtime_edit(target)
+    if not settled:
+        import hashlib
+
+        record_path = cache_mod.cache_path(out)
+        record = json.loads(record_path.read_bytes().partition(b"\n")[2])
+        st = target.stat()
+        unit = record["units"]["source:" + (bank / "synth-0001.yaml").as_posix()]
+        unit["outputs"]["gift/synth-0001.gift.txt"][:4] = [
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_ino,
+        ]
+        assert record["started"] <= st.st_mtime_ns
+        text = json.dumps(record).encode()
+        record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+    stdout = built(bank, out)
+    assert "(cached)" not in stdout and ", 1 written" in stdout and f"(3 of 4 {FROM_CACHE})" in stdout
+    assert target.read_bytes() == good
+
+
+def test_outputs_deleted_or_added_by_hand(bank: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    (out / "html" / "synth-0002.html").unlink()
+    (out / "index.html").unlink()
+    assert ", 2 written" in built(bank, out)
+    (out / "qti21" / "stray.zip").write_bytes(b"PK")
+    assert ", 1 removed" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_build_check_never_reads_the_cache(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("build --check used the rebuild cache")
+
+    monkeypatch.setattr(cache_mod.RebuildCache, "__init__", refuse)
+    result = build("--check", str(bank), "--out", str(out))
+    assert result.exit_code == 0 and "up to date" in result.stdout
+    # A stale output the record would vouch for (same size and mtime) is still named.
+    monkeypatch.undo()
+    target = out / "html" / "synth-0001.html"
+    st = target.stat()
+    target.write_bytes(target.read_bytes().replace(b"<", b">", 1))
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    result = build("--check", str(bank), "--out", str(out))
+    assert result.exit_code == 1 and f"{target}: error: stale" in result.stderr

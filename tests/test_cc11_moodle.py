@@ -1,0 +1,146 @@
+"""The Common Cartridge 1.1 as Moodle's course restore reads it: tests/php/cc11_moodle_reads.php
+repeats, with PHP's own DOM and libxml2, the reads of Moodle's CC 1.1 converter (format
+detection on the manifest's first 500 bytes, the manifest validated against Moodle's
+cc11libxml2validator.xsd, each quiz's questions by the XPath queries of backup/cc/
+entity11.quiz.class.php, images resolved as entities.class.php update_sources resolves them).
+
+Needs the ``php`` command with its dom extension (Debian: php-cli, php-xml;
+scripts/ensure-php.sh installs them); skipped without it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lmsexport.build import build
+from lmsexport.model import Bank, Question, QuestionType
+from lmsexport.source import load_paths
+from lmsexport.writers import cc13, qti12
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = ROOT / "tests" / "php" / "cc11_moodle_reads.php"
+SCHEMAS = ROOT / "schemas"
+PHP = shutil.which("php")
+pytestmark = pytest.mark.skipif(PHP is None, reason="no php command: run scripts/ensure-php.sh")
+CASES = ROOT / "tests" / "cases"
+
+
+def moodle_reads(cartridge: bytes, tmp: Path) -> dict:  # type: ignore[type-arg]
+    folder = tmp / "cartridge"
+    with zipfile.ZipFile(io.BytesIO(cartridge)) as zf:
+        zf.extractall(folder)
+    assert PHP is not None
+    run = subprocess.run(
+        [
+            PHP,
+            str(HARNESS),
+            str(folder),
+            str(SCHEMAS / "cc" / "v1p1" / "cc11libxml2validator.xsd"),
+            str(SCHEMAS / "locations.json"),
+        ],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    assert b"getaddrinfo" not in run.stderr, run.stderr  # nothing was fetched
+    result: dict = json.loads(run.stdout)  # type: ignore[type-arg]
+    return result
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return load_paths(
+        [CASES / "types" / "bank.yaml", CASES / "types" / "exam.yaml", CASES / "rich" / "bank.yaml"]
+    )
+
+
+def moodle_questions(question: Question, points: float) -> list[tuple[str, str, int]]:
+    """(ident, Moodle type, default grade) of what Moodle's importer makes of a question."""
+    grade = int(points) if points == int(points) and 1 <= points <= 99 else 1  # get_defaultgrade
+    if question.type is QuestionType.MATCHING:
+        share = points / len(question.pairs)
+        part = int(share) if share == int(share) and 1 <= share <= 99 else 1
+        if len(qti12.matching_rights(question)) < 2:
+            return [(question.id, "essay", grade)]
+        return [(f"{question.id}-{i}", "multichoice", part) for i in range(1, len(question.pairs) + 1)]
+    if question.type is QuestionType.NUMERICAL:
+        assert question.numeric is not None
+        return [(question.id, "shortanswer" if question.numeric.answer is not None else "essay", grade)]
+    kind = {
+        QuestionType.SINGLE: "multichoice",
+        QuestionType.MULTIPLE: "multichoice",
+        QuestionType.TRUE_FALSE: "truefalse",
+        QuestionType.SHORT_ANSWER: "shortanswer",
+        QuestionType.ESSAY: "essay",
+    }[question.type]
+    return [(question.id, kind, grade)]
+
+
+def test_moodle_detects_validates_and_reads_every_question(bank: Bank, tmp_path: Path) -> None:
+    out = build(bank, ["cc11"]).files["cc11/bank-cc11.imscc"]
+    reads = moodle_reads(out, tmp_path)
+    assert reads["detected"] is True
+    assert reads["valid"] is True, reads["errors"]
+    got = {
+        quiz["resource"]: [(q["ident"], q["moodle_type"], q["defaultgrade"]) for q in quiz["questions"]]
+        for quiz in reads["quizzes"]
+    }
+    expected = {
+        f"RES-{quiz.id}": [m for q in quiz.questions for m in moodle_questions(q, q.points)]
+        for quiz in bank.quizzes
+    }
+    for exam in bank.assessments:
+        expected[f"RES-{exam.id}"] = [
+            m
+            for d in exam.draws
+            for c in d.candidates
+            for m in moodle_questions(c.question, d.points_of(c.question))
+        ]
+    assert got == expected
+    titles = {quiz["resource"]: quiz["title"] for quiz in reads["quizzes"]}
+    assert titles == {f"RES-{q.id}": q.title for q in (*bank.quizzes, *bank.assessments)}
+    for quiz in reads["quizzes"]:
+        for q in quiz["questions"]:
+            if q["moodle_type"] == "truefalse":  # anything else makes Moodle's importer throw
+                assert q["answers"] == ["true", "false"]
+            for image in q["images"]:
+                assert image["exists"], image
+    # No question bank (CC 1.1 allows one; Moodle makes a category of every quiz anyway), and
+    # the images are course files.
+    assert reads["banks"] == 0
+    media = {m.filename for quiz in bank.quizzes for m in qti12.quiz_media(quiz).values()}
+    assert sorted(reads["course_files"]) == sorted(cc13.media_path(n) for n in media)
+    assert any(q["images"] for quiz in reads["quizzes"] for q in quiz["questions"])
+
+
+def test_a_two_choice_question_is_what_moodle_takes(tmp_path: Path) -> None:
+    """CC 1.1 wants three choices for a multiple choice (rule 4d): two are written as
+    multiple-response, which Moodle reads as a multichoice question with both choices."""
+    quiz = load_paths([CASES / "types" / "bank.yaml"]).quizzes[0]
+    from dataclasses import replace
+
+    single = next(q for q in quiz.questions if q.type is QuestionType.SINGLE)
+    two = replace(single, choices=single.choices[:2] if single.choices[0].correct else single.choices[1:3])
+    bank = Bank((replace(quiz, questions=(two,)),))
+    out = build(bank, ["cc11"])
+    assert [w.rule for w in out.warnings if w.rule.endswith("few-choices")] == ["cc11.few-choices"]
+    reads = moodle_reads(out.files["cc11/bank-cc11.imscc"], tmp_path)
+    ((question,),) = [quiz["questions"] for quiz in reads["quizzes"]]
+    assert (question["cc_profile"], question["moodle_type"], len(question["answers"])) == (
+        "cc.multiple_response.v0p1",
+        "multichoice",
+        2,
+    )
+
+
+def test_moodle_does_not_take_the_13_cartridge(bank: Bank, tmp_path: Path) -> None:
+    """Why there is a 1.1 cartridge: Moodle's detection does not recognise a 1.3 manifest."""
+    reads = moodle_reads(build(bank, ["cc13"]).files["cc/bank.imscc"], tmp_path)
+    assert reads["detected"] is False
