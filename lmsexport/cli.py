@@ -8,7 +8,10 @@ their diagnostics and are printed in compiler form, never as a traceback.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from collections import Counter
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -17,6 +20,7 @@ import typer
 
 from . import __version__
 from .errors import Diagnostic, LmsExportError, Severity
+from .stage import same_content
 from .writers import WRITERS
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -24,7 +28,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 app = typer.Typer(
     name="lmsexport",
     help="Build QTI 2.1 and QTI 1.2 packages, a Common Cartridge, Moodle GIFT files and HTML quizzes "
-    "from a YAML question bank.",
+    "from a YAML question bank; import banks from Moodle and QTI platforms.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -394,6 +398,122 @@ def validate(
         raise typer.Exit(EXIT_PROBLEMS)
 
 
+@app.command("import")
+def import_(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            help="GIFT files (.gift, .gift.txt, .txt), Moodle XML or QTI XML files (.xml), QTI 2.1 or "
+            "QTI 1.2 packages (.zip, or an unpacked package folder), Common Cartridges (.imscc), or "
+            "folders searched for them",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder to write the YAML files (and an img/ folder) into.")
+    ],
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            help="BCP 47 language of sources that do not name theirs (GIFT, most Moodle XML) "
+            "[default: und, with a warning]",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace existing files in OUT.")] = False,
+    report: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--report", "-r", help="Output: text (people), json, github (workflow commands) or junit."
+        ),
+    ] = ReportFormat.text,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail (and write nothing) on warnings too.")
+    ] = False,
+) -> None:
+    """Import questions from Moodle (GIFT, Moodle XML) and QTI platforms (QTI 2.1 and QTI 1.2
+    packages, Common Cartridges) as YAML source files in OUT.
+
+    One file per quiz (a GIFT or Moodle category, a QTI test or package) and per assessment (a
+    test that draws questions at random), named after its title; images go to OUT/img/. Ids come
+    from the source, made valid and unique (the original kept in a comment). Everything lmsexport
+    cannot carry (a question type it lacks, partial credit, unsupported markup) is a warning naming
+    the file, line and question, and a comment in the YAML. The files are written to a temporary
+    folder, loaded again and compared with what was read, and only then moved into OUT; existing
+    files are replaced only with --force. Exit 0 when imported, 1 when a source cannot be read
+    (nothing is written), 2 on usage errors (a missing path, files in the way without --force).
+    """
+    from .importer import ImportPathError, find_sources, output_files, read_sources, verify
+    from .report import RunSummary, failed, to_github, to_json, to_junit
+
+    if lang is not None:
+        import langcodes
+
+        if not langcodes.tag_is_valid(lang):
+            _usage(f"--lang '{lang}' is not a valid BCP 47 language tag (for example: ur, en, ur-PK)")
+    if out.exists() and not out.is_dir():
+        _usage(f"{out}: --out must be a folder, and this is a file")
+    try:
+        found = find_sources(sources)
+    except ImportPathError as e:
+        _usage(str(e))
+    if not found:
+        _usage("no file to import (GIFT, Moodle XML, QTI) in " + ", ".join(str(p) for p in sources))
+    result = read_sources(found, lang)
+    diags = list(result.diags)
+    written = 0
+    if not result.failed:
+        files, lost = output_files(result)
+        in_the_way = sorted(
+            rel for rel, data in files.items() if (out / rel).exists() and not same_content(out / rel, data)
+        )
+        if in_the_way and not force:
+            shown = ", ".join(str(out / rel) for rel in in_the_way[:5]) + (
+                " ..." if len(in_the_way) > 5 else ""
+            )
+            _usage(
+                f"{len(in_the_way)} file(s) already exist with other content: {shown}; "
+                "use --force to replace them"
+            )
+        stage = _ImportStage(out)
+        try:
+            stage.write(files)
+            diags += verify(stage.folder, result, lost, out)
+            if not failed(diags, strict):
+                written = stage.commit(files)
+        finally:
+            stage.discard()
+    summary = RunSummary(
+        files=result.files,
+        quizzes=len(result.quizzes),
+        questions=result.questions,
+        strict=strict,
+        command="import",
+        skipped=tuple(sorted(Counter(s.kind for s in result.skipped).items())),
+    )
+    bad = failed(diags, strict)
+    if report is ReportFormat.json:
+        sys.stdout.write(to_json(diags, summary))
+    elif report is ReportFormat.github:
+        sys.stdout.write(to_github(diags))
+    elif report is ReportFormat.junit:
+        sys.stdout.write(to_junit(diags, summary, [s.display for s in found]))
+    else:
+        _print_diagnostics(diags)
+        if bad:
+            _err(_summary(diags) + "; nothing written")
+        else:
+            tail = f" ({_summary(diags)})" if diags else ""
+            typer.echo(result.summary() + tail)
+            typer.echo(
+                f"wrote {written} file(s) to {out}: {len(result.quizzes)} quiz(zes)"
+                + (f", {len(result.assessments)} assessment(s)" if result.assessments else "")
+            )
+    if bad:
+        raise typer.Exit(EXIT_PROBLEMS)
+
+
 class LintReport(str, Enum):
     text = "text"
     json = "json"
@@ -516,6 +636,43 @@ def lint(
             typer.echo(f"ok: {result.quizzes} quizzes, {result.questions} questions: no findings{ignored}")
     if bad:
         raise typer.Exit(EXIT_PROBLEMS)
+
+
+class _ImportStage:
+    """The import's files, written to a staging folder beside OUT, loaded again from there, and
+    moved into OUT only when all is well (an interrupted import leaves OUT as it was)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        anchor = out.resolve()
+        while not anchor.exists():  # OUT (or its parents) may not exist yet: stage in the nearest folder
+            anchor = anchor.parent
+        self.folder = Path(tempfile.mkdtemp(prefix=".lmsexport-import-", dir=anchor))
+
+    def write(self, files: dict[str, bytes]) -> None:
+        for rel, data in files.items():
+            path = self.folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            path.chmod(0o644)
+
+    def commit(self, files: dict[str, bytes]) -> int:
+        """Move every new or changed file into OUT; returns how many were written."""
+        n = 0
+        for rel, data in files.items():
+            target = self.out / rel
+            if same_content(target, data):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.folder / rel, target)
+            n += 1
+        return n
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @app.command()

@@ -29,6 +29,8 @@ class RunSummary:
     """Per assessment, what `check` says of it (assessments.summarize): its size and its pools."""
     command: str = "check"
     """The command that ran (names the JUnit suite and test cases)."""
+    skipped: tuple[tuple[str, int], ...] = ()
+    """import: how many questions of each kind lmsexport lacks were left out."""
     ok: bool | None = None
     """The run's verdict when the command decides it otherwise than by severity (lint: every
     finding fails, unless --exit-zero); None: errors fail, and warnings under strict."""
@@ -79,6 +81,7 @@ def to_json(diags: Sequence[Diagnostic], summary: RunSummary) -> str:
             "questions": summary.questions,
         },
         "assessments": list(summary.assessments),
+        **({"skipped": dict(summary.skipped)} if summary.command == "import" else {}),
         "problems": [
             {
                 "file": d.loc.path,

@@ -60,3 +60,22 @@ def test_source_format_examples_load(index: int, tmp_path: Path) -> None:
         body = block.replace("  - ...\n", '  - {id: q1, type: essay, stem: "s", explanation: "e"}\n')
         quiz = load_text(body, "docs/source-format.md#quiz")
         assert quiz.id == "zero-sharded-optimizers"
+
+
+def test_import_example_runs_as_documented(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/import.md: its GIFT file imports to exactly the YAML it shows, which checks and builds."""
+    text = (ROOT / "docs" / "import.md").read_text(encoding="utf-8")
+    example = text[text.index("## Example") :]
+    gift = re.search(r"```\n(.*?)```", example, re.S)
+    shown = re.search(r"```yaml\n(.*?)```", example, re.S)
+    printed = re.search(r"```\n(imported .*?)```", example, re.S)
+    assert gift is not None and shown is not None and printed is not None
+    monkeypatch.chdir(tmp_path)
+    Path("moodle.gift").write_text(gift.group(1), encoding="utf-8")
+    result = CliRunner().invoke(app, ["import", "moodle.gift", "--out", "source", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == printed.group(1)
+    assert Path("source/zero.yaml").read_text(encoding="utf-8") == shown.group(1)
+    assert CliRunner().invoke(app, ["check", "source"]).exit_code == 0
+    assert CliRunner().invoke(app, ["build", "source"]).exit_code == 0
+    assert Path("dist/gift/zero.gift.txt").is_file()

@@ -194,6 +194,9 @@ class MoodleQuestion:
     meta: dict[str, object] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
     """What Moodle keeps but the model has no place for (hints, per-answer feedback...)."""
+    old_image: tuple[str, str] | None = field(default=None, compare=False, repr=False)
+    """Moodle 1.9's `<image>` name and `<image_base64>` data, which Moodle shows after the
+    question text (import keeps it)."""
 
 
 @dataclass
@@ -204,6 +207,8 @@ class MoodleXmlFile:
     warnings: list[Diagnostic] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
     """lmsexport's `<!-- lmsexport-quiz: {...} -->`, when the file has one."""
+    skipped: list[tuple[str, SourceLoc, str]] = field(default_factory=list)
+    """(type, where, name) of each question of a type the model lacks, left out."""
     assessment_meta: dict[str, object] = field(default_factory=dict)
     """lmsexport's `<!-- lmsexport-assessment: {...} -->` (an assessment's file), when it has one."""
 
@@ -240,8 +245,11 @@ def _first(el: etree._Element, tag: str) -> etree._Element | None:
 class _Reader:
     """Reads the questions of one file, collecting diagnostics."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, lenient: bool = False) -> None:
         self.path = path
+        self.lenient = lenient
+        """Import: a type the model lacks, standard or not, is left out (recorded in ``skipped``)."""
+        self.skipped: list[tuple[str, SourceLoc, str]] = []
         self.diags: list[Diagnostic] = []
         self.dropped: list[str] = []
         self.bad_fraction = False
@@ -413,6 +421,13 @@ class _Reader:
         self.bad_fraction = False
         if qtype == "category":
             return self.category(el)
+        if self.lenient and qtype not in MODEL_TYPES:
+            name_el = _first(el, "name")
+            name = _first(name_el, "text") if name_el is not None else None
+            self.skipped.append(
+                (qtype, self.loc(el), _trim("".join(name.itertext())) if name is not None else "")
+            )
+            return None
         if qtype in SKIPPED_TYPES:
             self.warn(
                 el, f"{qtype} question skipped: the model has no such question type", "moodlexml.type-skipped"
@@ -439,7 +454,13 @@ class _Reader:
             if f is not None and f.text:
                 self.dropped.append("right/partly right/wrong feedback")
                 break
-        return replace(q, dropped=tuple(dict.fromkeys(self.dropped)))
+        old_image = None
+        image_el = el.find("image_base64")
+        if image_el is not None:
+            name_el = el.find("image")
+            name = _trim("".join(name_el.itertext())) if name_el is not None else ""
+            old_image = (name, "".join(image_el.itertext()))
+        return replace(q, dropped=tuple(dict.fromkeys(self.dropped)), old_image=old_image)
 
     def headers(self, el: etree._Element, qtype: str) -> MoodleQuestion:
         """import_headers(): name, question text, general feedback, mark, ID number, tags."""
@@ -702,8 +723,12 @@ def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=Diagnostic.sort_key)
 
 
-def read_moodlexml(data: bytes, path: str) -> MoodleXmlFile:
-    """Every question of a Moodle XML file as Moodle reads it; raises MoodleXmlError with every error."""
+def read_moodlexml(data: bytes, path: str, lenient: bool = False) -> MoodleXmlFile:
+    """Every question of a Moodle XML file as Moodle reads it; raises MoodleXmlError with every error.
+
+    ``lenient`` (import): a question of a type the model lacks is left out and recorded in
+    ``skipped`` (with no diagnostic: the caller reports it), whether standard Moodle has the type
+    or a plugin does."""
     tree, diags = parse_without_dtd(data, path, "Moodle XML needs no DOCTYPE: remove it")
     if tree is None:
         raise MoodleXmlError(diags)
@@ -733,7 +758,7 @@ def read_moodlexml(data: bytes, path: str) -> MoodleXmlFile:
             )
         )
         raise MoodleXmlError(_sorted(diags))
-    reader = _Reader(path)
+    reader = _Reader(path, lenient)
     out = MoodleXmlFile(
         meta=_comment_meta(root, QUIZ_META_PREFIX),
         assessment_meta=_comment_meta(root, ASSESSMENT_META_PREFIX),
@@ -771,6 +796,7 @@ def read_moodlexml(data: bytes, path: str) -> MoodleXmlFile:
     if any(d.severity is Severity.ERROR for d in diags):
         raise MoodleXmlError(_sorted(diags))
     out.warnings = _sorted(diags)
+    out.skipped = reader.skipped
     return out
 
 

@@ -110,10 +110,12 @@ class _Reader:
                 for cls in (code.get("class") or "").split():
                     if cls.startswith("language-"):
                         lang = cls.removeprefix("language-")
-            return [CodeBlock((code if code is not None else el).text_content(), lang)]
+            return [CodeBlock("".join((code if code is not None else el).itertext()), lang)]
         if tag in ("ul", "ol"):
             items: list[tuple[Block, ...]] = []
             for li in el:
+                if _tag(li) == "#comment":
+                    continue
                 if _tag(li) != "li":
                     self.lose(f"<{_tag(li)}> inside a list")
                     continue
@@ -175,12 +177,14 @@ class _Reader:
         return out
 
     def inline(self, el: etree._Element, tag: str) -> list[Inline]:
+        if tag == "#comment":  # a comment or processing instruction: nothing shows (its tail does)
+            return []
         if tag in ("em", "i"):
             return [Emph(tuple(_merge(self.inline_children(el))))]
         if tag in ("strong", "b"):
             return [Strong(tuple(_merge(self.inline_children(el))))]
         if tag in ("code", "tt", "kbd", "samp"):
-            return [Code(el.text_content())]
+            return [Code("".join(el.itertext()))]
         if tag == "br":
             return [LineBreak()]
         if tag == "a":
@@ -220,8 +224,14 @@ class _Reader:
     def mathml(self, el: etree._Element) -> Inline:
         display = el.get("display") == "block"
         for ann in el.iter(f"{{{MATHML_NS}}}annotation", "annotation"):
-            if (ann.get("encoding") or "").lower() in ("application/x-tex", "tex", "latex", "text/x-latex"):
-                return Math((ann.text or "").strip(), display)
+            # application/x-tex (lmsexport, MathJax), TeX, LaTeX, text/x-latex, SnuggleTeX (QTIWorks)
+            if "tex" in (ann.get("encoding") or "").lower():
+                tex = (ann.text or "").strip()
+                for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+                    if len(tex) > len(left) + len(right) and tex.startswith(left) and tex.endswith(right):
+                        tex = tex[len(left) : -len(right)].strip()
+                        break
+                return Math(tex, display)
         self.lose("MathML without a TeX annotation (its text is kept)")
         return Str(" ".join(el.itertext()))
 
@@ -320,4 +330,17 @@ def read_html(
     except etree.ParserError:
         return None, []
     blocks = reader.blocks(root)
+    return (Rich(tuple(blocks)) if blocks else None), reader.lost
+
+
+def read_element(
+    parent: etree._Element, image: ImageResolver | None = None, foreign: bool = False
+) -> tuple[Rich | None, list[str]]:
+    """The Rich tree of an element's content (its text and children, which may be in any
+    namespace: a QTI 2.1 item holds its XHTML in the QTI namespace), and what it could not keep.
+
+    As read_html otherwise; the element itself (its tag and attributes) is not read.
+    """
+    reader = _Reader(image, foreign)
+    blocks = reader.blocks(parent)
     return (Rich(tuple(blocks)) if blocks else None), reader.lost

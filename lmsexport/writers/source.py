@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from ..model import Question, QuestionType, Quiz, Rich, Text
+from ..model import Assessment, Draw, Question, QuestionType, Quiz, Rich, Text
 from .markdown import plain_to_markdown, to_markdown
 
 
@@ -91,11 +91,17 @@ class _Texts:
         self.markdown = markdown
         self.image_paths = image_paths
         self.lost: list[str] = []
+        self.by_question: dict[str, list[str]] = {}
+        self.current: str | None = None
+        """The id of the question being written (what it loses is also recorded under it)."""
 
     def __call__(self, text: Text) -> str:
         if isinstance(text, Rich):
             md, lost = to_markdown(text, self.image_paths)
             self.lost += [x for x in lost if x not in self.lost]
+            if self.current is not None and lost:
+                mine = self.by_question.setdefault(self.current, [])
+                mine += [x for x in lost if x not in mine]
             return md
         return plain_to_markdown(text) if self.markdown else text
 
@@ -164,11 +170,13 @@ def write_quiz(
     notes: dict[str, list[str]] | None = None,
     header: list[str] | None = None,
     image_paths: dict[str, str] | None = None,
+    lost_by_question: dict[str, list[str]] | None = None,
 ) -> tuple[str, list[str]]:
     """A quiz as the text of a source file, and what Markdown could not express exactly.
 
     ``header``: comment lines at the top (where the quiz came from); ``notes``: comment lines per
-    question id, written above it; ``image_paths``: image digest -> the path the YAML names.
+    question id, written above it; ``image_paths``: image digest -> the path the YAML names;
+    ``lost_by_question``, when given, receives what Markdown could not express per question id.
     """
     markdown = needs_markup(quiz)
     text = _Texts(markdown, image_paths or {})
@@ -188,6 +196,62 @@ def write_quiz(
     for q in quiz.questions:
         for line in (notes or {}).get(q.id, []):
             parts.append(f"  # {line}\n")
+        text.current = q.id
         item = _dump([_question(q, text)], indent=2)
         parts.append(item)
+    if lost_by_question is not None:
+        lost_by_question.update(text.by_question)
     return "".join(parts), text.lost
+
+
+def _draw(draw: Draw, default_name: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if draw.name != default_name:
+        out["name"] = draw.name
+    if draw.pool is None:
+        out["questions"] = _Flow(draw.ids)
+    else:
+        assert draw.pick is not None
+        out["pick"] = draw.pick
+        pool = draw.pool
+        conditions: dict[str, Any] = {}
+        for key, values in (
+            ("tags", list(pool.tags)),
+            ("any_tags", list(pool.any_tags)),
+            ("quiz", list(pool.quizzes)),
+            ("type", [t.value for t in pool.types]),
+            ("difficulty", [d.value for d in pool.difficulties]),
+            ("lang", list(pool.langs)),
+        ):
+            if values:
+                conditions[key] = _Flow(values)
+        if pool.category is not None:
+            conditions["category"] = pool.category
+        out["from"] = conditions
+    if draw.points is not None:
+        out["points"] = _num(draw.points)
+    return out
+
+
+def write_assessment(assessment: Assessment, header: list[str] | None = None) -> tuple[str, list[str]]:
+    """An assessment as the text of a source file (the loader's inverse: loading it gives the same
+    recipe), and what Markdown could not express exactly of its description."""
+    markdown = isinstance(assessment.description, Rich)
+    text = _Texts(markdown, {})
+    top: dict[str, Any] = {"id": assessment.id, "title": assessment.title}
+    if assessment.description is not None:
+        top["description"] = text(assessment.description)
+    top["lang"] = assessment.lang
+    if markdown:
+        top["markup"] = "markdown"
+    sections = []
+    for i, section in enumerate(assessment.sections, 1):
+        entry: dict[str, Any] = {}
+        if section.title is not None:
+            entry["title"] = section.title
+        if section.shuffle:
+            entry["shuffle"] = True
+        entry["draws"] = [_draw(d, f"section{i}-draw{j}") for j, d in enumerate(section.draws, 1)]
+        sections.append(entry)
+    top["sections"] = sections
+    return "".join(f"# {line}\n" for line in header or []) + _dump(top), text.lost

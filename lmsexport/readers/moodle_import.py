@@ -1,0 +1,691 @@
+"""GIFT and Moodle XML files -> draft quizzes for `lmsexport import`.
+
+Parsing is the check readers' (readers/gift.py ``read_gift``, readers/moodlexml.py
+``read_moodlexml``): a file Moodle itself would refuse is refused here too, with the same
+messages. What differs from `check`'s mapping (each reader's ``read_quiz``) is what an import
+needs:
+
+* one quiz per category (``$CATEGORY:``, ``<question type="category">``), titled after the
+  category's last name, with the category path kept; questions before any category form a quiz
+  named after the file;
+* texts keep their markup: HTML (and Moodle's Markdown) becomes the model's rich text through
+  readers/richhtml.py, with images from ``@@PLUGINFILE@@`` files and ``data:`` URIs, TeX in
+  MathJax delimiters as formulas; a foreign text that is only words stays plain text;
+* ids come from ``[id:...]`` and ID numbers; a question without one is named after its
+  ``::name::`` / ``<name>`` (the importer makes both valid and unique);
+* what the model has no place for is a warning naming the question and a note above it in the
+  YAML: partial credit, feedback on short, numerical and true/false answers, right/partly/wrong
+  feedback, hints, units, and question types lmsexport lacks (cloze, calculated, drag and drop,
+  descriptions, plugin types), which are skipped;
+* lmsexport's own files (with its ``lmsexport-quiz`` metadata) come back exactly: quiz id,
+  title, language, description, difficulty, category, shuffling, points, tags, case
+  sensitivity, ranges, distractors.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import PurePosixPath
+
+from ..errors import Diagnostic, GiftSyntaxError, MoodleXmlError
+from ..model import (
+    Choice,
+    Difficulty,
+    Media,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    SourceLoc,
+    Text,
+)
+from ..moodle import format_percent, multi_answer_weights
+from .drafts import (
+    QUIZ_LANG,
+    DraftQuestion,
+    DraftQuiz,
+    Found,
+    Images,
+    html_text,
+    markdown_text,
+    media_from_bytes,
+    media_from_data_uri,
+    with_image,
+)
+from .moodlexml import MoodleFile
+
+SKIPPED_KINDS = {
+    "multianswer": "cloze",
+    "cloze": "cloze",
+    "calculated": "calculated",
+    "calculatedsimple": "calculated",
+    "calculatedmulti": "calculated",
+    "ddwtos": "drag-and-drop",
+    "ddimageortext": "drag-and-drop",
+    "ddmarker": "drag-and-drop",
+    "gapselect": "select missing words",
+    "randomsamatch": "random short-answer matching",
+    "description": "description",
+}
+"""Moodle question types -> how the import summary names them (others by their own name)."""
+
+
+def _file_stem(path: str) -> str:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    for suffix in (".gift.txt", ".gift", ".txt", ".xml"):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+class _Texts:
+    """Moodle texts -> model texts for one question, collecting what was lost."""
+
+    def __init__(self, found: Found, foreign: bool) -> None:
+        self.found = found
+        self.foreign = foreign
+        self.lost: list[str] = []
+        self.images = Images(media_from_data_uri)
+
+    def convert(
+        self, text: str, fmt: str, files: tuple[MoodleFile, ...] = ()
+    ) -> tuple[Text | None, str | None]:
+        """A text in one of Moodle's formats as a model text and the language it is marked with."""
+        if not text.strip():
+            return None, None
+        self.images = Images(self._resolver(files))
+        lang = None
+        if fmt == "html" or fmt == "moodle" and _has_tags(text):
+            html = text if fmt == "html" else text.replace("\n", "<br>")
+            found, lang, lost = html_text(html, self.foreign, self.images)
+        elif fmt == "markdown":
+            found, lost = markdown_text(text, self.images)
+        else:
+            if fmt == "wiki":
+                self._lose("Moodle's wiki-like markup (kept as written)")
+            found, lost = text.strip() or None, []
+        for what in lost:
+            self._lose(what)
+        return found, lang
+
+    def _resolver(self, files: tuple[MoodleFile, ...]):  # type: ignore[no-untyped-def]
+        by_path = {f.path + f.name: f for f in files}
+
+        def resolve(src: str) -> Media | None:
+            if src.startswith("@@PLUGINFILE@@/"):
+                from urllib.parse import unquote
+
+                key = "/" + unquote(src[len("@@PLUGINFILE@@/") :].split("?")[0])
+                found = by_path.get(key)
+                if found is None:
+                    return None
+                name, raw = found.name, found.data
+                try:
+                    data = base64.b64decode("".join(raw.split()), validate=True)
+                except (binascii.Error, ValueError):
+                    from ..media import MediaError
+
+                    raise MediaError("its base64 data cannot be decoded") from None
+                return media_from_bytes(name, data)
+            return media_from_data_uri(src)
+
+        return resolve
+
+    def _lose(self, what: str) -> None:
+        if what not in self.lost:
+            self.lost.append(what)
+
+
+def _label(raw_id: str | None, name: str | None) -> str:
+    """How messages name a question: by its source's id, else its name."""
+    if raw_id:
+        return f"question {raw_id!r}"
+    return f"question {name!r}" if name else "the question"
+
+
+def _has_tags(text: str) -> bool:
+    from ..moodle import MARKUP
+
+    return bool(MARKUP.search(text))
+
+
+class _Builder:
+    """Shared by both formats: one question's draft, its notes and its warnings."""
+
+    def __init__(
+        self, found: Found, own: bool, loc: SourceLoc, label: str, quiz_lang: str | None = None
+    ) -> None:
+        self.found = found
+        self.own = own
+        self.quiz_lang = quiz_lang or QUIZ_LANG
+        """Unmarked text is in the quiz's language (lmsexport's GIFT and Moodle XML mark every text
+        in another one): its language, or a placeholder the importer fills in."""
+        self.loc = loc
+        self.label = label
+        self.notes: list[str] = []
+        self.texts = _Texts(found, not own)
+
+    def drop(self, what: str, rule: str = "import.not-carried") -> None:
+        """Something of the question lmsexport cannot hold: a warning and a note in the YAML."""
+        if f"not carried: {what}" in self.notes:
+            return
+        self.notes.append(f"not carried: {what}")
+        self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
+
+    def finish(self) -> None:
+        """Report what the question's texts lost (markup lmsexport has no place for, images)."""
+        for what in self.texts.lost:
+            self.notes.append(f"not carried: {what}")
+            self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
+
+
+def _multichoice(
+    b: _Builder,
+    q: Question,
+    single: bool,
+    answers: list[tuple[Text | None, str | None, Fraction, Text | None, SourceLoc]],
+) -> Question | None:
+    """Choices from (text, lang, fraction, feedback, loc) answers, right/wrong as the model scores."""
+    qlang = q.lang or b.quiz_lang
+    choices = []
+    for text, lang, fraction, feedback, loc in answers:
+        if text is None:
+            b.drop("an empty answer")
+            continue
+        lang = lang or b.quiz_lang
+        choices.append(
+            Choice(
+                text,
+                (fraction == 1) if single else fraction > 0,
+                feedback,
+                lang if lang != qlang else None,
+                loc,
+            )
+        )
+    fractions = [a[2] for a in answers if a[0] is not None]
+    if single:
+        partial = [f for f in fractions if 0 < f < 1]
+        if partial:
+            b.drop(
+                "partial credit ("
+                + ", ".join(f"{format_percent(f)}%" for f in partial)
+                + "); only the 100% answer counts as right"
+            )
+        if not any(c.correct for c in choices) and fractions:
+            best = max(fractions)
+            if best > 0:
+                choices = [replace(c, correct=f == best) for c, f in zip(choices, fractions, strict=True)]
+    else:
+        n_right = sum(c.correct for c in choices)
+        if n_right:
+            right, wrong, _ = multi_answer_weights(n_right, len(choices) - n_right)
+            if any(f != (right if f > 0 else wrong) for f in fractions):
+                b.drop(
+                    "its own weights ("
+                    + ", ".join(f"{format_percent(f)}%" for f in fractions)
+                    + "); lmsexport scores every right choice alike and takes off for wrong ones",
+                    "import.weights",
+                )
+    qtype = QuestionType.SINGLE if single else QuestionType.MULTIPLE
+    return replace(q, type=qtype, choices=tuple(choices))
+
+
+# --------------------------------------------------------------------------- GIFT
+
+
+def import_gift(data: bytes, path: str) -> Found:
+    """A GIFT file's quizzes (one per category); never raises for bad input."""
+    from ..readers.gift import MAX_GIFT_BYTES, _meta, gift_too_large, read_gift
+    from ..source import decode_source
+
+    found = Found()
+    if len(data) > MAX_GIFT_BYTES:
+        found.diags.append(gift_too_large(path, len(data)))
+        return found
+    decode: list[Diagnostic] = []
+    text = decode_source(data, path, decode)
+    if text is None:
+        found.diags += [
+            replace(
+                d,
+                rule=d.rule.replace("source.", "gift.", 1),
+                message=d.message.replace("source files must", "GIFT files must"),
+            )
+            for d in decode
+        ]
+        return found
+    try:
+        gift = read_gift(text, path)
+    except GiftSyntaxError as e:
+        found.diags += e.diagnostics
+        return found
+    found.diags += gift.warnings
+    meta: dict[str, object] = {}
+    recipe: dict[str, object] = {}
+    for item in gift.items:
+        meta = meta or _meta(item.comments, "lmsexport-quiz:")
+        recipe = recipe or _meta(item.comments, "lmsexport-assessment:")
+    if recipe:
+        meta = recipe
+    own = bool(meta)
+    quizzes: dict[str, DraftQuiz] = {}
+    current = ""
+
+    def quiz_for(key: str) -> DraftQuiz:
+        if key not in quizzes:
+            names = _category_names(key)
+            quizzes[key] = DraftQuiz(
+                raw_id=None,
+                title=names[-1] if names else _file_stem(path),
+                lang=None,
+                category="/".join(names) if names else None,
+                origin=path,
+                kind="GIFT",
+                loc=SourceLoc(path),
+            )
+        return quizzes[key]
+
+    for item in gift.items:
+        if item.qtype == "category":
+            current = item.category or ""
+            continue
+        if item.qtype == "comment":
+            continue
+        if item.qtype == "description":
+            found.skip(
+                "description",
+                item.loc,
+                item.name,
+                "text without an answer block has no place in lmsexport",
+                "import.skipped",
+            )
+            continue
+        draft = _gift_question(found, item, own, str(meta["lang"]) if "lang" in meta else None)
+        if draft is not None:
+            quiz_for("" if own else current).questions.append(draft)
+    if own:
+        quiz = quiz_for("")
+        _apply_quiz_meta(quiz, meta)
+        if isinstance(meta.get("description_html"), str):
+            # A rich description, as lmsexport's GIFT writes it (images as data: URIs).
+            b = _Builder(found, own, quiz.loc or SourceLoc(path), f"quiz {quiz.raw_id!r}: description")
+            quiz.description = b.texts.convert(str(meta["description_html"]), "html")[0]
+            b.finish()
+        if recipe:
+            from .gift import read_assessment
+
+            _own_assessment(found, quiz, lambda: read_assessment(text, path)[0], "GIFT")
+    found.quizzes += [q for q in quizzes.values() if q.questions]
+    return found
+
+
+def _own_assessment(found: Found, quiz: DraftQuiz, read, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """An assessment's file written by lmsexport: its questions are copies of its quizzes' (dropped
+    where those are imported too); its draws keep their question ids, a random draw the ids of
+    every question it can yield (the file holds those, not its pool's conditions: the importer
+    rebuilds a pool that selects exactly them)."""
+    from ..errors import LmsExportError
+    from .drafts import DraftAssessment, DraftDraw, DraftSection
+
+    quiz.copies = True
+    quiz.raw_id = f"{quiz.raw_id or 'assessment'}-questions"
+    try:
+        assessment = read()
+    except LmsExportError as e:
+        found.diags += e.diagnostics
+        return
+    sections = [
+        DraftSection(
+            s.title,
+            s.shuffle,
+            [
+                DraftDraw(
+                    d.name,
+                    ids=[c.question.id for c in d.candidates] if d.is_random else list(d.ids),
+                    pick=d.pick if d.is_random else None,
+                    points=d.points,
+                )
+                for d in s.draws
+            ],
+        )
+        for s in assessment.sections
+    ]
+    found.assessments.append(
+        DraftAssessment(
+            raw_id=assessment.id,
+            title=assessment.title,
+            lang=assessment.lang,
+            sections=sections,
+            description=assessment.description,
+            origin=quiz.origin,
+            kind=kind,
+            loc=quiz.loc,
+            own=True,
+        )
+    )
+
+
+def _category_names(path: str) -> list[str]:
+    from .moodlexml import split_category_path
+
+    return [n for n in split_category_path(path) if n]
+
+
+def _apply_quiz_meta(quiz: DraftQuiz, meta: dict[str, object]) -> None:
+    """lmsexport's own quiz metadata (GIFT's `// lmsexport-quiz:` or Moodle XML's comment)."""
+    quiz.own = True
+    quiz.raw_id = str(meta["id"]) if "id" in meta else quiz.raw_id
+    quiz.title = str(meta.get("title") or quiz.title)
+    quiz.lang = str(meta["lang"]) if "lang" in meta else quiz.lang
+    if isinstance(meta.get("description"), str):
+        quiz.description = str(meta["description"])
+    if isinstance(meta.get("difficulty"), str):
+        quiz.difficulty = Difficulty(str(meta["difficulty"]))
+    quiz.category = str(meta["category"]) if isinstance(meta.get("category"), str) else None
+    quiz.shuffle = bool(meta.get("shuffle", True))
+
+
+def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
+    from ..readers.gift import _meta
+
+    meta = _meta(item.comments, "lmsexport:")
+    label = _label(item.idnumber, item.name)
+    b = _Builder(found, own, item.loc, label, quiz_lang)
+    stem, stem_lang = b.texts.convert(item.text.text, item.text.format) if item.text else (None, None)
+    if stem is None:
+        found.warn(item.loc, f"{label} has no question text; skipped", "import.empty-stem")
+        return None
+    explanation = None
+    if item.general_feedback is not None:
+        explanation, _ = b.texts.convert(item.general_feedback.text, item.general_feedback.format)
+    q = Question(
+        id="",
+        type=QuestionType.ESSAY,
+        stem=stem,
+        explanation=explanation,
+        points=float(meta["points"]) if "points" in meta else 1.0,  # type: ignore[arg-type]
+        lang=stem_lang,
+        tags=tuple(meta.get("tags", item.tags)),  # type: ignore[arg-type]
+        loc=item.loc,
+    )
+    if item.missing_word:
+        b.notes.append("a missing-word question: the blank is shown as _____ in the stem")
+    typed: Question | None = q
+    if item.qtype == "truefalse":
+        typed = replace(q, type=QuestionType.TRUE_FALSE, truth=item.truth)
+        if any(f is not None and f.text for f in item.true_false_feedback):
+            b.drop("the feedback on the true/false answers")
+    elif item.qtype == "multichoice":
+        answers = []
+        for a in item.answers:
+            text, lang = b.texts.convert(a.text.text, a.text.format)
+            feedback = b.texts.convert(a.feedback.text, a.feedback.format)[0] if a.feedback else None
+            answers.append((text, lang, a.fraction, feedback, a.text.loc))
+        typed = _multichoice(b, q, item.single, answers)
+    elif item.qtype == "shortanswer":
+        typed = _short_answer(
+            b, q, [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers]
+        )
+        if typed is not None:
+            typed = replace(typed, case_sensitive=bool(meta.get("case_sensitive", False)))
+    elif item.qtype == "numerical":
+        keys = [(a.numeric, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers]
+        typed = _numerical(b, q, keys)
+        if (
+            typed is not None
+            and typed.numeric is not None
+            and "answer" in meta
+            and typed.numeric.low is not None
+        ):
+            low, high = typed.numeric.low, typed.numeric.high
+            answer = float(meta["answer"])  # type: ignore[arg-type]
+            assert high is not None
+            if low <= answer <= high:
+                typed = replace(typed, numeric=replace(typed.numeric, answer=answer))
+    elif item.qtype == "match":
+        pairs, distractors = [], []
+        for left, right in item.pairs:
+            text, _ = b.texts.convert(left.text, left.format)
+            if text is None:
+                distractors.append(right)
+            else:
+                pairs.append(Pair(text, right, loc=left.loc))
+        raw = meta.get("distractors")
+        if isinstance(raw, list):
+            distractors += [str(d) for d in raw]
+        typed = replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+    if typed is None:
+        return None
+    b.finish()
+    return DraftQuestion(typed, raw_id=item.idnumber or None, name=item.name, notes=b.notes)
+
+
+def _short_answer(b: _Builder, q: Question, answers: list[tuple[str, Fraction, bool]]) -> Question | None:
+    """Accepted answers: those worth 100%; the rest are reported."""
+    right = []
+    for text, fraction, has_feedback in answers:
+        if fraction == 1:
+            if "*" in text.replace("\\*", ""):
+                b.drop(f"the wildcard '*' of accepted answer {text!r} (kept as a literal asterisk)")
+            right.append(text.replace("\\*", "*"))
+        elif text == "*":
+            if has_feedback:
+                b.drop("the feedback for any other answer ('*')")
+        else:
+            b.drop(f"answer {text!r} worth {format_percent(fraction)}%")
+        if has_feedback and fraction == 1:
+            b.drop(f"the feedback on answer {text!r}")
+    if not right:
+        b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
+        return None
+    return replace(q, type=QuestionType.SHORT_ANSWER, answers=tuple(dict.fromkeys(right)))
+
+
+def _numerical(
+    b: _Builder, q: Question, answers: list[tuple[NumericKey | None, Fraction, bool]]
+) -> Question | None:
+    """The first 100% answer is the key; the others are reported."""
+    keys = [k for k, f, _ in answers if k is not None and f == 1]
+    for key, fraction, has_feedback in answers:
+        if key is None:
+            if has_feedback:
+                b.drop("the feedback for any other answer")
+        elif fraction != 1 or key is not keys[0]:
+            b.drop(f"another accepted answer {_key_text(key)} worth {format_percent(fraction)}%")
+        if key is not None and has_feedback:
+            b.drop(f"the feedback on answer {_key_text(key)}")
+    if not keys:
+        b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
+        return None
+    return replace(q, type=QuestionType.NUMERICAL, numeric=keys[0])
+
+
+def _key_text(key: NumericKey) -> str:
+    if key.low is not None and key.high is not None:
+        return f"{key.low:g}..{key.high:g}"
+    return f"{key.answer:g}" + (f" ± {key.tolerance:g}" if key.tolerance else "")
+
+
+# --------------------------------------------------------------------------- Moodle XML
+
+
+def import_moodlexml(data: bytes, path: str) -> Found:
+    """A Moodle XML file's quizzes (one per category); never raises for bad input."""
+    from .moodlexml import (
+        MAX_MOODLEXML_BYTES,
+        moodlexml_too_large,
+        read_moodlexml,
+        split_category_path,
+    )
+
+    found = Found()
+    if len(data) > MAX_MOODLEXML_BYTES:
+        found.diags.append(moodlexml_too_large(path, len(data)))
+        return found
+    try:
+        mx = read_moodlexml(data, path, lenient=True)
+    except MoodleXmlError as e:
+        found.diags += e.diagnostics
+        return found
+    found.diags += mx.warnings
+    for qtype, loc, name in mx.skipped:
+        kind = SKIPPED_KINDS.get(qtype, qtype or "untyped")
+        why = "lmsexport has no such question type" if qtype else "the question has no type"
+        found.skip(kind, loc, name or None, why, "import.skipped")
+    own = bool(mx.meta or mx.assessment_meta)
+    if mx.assessment_meta:
+        mx.meta = {**mx.assessment_meta, **mx.meta}
+    quizzes: dict[str, DraftQuiz] = {}
+    shuffles: dict[str, list[bool]] = {}
+    current = ""
+    for mq in mx.questions:
+        if mq.qtype == "category":
+            current = "" if own else (mq.category or "")
+            quiz = _moodle_quiz(quizzes, current, path, split_category_path)
+            if mq.info is not None and mq.info.text and quiz.description is None:
+                b = _Builder(found, own, mq.loc, f"category {mq.category!r}")
+                quiz.description = b.texts.convert(mq.info.text, mq.info.format, mq.info.files)[0]
+                b.finish()
+            continue
+        draft = _moodle_question(found, mq, own, str(mx.meta["lang"]) if "lang" in mx.meta else None)
+        if draft is None:
+            continue
+        _moodle_quiz(quizzes, current, path, split_category_path).questions.append(draft)
+        if mq.shuffle is not None:
+            shuffles.setdefault(current, []).append(mq.shuffle)
+    for key, quiz in quizzes.items():
+        values = shuffles.get(key, [])
+        quiz.shuffle = all(values)
+        if len(set(values)) > 1:
+            found.warn(
+                quiz.loc or SourceLoc(path),
+                f"the questions of category {quiz.category or quiz.title!r} disagree on shuffling; an "
+                "lmsexport quiz has one setting: not shuffled",
+                "import.mixed-shuffle",
+            )
+    if own:
+        quiz = _moodle_quiz(quizzes, "", path, split_category_path)
+        description = quiz.description
+        _apply_quiz_meta(quiz, mx.meta)
+        quiz.description = description if description is not None else quiz.description
+        if mx.assessment_meta:
+            from .moodlexml import read_assessment
+
+            _own_assessment(found, quiz, lambda: read_assessment(data, path)[0], "Moodle XML")
+    found.quizzes += [q for q in quizzes.values() if q.questions]
+    return found
+
+
+def _moodle_quiz(quizzes: dict[str, DraftQuiz], key: str, path: str, split) -> DraftQuiz:  # type: ignore[no-untyped-def]
+    if key not in quizzes:
+        names = [n for n in split(key) if n]
+        quizzes[key] = DraftQuiz(
+            raw_id=None,
+            title=names[-1] if names else _file_stem(path),
+            lang=None,
+            category="/".join(names) if names else None,
+            origin=path,
+            kind="Moodle XML",
+            loc=SourceLoc(path),
+        )
+    return quizzes[key]
+
+
+def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
+    meta = mq.meta
+    label = _label((mq.idnumber or "").strip(), mq.name)
+    b = _Builder(found, own, mq.loc, label, quiz_lang)
+    t = mq.text
+    stem, stem_lang = b.texts.convert(t.text, t.format, t.files) if t is not None else (None, None)
+    if stem is None:
+        found.warn(mq.loc, f"{label} has no question text; skipped", "import.empty-stem")
+        return None
+    if mq.old_image is not None:
+        name, raw = mq.old_image
+        try:
+            data = base64.b64decode("".join(raw.split()), validate=True)
+            media = media_from_bytes(name or "image", data)
+            stem = with_image(stem, media, name or "image")
+        except (binascii.Error, ValueError) as e:
+            b.texts._lose(f"the image of the old <image> field ({e})")
+    explanation = None
+    g = mq.general_feedback
+    if g is not None:
+        explanation, _ = b.texts.convert(g.text, g.format, g.files)
+    points = mq.mark
+    if not points > 0:
+        b.drop(f"its mark {points:g} (lmsexport needs points above 0: written as 1)")
+        points = 1.0
+    q = Question(
+        id="",
+        type=QuestionType.ESSAY,
+        stem=stem,
+        explanation=explanation,
+        points=points,
+        lang=stem_lang,
+        tags=tuple(meta.get("tags", mq.tags)),
+        loc=mq.loc,
+    )
+    typed: Question | None = q
+    kind = "matching" if mq.qtype == "match" else mq.qtype
+    if kind == "truefalse":
+        typed = replace(q, type=QuestionType.TRUE_FALSE, truth=bool(mq.truth))
+    elif kind == "multichoice":
+        answers = []
+        for a in mq.answers:
+            text, lang = b.texts.convert(a.text.text, a.text.format, a.text.files)
+            feedback = None
+            if a.feedback is not None:
+                feedback = b.texts.convert(a.feedback.text, a.feedback.format, a.feedback.files)[0]
+            answers.append((text, lang, a.fraction, feedback, a.text.loc))
+        typed = _multichoice(b, q, mq.single, answers)
+    elif kind == "shortanswer":
+        typed = _short_answer(
+            b, q, [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in mq.answers]
+        )
+        if typed is not None:
+            typed = replace(typed, case_sensitive=mq.case_sensitive)
+    elif kind == "numerical":
+        from .moodlexml import php_number
+
+        keys: list[tuple[NumericKey | None, Fraction, bool]] = []
+        for a in mq.answers:
+            value = php_number(a.text.text)
+            tolerance = php_number(a.tolerance) if a.tolerance else 0.0
+            key = None if value is None else NumericKey(answer=value, tolerance=abs(tolerance or 0.0))
+            keys.append((key, a.fraction, bool(a.feedback and a.feedback.text)))
+        typed = _numerical(b, q, keys)
+        bounds = meta.get("range")
+        if typed is not None and typed.numeric is not None and isinstance(bounds, list):
+            low, high = float(bounds[0]), float(bounds[1])
+            value, tolerance = typed.numeric.answer, typed.numeric.tolerance
+            # lmsexport's range, if the visible key is the one its writer derives from it.
+            if (value, tolerance) == (low / 2 + high / 2, high / 2 - low / 2):
+                answer = meta.get("answer")
+                typed = replace(
+                    typed,
+                    numeric=NumericKey(
+                        answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
+                    ),
+                )
+    elif kind == "matching":
+        pairs, distractors = [], []
+        for left, right in mq.subquestions:
+            text, _ = b.texts.convert(left.text, left.format, left.files)
+            if text is None:
+                distractors.append(right)
+            else:
+                pairs.append(Pair(text, right, loc=left.loc))
+        typed = replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+    for what in mq.dropped:
+        if what == "embedded files":
+            continue  # images are carried (also the old <image> field); a lost one is reported
+        b.drop(what)
+    if typed is None:
+        return None
+    b.finish()
+    raw_id = (mq.idnumber or "").strip() or None
+    return DraftQuestion(typed, raw_id=raw_id, name=mq.name or None, notes=b.notes)

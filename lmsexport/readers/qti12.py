@@ -1,0 +1,859 @@
+"""QTI 1.2 (Canvas's flavour, and the Common Cartridge profile) -> draft quizzes for import.
+
+Canvas writes every question of a "QTI export" the way canvas-lms lib/cc/qti/qti_items.rb
+``add_question`` does, and lmsexport's writers/qti12.py writes the same shapes; this reader is
+their inverse, and reads other tools' QTI 1.2 leniently by its structure:
+
+* the type from the ``question_type`` metadata (multiple_choice, multiple_answers, true_false,
+  short_answer, numerical, matching, essay; calculated, fill-in-multiple-blanks, multiple
+  dropdowns, file upload and text-only questions are skipped with a warning), or the Common
+  Cartridge ``cc_profile``, or, for other tools, the presentation (``response_lid`` single or
+  multiple, several of them for matching, ``response_str``/``render_fib`` for a typed answer);
+* the key from the response processing: the ``varequal`` of the condition that sets SCORE
+  highest (``and``/``not`` for multiple answers; every ``varequal`` of it, with ``case``, for
+  short answers; ``or(varequal, and(vargte, varlte))`` and ranges for numerical answers; one
+  ``Add`` condition per left item for matching);
+* points from ``points_possible`` (Canvas) or ``cc_weighting`` (cartridges);
+* the ``general_fb`` item feedback (shown by an ``<other/>`` condition) as the explanation and
+  ``<choice>_fb`` as each choice's feedback; Canvas's ``correct_fb`` and
+  ``general_incorrect_fb`` (feedback on right and wrong answers) are reported, not carried;
+* texts: ``text/html`` mattexts as rich text (lmsexport's own ``<div dir lang>`` texts exactly),
+  others as plain text; images from the package;
+* question groups (a section with ``selection_number``) become an assessment whose draw picks
+  from a quiz of the group's questions; a quiz's settings (description, shuffling) from Canvas's
+  ``assessment_meta.xml``.
+
+Documents are parsed with validate_qti12.parse_untrusted_qti12: a DOCTYPE that only names the
+QTI DTD is accepted (and never loaded), an internal subset or entity is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from decimal import Decimal, InvalidOperation
+from pathlib import PurePosixPath
+
+from lxml import etree
+
+from ..media import MAX_IMAGE_BYTES
+from ..model import (
+    Choice,
+    Media,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    Rich,
+    SourceLoc,
+    Text,
+    plain_text,
+)
+from ..validate import package_path
+from ..validate_qti12 import parse_untrusted_qti12
+from .drafts import (
+    DraftAssessment,
+    DraftDraw,
+    DraftQuestion,
+    DraftQuiz,
+    DraftSection,
+    Found,
+    Images,
+    html_text,
+    media_from_bytes,
+    media_from_data_uri,
+    simplify,
+)
+from .packagefiles import PackageFiles
+from .qti21 import _key_from_bounds, _true_false
+
+CANVAS_TYPES = {
+    "multiple_choice_question": QuestionType.SINGLE,
+    "multiple_answers_question": QuestionType.MULTIPLE,
+    "true_false_question": QuestionType.TRUE_FALSE,
+    "short_answer_question": QuestionType.SHORT_ANSWER,
+    "numerical_question": QuestionType.NUMERICAL,
+    "matching_question": QuestionType.MATCHING,
+    "essay_question": QuestionType.ESSAY,
+}
+CANVAS_SKIPPED = {
+    "calculated_question": "calculated",
+    "fill_in_multiple_blanks_question": "fill in multiple blanks",
+    "multiple_dropdowns_question": "multiple dropdowns",
+    "file_upload_question": "file upload",
+    "text_only_question": "text only",
+    "missing_word_question": "missing word",
+}
+CC_PROFILES = {
+    "cc.multiple_choice.v0p1": QuestionType.SINGLE,
+    "cc.multiple_response.v0p1": QuestionType.MULTIPLE,
+    "cc.true_false.v0p1": QuestionType.TRUE_FALSE,
+    "cc.fib.v0p1": QuestionType.SHORT_ANSWER,
+    "cc.essay.v0p1": QuestionType.ESSAY,
+}
+_OWN_TEXT = re.compile(r'<div dir="(?:rtl|ltr)" lang="([A-Za-z0-9-]{1,35})">(.*)</div>\Z', re.DOTALL)
+"""lmsexport's writers/qti12.py html_text(): a plain text with line breaks, in a div naming its language."""
+_ASSESSMENT_TYPES = (
+    "imsqti_xmlv1p2",
+    "imsqti_xmlv1p2/imscc_xmlv1p1/assessment",
+    "imsqti_xmlv1p2/imscc_xmlv1p3/assessment",
+)
+_BANK_TYPES = ("imsqti_xmlv1p2/imscc_xmlv1p1/question-bank", "imsqti_xmlv1p2/imscc_xmlv1p3/question-bank")
+
+
+def _local(el: etree._Element) -> str:
+    return etree.QName(el).localname if isinstance(el.tag, str) else ""
+
+
+def _children(el: etree._Element, name: str) -> list[etree._Element]:
+    return [c for c in el if _local(c) == name]
+
+
+def _child(el: etree._Element | None, name: str) -> etree._Element | None:
+    if el is None:
+        return None
+    return next((c for c in el if _local(c) == name), None)
+
+
+def _all(el: etree._Element, name: str) -> list[etree._Element]:
+    return [c for c in el.iter(etree.Element) if _local(c) == name]
+
+
+def _number(text: str | None) -> float | None:
+    import math
+
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _meta(el: etree._Element) -> dict[str, str]:
+    """The qtimetadatafield label -> entry pairs directly under an item's or assessment's metadata."""
+    out: dict[str, str] = {}
+    for field in _all(el, "qtimetadatafield"):
+        owner = next(
+            (
+                a
+                for a in field.iterancestors()
+                if _local(a) in ("item", "assessment", "objectbank", "section")
+            ),
+            None,
+        )
+        if owner is not el:
+            continue
+        label = _child(field, "fieldlabel")
+        entry = _child(field, "fieldentry")
+        if label is not None:
+            out[(label.text or "").strip()] = (entry.text or "").strip() if entry is not None else ""
+    return out
+
+
+# --------------------------------------------------------------------------- response processing
+
+
+class _Condition:
+    """One respcondition: what it tests, what score it sets, which feedback it shows."""
+
+    def __init__(self, el: etree._Element) -> None:
+        self.el = el
+        self.var = _child(el, "conditionvar")
+        self.score = 0.0
+        self.add = False
+        for setvar in _children(el, "setvar"):
+            if (setvar.get("varname") or "SCORE") == "SCORE":
+                value = _number(setvar.text) or 0.0
+                self.add = (setvar.get("action") or "Set") == "Add"
+                self.score = max(self.score, value)
+        self.feedback = [(d.get("linkrefid") or "") for d in _children(el, "displayfeedback")]
+
+    def top(self) -> list[etree._Element]:
+        return [c for c in self.var if isinstance(c.tag, str)] if self.var is not None else []
+
+    @property
+    def other(self) -> bool:
+        return any(_local(c) == "other" for c in self.top())
+
+    def equals(self, respident: str | None = None) -> list[tuple[str, str, bool]]:
+        """(respident, value, case) of every varequal that is not negated."""
+        out: list[tuple[str, str, bool]] = []
+        if self.var is None:
+            return out
+        for v in _all(self.var, "varequal"):
+            if any(_local(a) == "not" for a in v.iterancestors() if a is not self.var.getparent()):
+                continue
+            r = v.get("respident") or ""
+            if respident is None or r == respident:
+                out.append((r, (v.text or "").strip(), (v.get("case") or "No").lower() == "yes"))
+        return out
+
+
+def _conditions(item: etree._Element) -> list[_Condition]:
+    rp = _child(item, "resprocessing")
+    return [_Condition(c) for c in _children(rp, "respcondition")] if rp is not None else []
+
+
+# --------------------------------------------------------------------------- items
+
+
+class _ItemReader:
+    def __init__(
+        self, files: PackageFiles | None, member: str, item: etree._Element, found: Found, where: str
+    ) -> None:
+        self.files = files
+        self.member = member
+        self.item = item
+        self.found = found
+        self.loc = SourceLoc(where, item.sourceline or 0)
+        self.raw_id = (item.get("ident") or "").strip() or None
+        self.title = (item.get("title") or "").strip() or None
+        self.label = f"item {self.raw_id or self.title or ''!r}"
+        self.meta = _meta(item)
+        self.notes: list[str] = []
+        self.lost: list[str] = []
+        self.images = Images(self._image)
+        self.feedback = {(fb.get("ident") or ""): fb for fb in _children(item, "itemfeedback")}
+        self.shuffle: bool | None = None
+
+    def _image(self, src: str) -> Media | None:
+        if src.startswith("data:"):
+            return media_from_data_uri(src)
+        if self.files is None:
+            return None
+        target, remote = package_path(self.member, src.replace("%24IMS-CC-FILEBASE%24", "").lstrip("/"))
+        if target is None or remote:
+            return None
+        return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
+
+    def material(self, el: etree._Element | None) -> tuple[Text | None, str | None]:
+        """The text of the first mattext under ``el`` and the language it names."""
+        if el is None:
+            return None, None
+        mattext = next((m for m in el.iter(etree.Element) if _local(m) == "mattext"), None)
+        if mattext is None:
+            return None, None
+        raw = mattext.text or ""
+        lang = mattext.get("{http://www.w3.org/XML/1998/namespace}lang")
+        texttype = (mattext.get("texttype") or "text/plain").lower()
+        if texttype != "text/html":
+            return raw.strip() or None, lang
+        own = _OWN_TEXT.match(raw.strip())
+        if own is not None and "<" not in own.group(2).replace("<br/>", ""):
+            import html
+
+            text = html.unescape(own.group(2).replace("<br/>", "\n"))
+            return text or None, own.group(1)
+        found, wrapper_lang, lost = html_text(raw, True, self.images)
+        for what in lost:
+            if what not in self.lost:
+                self.lost.append(what)
+        return found, wrapper_lang or lang
+
+    def feedback_text(self, ident: str) -> Text | None:
+        fb = self.feedback.get(ident)
+        return self.material(fb)[0] if fb is not None else None
+
+    def drop(self, what: str, rule: str = "import.not-carried") -> None:
+        if f"not carried: {what}" in self.notes:
+            return
+        self.notes.append(f"not carried: {what}")
+        self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
+
+    def qtype(self, presentation: etree._Element) -> QuestionType | str:
+        """The model type, or the name of a type lmsexport lacks."""
+        canvas = self.meta.get("question_type")
+        if canvas:
+            if canvas in CANVAS_TYPES:
+                return CANVAS_TYPES[canvas]
+            return CANVAS_SKIPPED.get(canvas, canvas.removesuffix("_question").replace("_", " "))
+        profile = self.meta.get("cc_profile")
+        if profile:
+            return CC_PROFILES.get(profile, profile)
+        lids = _all(presentation, "response_lid")
+        if len(lids) > 1:
+            return QuestionType.MATCHING
+        if lids:
+            card = (lids[0].get("rcardinality") or "Single").lower()
+            return QuestionType.MULTIPLE if card == "multiple" else QuestionType.SINGLE
+        if _all(presentation, "response_num"):
+            return QuestionType.NUMERICAL
+        fibs = _all(presentation, "render_fib")
+        if fibs and (fibs[0].get("fibtype") or "").lower() in ("decimal", "integer"):
+            return QuestionType.NUMERICAL
+        if _all(presentation, "response_str"):
+            has_key = any(c.score > 0 and c.equals() for c in _conditions(self.item))
+            return QuestionType.SHORT_ANSWER if has_key else QuestionType.ESSAY
+        return "text only"
+
+    def read(self) -> DraftQuestion | None:
+        presentation = _child(self.item, "presentation")
+        if presentation is None:
+            self.found.skip(
+                "empty", self.loc, self.title or self.raw_id, "the item has no presentation", "import.skipped"
+            )
+            return None
+        kind = self.qtype(presentation)
+        if not isinstance(kind, QuestionType):
+            self.found.skip(
+                kind,
+                self.loc,
+                self.title or self.raw_id,
+                "lmsexport has no such question type",
+                "import.skipped",
+            )
+            return None
+        stem_el = _child(presentation, "material")
+        if stem_el is None:
+            stem_el = _child(_child(presentation, "flow"), "material")
+        stem, lang = self.material(stem_el)
+        if stem is None:
+            self.found.warn(self.loc, f"{self.label} has no question text; skipped", "import.empty-stem")
+            return None
+        points = _number(self.meta.get("points_possible")) or _number(self.meta.get("cc_weighting")) or 1.0
+        q = Question(
+            id="",
+            type=QuestionType.ESSAY,
+            stem=stem,
+            points=points if points > 0 else 1.0,
+            lang=self.item.get("{http://www.w3.org/XML/1998/namespace}lang") or lang,
+            loc=self.loc,
+        )
+        conditions = _conditions(self.item)
+        used = {"general_fb"}
+        typed: Question | None = q
+        if kind in (QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE):
+            typed = self._choices(q, kind, presentation, conditions, used)
+        elif kind is QuestionType.SHORT_ANSWER:
+            typed = self._short(q, conditions)
+        elif kind is QuestionType.NUMERICAL:
+            typed = self._numerical(q, conditions)
+        elif kind is QuestionType.MATCHING:
+            typed = self._matching(q, presentation, conditions, used)
+        if typed is None:
+            return None
+        explanation = self.feedback_text("general_fb")
+        if explanation is None:
+            shown = {f for c in conditions if c.other for f in c.feedback}
+            for ident in sorted(shown - {"general_incorrect_fb", "correct_fb"}):
+                explanation = self.feedback_text(ident)
+                used.add(ident)
+                break
+        typed = replace(typed, explanation=explanation)
+        for ident in self.feedback:
+            if ident in used:
+                continue
+            what = {
+                "correct_fb": "the feedback on a right answer",
+                "general_incorrect_fb": "the feedback on a wrong answer",
+            }.get(ident, f"the feedback {ident!r}")
+            if self.feedback_text(ident) is not None:
+                self.drop(what)
+        for what in self.lost:
+            self.notes.append(f"not carried: {what}")
+            self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
+        return DraftQuestion(typed, raw_id=self.raw_id, name=self.title, notes=self.notes)
+
+    def _choices(
+        self,
+        q: Question,
+        kind: QuestionType,
+        presentation: etree._Element,
+        conditions: list[_Condition],
+        used: set[str],
+    ) -> Question | None:
+        lid = _all(presentation, "response_lid")[0] if _all(presentation, "response_lid") else None
+        if lid is None:
+            self.found.warn(self.loc, f"{self.label} has no choices; skipped", "import.no-key")
+            return None
+        respident = lid.get("ident") or ""
+        render = _child(lid, "render_choice")
+        self.shuffle = None if render is None else (render.get("shuffle") or "No").lower() == "yes"
+        labels = _all(lid, "response_label")
+        multiple = kind is QuestionType.MULTIPLE
+        scores: dict[str, float] = {}
+        for c in conditions:
+            if c.score <= 0:
+                continue
+            for _, value, _ in c.equals(respident):
+                scores[value] = (
+                    max(scores.get(value, 0.0), c.score) if not c.add else scores.get(value, 0.0) + c.score
+                )
+        if not scores:
+            self.found.warn(
+                self.loc,
+                f"{self.label}: no right choice can be found in its response processing; skipped",
+                "import.no-key",
+            )
+            return None
+        top = max(scores.values())
+        right = {k for k, v in scores.items() if (v > 0 if multiple else v == top)}
+        partial = sorted({v for v in scores.values() if 0 < v < top})
+        if partial and not multiple:
+            self.drop(f"partial credit ({', '.join(f'{v:g}%' for v in partial)} for some choices)")
+        feedback_for: dict[str, str] = {}
+        for c in conditions:
+            if c.score <= 0 or c.add:
+                for _, value, _ in c.equals(respident):
+                    for f in c.feedback:
+                        if f not in ("correct_fb", "general_incorrect_fb", "general_fb"):
+                            feedback_for.setdefault(value, f)
+        choices = []
+        for label in labels:
+            ident = (label.get("ident") or "").strip()
+            text, lang = self.material(label)
+            if text is None:
+                self.drop(f"choice {ident!r}, which has no text")
+                continue
+            fid = feedback_for.get(ident) or (f"{ident}_fb" if f"{ident}_fb" in self.feedback else None)
+            feedback = self.feedback_text(fid) if fid else None
+            if fid:
+                used.add(fid)
+            choices.append(
+                Choice(
+                    text, ident in right, feedback, lang, loc=SourceLoc(self.loc.path, label.sourceline or 0)
+                )
+            )
+        question = replace(
+            q, type=QuestionType.MULTIPLE if multiple else QuestionType.SINGLE, choices=tuple(choices)
+        )
+        if not multiple and len(choices) == 2 and sum(c.correct for c in choices) == 1:
+            truth = _true_false(choices)
+            if truth is not None or kind is QuestionType.TRUE_FALSE:
+                if truth is None:
+                    truth = choices[0].correct
+                if any(c.feedback for c in choices):
+                    self.drop("the feedback on the true/false answers")
+                self.shuffle = None
+                return replace(question, type=QuestionType.TRUE_FALSE, choices=(), truth=truth)
+        if sum(c.correct for c in choices) > 1 and not multiple:
+            question = replace(question, type=QuestionType.MULTIPLE)
+        return question
+
+    def _short(self, q: Question, conditions: list[_Condition]) -> Question | None:
+        top = max((c.score for c in conditions), default=0.0)
+        answers: list[str] = []
+        cases: list[bool] = []
+        for c in conditions:
+            if c.score <= 0:
+                continue
+            for _, value, case in c.equals():
+                if c.score == top:
+                    answers.append(value)
+                    cases.append(case)
+                else:
+                    self.drop(f"answer {value!r} worth {c.score:g}%")
+        answers = list(dict.fromkeys(a for a in answers if a))
+        if not answers:
+            self.found.warn(self.loc, f"{self.label}: no accepted answer; skipped", "import.no-key")
+            return None
+        return replace(q, type=QuestionType.SHORT_ANSWER, answers=tuple(answers), case_sensitive=all(cases))
+
+    def _numerical(self, q: Question, conditions: list[_Condition]) -> Question | None:
+        keys: list[NumericKey] = []
+        for c in conditions:
+            if c.score <= 0 or c.var is None:
+                continue
+            key = _numeric_key(c.var)
+            if key is None:
+                continue
+            if keys:
+                self.drop(f"another accepted answer ({_key_text(key)})")
+                continue
+            keys.append(key)
+        if not keys:
+            self.found.warn(
+                self.loc, f"{self.label}: no numeric key in its response processing; skipped", "import.no-key"
+            )
+            return None
+        return replace(q, type=QuestionType.NUMERICAL, numeric=keys[0])
+
+    def _matching(
+        self, q: Question, presentation: etree._Element, conditions: list[_Condition], used: set[str]
+    ) -> Question | None:
+        lids = _all(presentation, "response_lid")
+        right_text: dict[str, str] = {}
+        for lid in lids:
+            for label in _all(lid, "response_label"):
+                ident = (label.get("ident") or "").strip()
+                if ident not in right_text:
+                    text, _ = self.material(label)
+                    right = plain_text(text)
+                    if isinstance(text, Rich):
+                        self.lost.append("markup in a right-hand item (kept as plain text)")
+                        right = " ".join(right.split())
+                    right_text[ident] = right
+        pairs = []
+        used_rights: set[str] = set()
+        for lid in lids:
+            respident = lid.get("ident") or ""
+            left, _ = self.material(_child(lid, "material"))
+            match = next((v for c in conditions if c.score > 0 for _, v, _ in c.equals(respident)), None)
+            if left is None:
+                continue
+            if match is None or not right_text.get(match):
+                self.drop(f"left item {plain_text(left)[:40]!r}, which has no right match")
+                continue
+            used_rights.add(match)
+            pairs.append(Pair(left, right_text[match], loc=SourceLoc(self.loc.path, lid.sourceline or 0)))
+            render = _child(lid, "render_choice")
+            if render is not None:
+                self.shuffle = (render.get("shuffle") or "No").lower() == "yes"
+        if not pairs:
+            self.found.warn(self.loc, f"{self.label}: no right pairs; skipped", "import.no-key")
+            return None
+        for c in conditions:
+            for f in c.feedback:
+                if f.endswith("_fb") and f not in ("correct_fb", "general_incorrect_fb", "general_fb"):
+                    used.add(f)
+                    if self.feedback_text(f) is not None:
+                        self.drop(f"the feedback {f!r} on a wrong match")
+        rights = {p.right for p in pairs}
+        distractors = []
+        for ident, text in right_text.items():
+            if ident not in used_rights and text and text not in rights and text not in distractors:
+                distractors.append(text)
+        return replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+
+
+def _numeric_key(var: etree._Element) -> NumericKey | None:
+    """The key a numerical condition tests: or(varequal, and(vargte, varlte)), a range, a value."""
+    equal = next((_number(v.text) for v in _all(var, "varequal")), None)
+    low = next((_number(v.text) for v in _all(var, "vargte")), None)
+    if low is None:
+        low = next((_number(v.text) for v in _all(var, "vargt")), None)
+    high = next((_number(v.text) for v in _all(var, "varlte")), None)
+    if high is None:
+        high = next((_number(v.text) for v in _all(var, "varlt")), None)
+    if low is not None and high is not None and low <= high:
+        if equal is not None:
+            tolerance = _exact_margin(var, equal)
+            if tolerance is not None:
+                return NumericKey(answer=equal, tolerance=tolerance)
+        return _key_from_bounds(equal, low, high)
+    if equal is not None:
+        return NumericKey(answer=equal)
+    return None
+
+
+def _exact_margin(var: etree._Element, answer: float) -> float | None:
+    """The margin of an exact answer written with decimal arithmetic (Canvas's BigDecimal, and
+    lmsexport's writer): high - answer == answer - low, computed exactly."""
+    try:
+        a = Decimal(next(v.text or "" for v in _all(var, "varequal")).strip())
+        lo = Decimal((next(v.text or "" for v in _all(var, "vargte"))).strip())
+        hi = Decimal((next(v.text or "" for v in _all(var, "varlte"))).strip())
+    except (StopIteration, InvalidOperation):
+        return None
+    if hi - a != a - lo or hi < a:
+        return None
+    return float(hi - a)
+
+
+def _key_text(key: NumericKey) -> str:
+    if key.low is not None and key.high is not None:
+        return f"{key.low:g}..{key.high:g}"
+    return f"{key.answer:g}" + (f" ± {key.tolerance:g}" if key.tolerance else "")
+
+
+# --------------------------------------------------------------------------- documents and packages
+
+
+class _Reader:
+    def __init__(self, files: PackageFiles | None, display: str) -> None:
+        self.files = files
+        self.display = display
+        self.found = Found()
+        self.seen_items: set[str] = set()
+
+    def where(self, member: str) -> str:
+        return self.files.where(member) if self.files is not None else self.display
+
+    def document(
+        self,
+        member: str,
+        data: bytes,
+        meta: dict[str, object] | None = None,
+        own: bool = False,
+        bank: bool = False,
+    ) -> None:
+        where = self.where(member)
+        tree, problems = parse_untrusted_qti12(data, where)
+        self.found.diags += problems
+        if tree is None:
+            return
+        root = tree.getroot()
+        if _local(root) != "questestinterop":
+            self.found.error(
+                SourceLoc(where, root.sourceline or 0),
+                f"root element <{_local(root)}> is not a QTI 1.2 questestinterop",
+                "import.unknown-kind",
+            )
+            return
+        for el in root:
+            local = _local(el)
+            if local == "assessment":
+                self.assessment(el, member, meta or {}, own)
+            elif local in ("objectbank", "section"):
+                self.bank(el, member, own)
+        if _children(root, "item"):
+            quiz = self._quiz(root, member, PurePosixPath(member or self.display).stem, own)
+            self._finish(quiz, self.items(root, member))
+
+    def _quiz(self, el: etree._Element, member: str, title: str, own: bool) -> DraftQuiz:
+        return DraftQuiz(
+            raw_id=(el.get("ident") or "").strip() or None,
+            title=title,
+            lang=el.get("{http://www.w3.org/XML/1998/namespace}lang"),
+            origin=self.where(member),
+            kind="QTI 1.2",
+            own=own,
+            loc=SourceLoc(self.where(member), el.sourceline or 0),
+        )
+
+    def items(self, container: etree._Element, member: str) -> list[tuple[DraftQuestion, bool | None]]:
+        out = []
+        for item in _children(container, "item"):
+            ident = item.get("ident") or ""
+            if ident and ident in self.seen_items:
+                continue
+            self.seen_items.add(ident)
+            reader = _ItemReader(self.files, member, item, self.found, self.where(member))
+            draft = reader.read()
+            if draft is not None:
+                out.append((draft, reader.shuffle))
+        for ref in _children(container, "itemref") + _children(container, "sectionref"):
+            self.found.warn(
+                SourceLoc(self.where(member), ref.sourceline or 0),
+                f"a reference to {ref.get('linkrefid')!r} (a question kept in a bank elsewhere) "
+                "cannot be followed; not imported",
+                "import.not-carried",
+            )
+        return out
+
+    def bank(self, el: etree._Element, member: str, own: bool) -> None:
+        meta = _meta(el)
+        title = meta.get("bank_title") or (el.get("title") or "").strip() or PurePosixPath(member).stem
+        quiz = self._quiz(el, member, title, own)
+        self._finish(quiz, self._section_items(el, member))
+
+    def _finish(self, quiz: DraftQuiz, drafts: list[tuple[DraftQuestion, bool | None]]) -> None:
+        if not drafts:
+            return
+        quiz.questions = [d for d, _ in drafts]
+        shuffles = [s for _, s in drafts if s is not None]
+        if shuffles and len(set(shuffles)) == 1:
+            quiz.shuffle = shuffles[0]
+        elif shuffles:
+            quiz.shuffle = False
+            self.found.warn(
+                quiz.loc or SourceLoc(self.display),
+                f"the questions of {quiz.title!r} disagree on shuffling; an lmsexport quiz has one "
+                "setting: not shuffled",
+                "import.mixed-shuffle",
+            )
+        self.found.quizzes.append(quiz)
+
+    def assessment(self, el: etree._Element, member: str, meta: dict[str, object], own: bool) -> None:
+        title = (el.get("title") or "").strip() or str(meta.get("title") or "") or PurePosixPath(member).stem
+        quiz = self._quiz(el, member, title, own)
+        if own and _meta(el).get("cc_profile") == "cc.exam.v0p1" and (quiz.raw_id or "").startswith("A-"):
+            quiz.raw_id = (quiz.raw_id or "")[2:]  # lmsexport's cartridge names an assessment A-<quiz id>
+        presentation = _child(el, "presentation_material")
+        if presentation is not None and "description" not in meta:
+            item = _ItemReader(self.files, member, el, self.found, self.where(member))
+            quiz.description = item.material(presentation)[0]
+        if isinstance(meta.get("description"), str | Rich):
+            quiz.description = meta["description"]  # type: ignore[assignment]
+        sections = _children(el, "section")
+        groups = [s for s in _all(el, "section") if _selection(s) is not None]
+        if not groups:
+            drafts = []
+            for section in sections:
+                drafts += self._section_items(section, member)
+            self._finish(quiz, drafts)
+            if "shuffle" in meta and quiz in self.found.quizzes:
+                quiz.shuffle = bool(meta["shuffle"])
+            return
+        assessment = DraftAssessment(
+            raw_id=quiz.raw_id,
+            title=title,
+            lang=quiz.lang,
+            origin=quiz.origin,
+            kind="QTI 1.2",
+            loc=quiz.loc,
+            description=quiz.description,
+        )
+        listed = replace(
+            quiz, raw_id=f"{quiz.raw_id or 'quiz'}-questions", title=f"{title}: questions", questions=[]
+        )
+        out = DraftSection(None)
+        listed_drafts: list[tuple[DraftQuestion, bool | None]] = []
+        for section in sections:
+            self._group_draws(section, member, out, listed_drafts, title)
+        self._finish(listed, listed_drafts)
+        assessment.sections.append(out)
+        self.found.assessments.append(assessment)
+
+    def _section_items(self, section: etree._Element, member: str) -> list[tuple[DraftQuestion, bool | None]]:
+        drafts = self.items(section, member)
+        for sub in _children(section, "section"):
+            drafts += self._section_items(sub, member)
+        return drafts
+
+    def _group_draws(
+        self,
+        section: etree._Element,
+        member: str,
+        out: DraftSection,
+        listed: list[tuple[DraftQuestion, bool | None]],
+        title: str,
+    ) -> None:
+        selection = _selection(section)
+        if selection is not None:
+            pick, points = selection
+            pool = self._quiz(
+                section, member, (section.get("title") or "").strip() or f"{title} group", False
+            )
+            drafts = self._section_items(section, member)
+            self._finish(pool, drafts)
+            if drafts:
+                out.draws.append(
+                    DraftDraw(name=pool.title, pool=pool, pick=min(pick, len(drafts)), points=points)
+                )
+            return
+        run = self.items(section, member)
+        if run:
+            listed += run
+            out.draws.append(DraftDraw(name=None, questions=[d for d, _ in run]))
+        for sub in _children(section, "section"):
+            self._group_draws(sub, member, out, listed, title)
+
+
+def _selection(section: etree._Element) -> tuple[int, float | None] | None:
+    """(pick, points per item) of a question group, or None for a plain section."""
+    number = next((el for el in section if _local(el) == "selection_ordering"), None)
+    if number is None:
+        return None
+    n = next((_number(el.text) for el in _all(number, "selection_number")), None)
+    if n is None or n < 1:
+        return None
+    points = next((_number(el.text) for el in _all(number, "points_per_item")), None)
+    return int(n), points if points and points > 0 else None
+
+
+def _canvas_meta(files: PackageFiles, member: str, found: Found) -> dict[str, object]:
+    """Canvas's quiz settings file (assessment_meta.xml): title, description, shuffling."""
+    data = files.read(member)
+    if data is None:
+        return {}
+    from ..validate import parse_untrusted
+
+    tree, problems = parse_untrusted(data, files.where(member))
+    found.diags += problems
+    if tree is None:
+        return {}
+    meta: dict[str, object] = {}
+    for el in tree.getroot():
+        local = _local(el)
+        if local == "title" and (el.text or "").strip():
+            meta["title"] = (el.text or "").strip()
+        elif local == "description" and (el.text or "").strip():
+            text, _, _ = html_text(el.text or "", not _OWN_TEXT.match((el.text or "").strip()))
+            own = _OWN_TEXT.match((el.text or "").strip())
+            if own is not None and "<" not in own.group(2).replace("<br/>", ""):
+                import html
+
+                text = html.unescape(own.group(2).replace("<br/>", "\n"))
+            meta["description"] = simplify(text) if isinstance(text, Rich) else text
+        elif local == "shuffle_answers":
+            meta["shuffle"] = (el.text or "").strip().lower() == "true"
+    return meta
+
+
+def read_package(files: PackageFiles, display: str) -> Found:
+    """A QTI 1.2 package (Canvas's QTI export, lmsexport's qti12 packages) or a Common Cartridge."""
+    reader = _Reader(files, display)
+    members = files.members
+    manifest = None
+    if "imsmanifest.xml" in members:
+        data = files.read("imsmanifest.xml")
+        if data is None:
+            reader.found.diags += files.diags
+            return reader.found
+        tree, problems = parse_untrusted_qti12(data, files.where("imsmanifest.xml"))
+        reader.found.diags += problems
+        if tree is None:
+            return reader.found
+        manifest = tree.getroot()
+    documents: list[tuple[str, dict[str, object], bool]] = []
+    banks: list[str] = []
+    if manifest is not None:
+        own = (manifest.get("identifier") or "").startswith("MANIFEST-")
+        metas: dict[str, dict[str, object]] = {}
+        resources = {
+            (r.get("identifier") or ""): r for r in manifest.iter(etree.Element) if _local(r) == "resource"
+        }
+        for res in resources.values():
+            rtype = res.get("type") or ""
+            hrefs = [res.get("href")] + [f.get("href") for f in _all(res, "file")]
+            hrefs = list(dict.fromkeys(h for h in hrefs if h))
+            targets = []
+            for href in hrefs:
+                target, remote = package_path("imsmanifest.xml", href)
+                if target is None or remote:
+                    reader.found.error(
+                        files.loc("imsmanifest.xml", res.sourceline or 0),
+                        f"href {href!r} leaves the package",
+                        "package.unsafe-path",
+                    )
+                    continue
+                targets.append(target)
+            if rtype in _ASSESSMENT_TYPES:
+                meta: dict[str, object] = {}
+                for dep in _all(res, "dependency"):
+                    dep_res = resources.get(dep.get("identifierref") or "")
+                    if dep_res is not None and (dep_res.get("href") or "").endswith("assessment_meta.xml"):
+                        target, _ = package_path("imsmanifest.xml", dep_res.get("href") or "")
+                        if target is not None and target not in metas:
+                            metas[target] = _canvas_meta(files, target, reader.found)
+                        meta = metas.get(target or "", {})
+                for target in targets:
+                    if not target.endswith("assessment_meta.xml"):
+                        documents.append((target, meta, own))
+            elif rtype in _BANK_TYPES:
+                banks += targets
+        if not documents:
+            documents = [(b, {}, own) for b in banks]
+    if manifest is None or not documents:
+        for member in members:
+            if (
+                member.lower().endswith((".xml", ".qti"))
+                and member != "imsmanifest.xml"
+                and not member.endswith("assessment_meta.xml")
+            ):
+                documents.append((member, {}, False))
+    for member, meta, own in documents:
+        data = files.read(member)
+        if data is not None:
+            reader.document(member, data, meta, own)
+    reader.found.diags += files.diags
+    files.diags = []
+    if (
+        not reader.found.quizzes
+        and not reader.found.assessments
+        and not reader.found.skipped
+        and not any(d.severity.value == "error" for d in reader.found.diags)
+    ):
+        reader.found.error(SourceLoc(display), "no QTI 1.2 question in the package", "import.empty")
+    return reader.found
+
+
+def read_document(data: bytes, display: str, files: PackageFiles | None = None, member: str = "") -> Found:
+    """One QTI 1.2 document (questestinterop) outside a package."""
+    reader = _Reader(files, display)
+    reader.document(member, data)
+    if files is not None:
+        reader.found.diags += files.diags
+        files.diags = []
+    return reader.found

@@ -1,0 +1,1253 @@
+"""QTI 2.1 items, tests and content packages -> draft quizzes for `lmsexport import`.
+
+What is read (the IMS QTI 2.1 information model; lmsexport's own writer, writers/qti21.py, is
+read back exactly):
+
+* interactions: ``choiceInteraction`` (single or multiple response; two choices reading
+  true/false in any language lmsexport writes are a true/false question),
+  ``textEntryInteraction`` (a string: short answer, accepted answers from the correct response
+  and the full-score mapping entries with their case sensitivity; a float or integer: numerical,
+  the tolerance from ``equal toleranceMode="absolute"`` or the ``gte``/``lte`` bounds lmsexport
+  writes), ``matchInteraction`` and ``associateInteraction`` (matching, unused right items as
+  distractors), ``extendedTextInteraction`` (essay); an item with another interaction, or with
+  several, is skipped with a warning naming the interaction;
+* the key from ``correctResponse``, else the mapping, else the written-out response processing
+  (``match`` of the response with a value that sets SCORE), which also links choices to the
+  ``modalFeedback`` they show; the standard templates (match_correct, map_response) add nothing
+  the declarations do not say;
+* points: the test's ``<weight>`` on the item's reference (lmsexport's and Canvas's reading), or
+  the item's MAXSCORE, SCORE's normalMaximum, the mapping's upper bound, the score it sets;
+  Canvas's converted items carry ``instructureField points_possible``;
+* texts: the item body's XHTML and MathML as the model's rich text (readers/richhtml.py), images
+  from the package; ``feedbackInline`` in a choice and ``modalFeedback`` as choice feedback, the
+  general ``modalFeedback`` as the explanation; ``xml:lang`` on the item and its choices;
+* a test whose sections draw at random (``selection``) becomes an assessment, each drawn section
+  a quiz of its own that the draw picks from; any other test is a quiz of its items in order;
+* the manifest's LOM: keywords (tags), the test's description and difficulty, the language.
+
+Everything is untrusted: the package is read through readers/packagefiles.py, every document
+with validate.parse_untrusted (no DOCTYPE, no entity, no network).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
+
+from lxml import etree
+
+from ..errors import Severity
+from ..media import MAX_IMAGE_BYTES
+from ..model import (
+    Choice,
+    Difficulty,
+    Media,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    Rich,
+    SourceLoc,
+    Text,
+    plain_text,
+)
+from ..validate import package_path, parse_untrusted
+from .drafts import (
+    DraftAssessment,
+    DraftDraw,
+    DraftQuestion,
+    DraftQuiz,
+    DraftSection,
+    Found,
+    Images,
+    media_from_bytes,
+    media_from_data_uri,
+    simplify,
+)
+from .packagefiles import PackageFiles
+from .richhtml import read_element
+
+QTI2 = re.compile(r"http://www\.imsglobal\.org/xsd/(?:qti/qtiv2p[012]|imsqti_v2p[012])\Z")
+"""Namespaces read as QTI 2.1: 2.1 itself, and 2.0 and 2.2, whose items these interactions share."""
+CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+_ITEM_TYPE = re.compile(r"imsqti_item_xmlv2p[012]")
+_TEST_TYPE = re.compile(r"imsqti_test_xmlv2p[012]")
+SUPPORTED = frozenset(
+    {
+        "choiceInteraction",
+        "textEntryInteraction",
+        "matchInteraction",
+        "associateInteraction",
+        "extendedTextInteraction",
+    }
+)
+_DROPPED_BODY = {
+    "rubricBlock": "a rubric block",
+    "feedbackBlock": "a feedback block",
+    "templateBlock": "a template block",
+    "templateInline": "template text",
+    "printedVariable": "a printed variable",
+    "include": "a passage included from another file (xi:include)",
+}
+_CHOICE_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
+"""Feedback inside a simpleChoice: that choice's feedback."""
+_EXPLANATION_IDS = ("general_explanation", "general_fb", "solution", "explanation")
+_LOM_DIFFICULTY = {
+    "very easy": Difficulty.EASY,
+    "easy": Difficulty.EASY,
+    "medium": Difficulty.MEDIUM,
+    "difficult": Difficulty.HARD,
+    "very difficult": Difficulty.HARD,
+}
+_TRUE_WORDS = frozenset({"true", "t", "yes", "درست", "صحيح", "सही"})
+_FALSE_WORDS = frozenset({"false", "f", "no", "غلط", "خطأ", "نادرست", "ग़लत"})
+
+
+def _local(el: etree._Element) -> str:
+    return etree.QName(el).localname if isinstance(el.tag, str) else ""
+
+
+def _children(el: etree._Element, name: str) -> list[etree._Element]:
+    return [c for c in el if _local(c) == name]
+
+
+def _child(el: etree._Element, name: str) -> etree._Element | None:
+    return next((c for c in el if _local(c) == name), None)
+
+
+def _descendants(el: etree._Element, name: str) -> list[etree._Element]:
+    return [c for c in el.iter(etree.Element) if _local(c) == name]
+
+
+def _number(text: str | None) -> float | None:
+    import math
+
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _interaction_kind(name: str) -> str:
+    """choiceInteraction -> "choice", gapMatchInteraction -> "gap match"."""
+    base = name.removesuffix("Interaction")
+    return re.sub(r"(?<!^)([A-Z])", lambda m: " " + m.group(1).lower(), base)
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass
+class _Decl:
+    cardinality: str
+    base_type: str
+    correct: list[str]
+    mapping: list[tuple[str, float, bool]] | None
+    """(key, value, caseSensitive) of each mapEntry, or None without a mapping."""
+    upper: float | None = None
+
+
+def _decls(item: etree._Element) -> dict[str, _Decl]:
+    out = {}
+    for d in _children(item, "responseDeclaration"):
+        correct = [
+            (v.text or "").strip()
+            for v in _descendants(d, "correctResponse")[:1]
+            for v in _children(v, "value")
+        ]
+        mapping_el = _child(d, "mapping")
+        mapping = None
+        upper = None
+        if mapping_el is not None:
+            mapping = []
+            for e in _children(mapping_el, "mapEntry"):
+                value = _number(e.get("mappedValue"))
+                case = (e.get("caseSensitive") or "true").strip().lower() not in ("false", "0")
+                mapping.append(((e.get("mapKey") or "").strip(), value or 0.0, case))
+            upper = _number(mapping_el.get("upperBound"))
+        out[d.get("identifier") or ""] = _Decl(
+            d.get("cardinality") or "single", d.get("baseType") or "", correct, mapping, upper
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- response processing
+
+
+@dataclass
+class _Rules:
+    """What a written-out responseProcessing says, as far as lmsexport can use it."""
+
+    scoring: list[tuple[str, str, float]] = field(default_factory=list)
+    """(response, value, score) of each `match(variable, baseValue)` that sets SCORE > 0."""
+    feedback: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(response, value) -> the FEEDBACK identifiers that `match` adds."""
+    bounds: tuple[float, float] | None = None
+    """`and(gte(R, low), lte(R, high))`: lmsexport's numerical key."""
+    tolerance: tuple[float, float] | None = None
+    """`equal(R, value) toleranceMode="absolute" tolerance="t1 t2"`: (value, tolerance)."""
+    strings: list[tuple[str, bool]] = field(default_factory=list)
+    """(text, caseSensitive) of each `stringMatch(R, baseValue)` in a condition that sets SCORE."""
+    max_score: float | None = None
+    understood: bool = True
+
+
+def _rules(item: etree._Element, response: str) -> _Rules:
+    rules = _Rules()
+    rp = _child(item, "responseProcessing")
+    if rp is None:
+        return rules
+    if rp.get("template") and not len(rp):
+        return rules
+    for branch in rp.iter(etree.Element):
+        if _local(branch) not in ("responseIf", "responseElseIf"):
+            continue
+        children = [c for c in branch if isinstance(c.tag, str)]
+        if not children:
+            continue
+        test, actions = children[0], children[1:]
+        score = None
+        feedback: list[str] = []
+        for a in actions:
+            if _local(a) != "setOutcomeValue":
+                continue
+            values = [v for v in _descendants(a, "baseValue")]
+            if a.get("identifier") == "SCORE":
+                nums = [_number(v.text) for v in values]
+                score = max((n for n in nums if n is not None), default=None)
+                if score is not None:
+                    rules.max_score = max(rules.max_score or 0.0, score)
+            elif a.get("identifier") == "FEEDBACK":
+                feedback += [(v.text or "").strip() for v in values]
+        kind = _local(test)
+        if kind == "match":
+            var, value = _child(test, "variable"), _child(test, "baseValue")
+            if var is not None and value is not None and var.get("identifier") == response:
+                key = (response, (value.text or "").strip())
+                if score is not None and score > 0:
+                    rules.scoring.append((*key, score))
+                if feedback:
+                    rules.feedback.setdefault(key, []).extend(feedback)
+        elif kind == "and" and score:
+            gte, lte = _child(test, "gte"), _child(test, "lte")
+            if gte is not None and lte is not None:
+                low_el, high_el = _child(gte, "baseValue"), _child(lte, "baseValue")
+                low = _number(low_el.text) if low_el is not None else None
+                high = _number(high_el.text) if high_el is not None else None
+                if low is not None and high is not None:
+                    rules.bounds = (low, high)
+            for sm in _descendants(test, "stringMatch"):
+                value = _child(sm, "baseValue")
+                if value is not None:
+                    rules.strings.append(((value.text or "").strip(), sm.get("caseSensitive") == "true"))
+        elif kind == "equal" and score:
+            value = _child(test, "baseValue")
+            tol = (test.get("tolerance") or "0").split()
+            if value is not None and test.get("toleranceMode", "exact") in ("absolute", "exact"):
+                v, t = _number(value.text), _number(tol[0]) if tol else 0.0
+                if v is not None and t is not None:
+                    rules.tolerance = (v, abs(t) if test.get("toleranceMode") == "absolute" else 0.0)
+        elif kind == "stringMatch" and score:
+            value = _child(test, "baseValue")
+            if value is not None:
+                rules.strings.append(((value.text or "").strip(), test.get("caseSensitive") == "true"))
+    return rules
+
+
+# --------------------------------------------------------------------------- items
+
+
+class _ItemReader:
+    """One assessmentItem -> a draft question (or a skip), its warnings and notes."""
+
+    def __init__(self, files: PackageFiles, member: str, root: etree._Element, found: Found) -> None:
+        self.files = files
+        self.member = member
+        self.root = root
+        self.found = found
+        self.loc = files.loc(member, root.sourceline or 0)
+        self.own = root.get("toolName") == "lmsexport"
+        self.raw_id = (root.get("identifier") or "").strip() or None
+        self.title = (root.get("title") or "").strip() or None
+        self.label = f"item {self.raw_id or self.title or member!r}"
+        self.notes: list[str] = []
+        self.lost: list[str] = []
+        self.images = Images(self._image)
+        self.shuffle: bool | None = None
+        """What the item's choice or match interaction says about shuffling (None: nothing)."""
+        self.instructure = {
+            (f.get("name") or ""): (f.get("value") or "")
+            for f in root.iter(etree.Element)
+            if _local(f) == "instructureField"
+        }
+
+    # -- texts -------------------------------------------------------------------------
+
+    def _image(self, src: str) -> Media | None:
+        if src.startswith("data:"):
+            return media_from_data_uri(src)
+        target, remote = package_path(self.member, src)
+        if target is None or remote:
+            return None
+        return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
+
+    def text(self, el: etree._Element | None, plain: bool) -> Text | None:
+        """The content of an element as a text: exact for lmsexport's own items (a plain text when
+        ``plain``), lenient and simplified for other tools'."""
+        if el is None:
+            return None
+        if self.own:
+            el = _dedent(copy.deepcopy(el))
+        rich, lost = read_element(el, self.images, foreign=not self.own)
+        for what in self.images.lost(lost):
+            if what != "<div>" and what not in self.lost:
+                self.lost.append(what)
+        if rich is None:
+            return None
+        if not self.own:
+            return simplify(rich)
+        if plain:
+            return plain_text(rich) or None
+        return rich
+
+    def drop(self, what: str, rule: str = "import.not-carried") -> None:
+        if f"not carried: {what}" in self.notes:
+            return
+        self.notes.append(f"not carried: {what}")
+        self.found.warn(self.loc, f"{self.label}: not carried: {what}", rule)
+
+    # -- the item ----------------------------------------------------------------------
+
+    def read(self) -> DraftQuestion | None:
+        body = _child(self.root, "itemBody")
+        if body is None:
+            self.found.skip("empty", self.loc, self.raw_id, "the item has no itemBody", "import.skipped")
+            return None
+        interactions = [el for el in body.iter(etree.Element) if _local(el).endswith("Interaction")]
+        kinds = [_local(el) for el in interactions]
+        qtype_meta = self.instructure.get("question_type", "")
+        canvas_skip = {
+            "calculated_question": "calculated",
+            "fill_in_multiple_blanks_question": "fill in multiple blanks",
+            "multiple_dropdowns_question": "multiple dropdowns",
+            "file_upload_question": "file upload",
+            "text_only_question": "text only",
+        }
+        if qtype_meta in canvas_skip:
+            self.found.skip(
+                canvas_skip[qtype_meta],
+                self.loc,
+                self.title or self.raw_id,
+                "lmsexport has no such question type",
+                "import.skipped",
+            )
+            return None
+        if not interactions:
+            self.found.skip(
+                "text only",
+                self.loc,
+                self.title or self.raw_id,
+                "the item has no interaction",
+                "import.skipped",
+            )
+            return None
+        unsupported = [k for k in kinds if k not in SUPPORTED]
+        if unsupported or len(interactions) > 1:
+            kind = _interaction_kind(unsupported[0]) if unsupported else "composite"
+            why = (
+                f"lmsexport has no {_interaction_kind(unsupported[0])} interaction"
+                if unsupported
+                else f"the item has {len(interactions)} interactions; an lmsexport question has one"
+            )
+            self.found.skip(kind, self.loc, self.title or self.raw_id, why, "import.skipped")
+            return None
+        interaction = interactions[0]
+        decls = _decls(self.root)
+        response = interaction.get("responseIdentifier") or ""
+        decl = decls.get(response)
+        if decl is None:
+            decl = _Decl("single", "string" if "Text" in kinds[0] else "identifier", [], None)
+        rules = _rules(self.root, response)
+        stem_plain = self.own and _child(body, "div") is None
+        stem = self.text(self._stem_body(body, interaction), stem_plain)
+        if stem is None:
+            self.found.warn(self.loc, f"{self.label} has no question text; skipped", "import.empty-stem")
+            return None
+        lang = self.root.get(XML_LANG)
+        q = Question(id="", type=QuestionType.ESSAY, stem=stem, lang=lang, loc=self.loc)
+        used_feedback: set[str] = set()
+        kind = kinds[0]
+        typed: Question | None
+        if kind == "choiceInteraction":
+            typed = self._choice(q, interaction, decl, rules, used_feedback, stem_plain)
+        elif kind == "textEntryInteraction":
+            typed = self._text_entry(q, decl, rules)
+        elif kind in ("matchInteraction", "associateInteraction"):
+            typed = self._match(q, interaction, decl, stem_plain)
+        elif qtype_meta == "short_answer_question" and rules.strings:
+            answers = tuple(dict.fromkeys(s for s, _ in rules.strings if s))
+            typed = replace(
+                q,
+                type=QuestionType.SHORT_ANSWER,
+                answers=answers,
+                case_sensitive=all(c for _, c in rules.strings),
+            )
+        else:
+            typed = q
+        if typed is None:
+            return None
+        typed = replace(typed, explanation=self._explanation(used_feedback, stem_plain))
+        typed = replace(typed, points=self._points(decl, rules))
+        for el in body.iter(etree.Element):
+            in_choice = any(_local(a) == "simpleChoice" for a in el.iterancestors())
+            if _local(el) in _DROPPED_BODY and not (in_choice and _local(el) in _CHOICE_FEEDBACK):
+                self.drop(_DROPPED_BODY[_local(el)])
+        if self.root.get("adaptive") == "true":
+            self.drop("adaptive scoring (several attempts with feedback in between)")
+        for what in self.lost:
+            self.notes.append(f"not carried: {what}")
+            self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
+        return DraftQuestion(typed, raw_id=self.raw_id, name=self.title, notes=self.notes)
+
+    def _stem_body(self, body: etree._Element, interaction: etree._Element) -> etree._Element:
+        """itemBody without its interaction (its prompt kept in its place) and without feedback."""
+        copy_body = copy.deepcopy(body)
+        target = next(
+            el
+            for el in copy_body.iter(etree.Element)
+            if _local(el) == _local(interaction)
+            and el.get("responseIdentifier") == interaction.get("responseIdentifier")
+        )
+        parent = target.getparent()
+        assert parent is not None
+        prompt = _child(target, "prompt")
+        replacement: etree._Element | None = None
+        if prompt is not None and (len(prompt) or (prompt.text or "").strip()):
+            replacement = etree.Element(
+                etree.QName(target).namespace and f"{{{etree.QName(target).namespace}}}p" or "p"
+            )
+            replacement.text = prompt.text
+            replacement.extend(list(prompt))
+        elif _local(target) == "textEntryInteraction":
+            around = (
+                (parent.text or "")
+                + "".join((c.tail or "") for c in parent)
+                + "".join("".join(c.itertext()) for c in parent if c is not target)
+            )
+            if around.strip():
+                replacement = etree.Element("span")
+                replacement.text = "_____"
+        if replacement is not None:
+            replacement.tail = target.tail
+            parent.replace(target, replacement)
+        else:
+            _remove_keep_tail(target)
+        for el in list(copy_body.iter(etree.Element)):
+            if _local(el) in _DROPPED_BODY or _local(el) == "feedbackInline":
+                _remove_keep_tail(el)
+        return copy_body
+
+    def _modal(self) -> dict[str, etree._Element]:
+        return {(m.get("identifier") or ""): m for m in _children(self.root, "modalFeedback")}
+
+    def _explanation(self, used: set[str], plain: bool) -> Text | None:
+        modal = self._modal()
+        chosen = None
+        for ident, el in modal.items():
+            if ident in used:
+                continue
+            low = ident.lower()
+            if chosen is None and (low in _EXPLANATION_IDS or ("general" in low and "incorrect" not in low)):
+                chosen = el
+                continue
+            title = el.get("title")
+            self.drop(f"the feedback {ident!r}" + (f" ({title})" if title else "") + " shown on a condition")
+        if chosen is None:
+            return None
+        return self.text(chosen, plain)
+
+    def _points(self, decl: _Decl, rules: _Rules) -> float:
+        candidates: list[float | None] = [_number(self.instructure.get("points_possible"))]
+        for o in _children(self.root, "outcomeDeclaration"):
+            if o.get("identifier") == "MAXSCORE":
+                value = _descendants(o, "value")
+                candidates.append(_number(value[0].text) if value else None)
+        for o in _children(self.root, "outcomeDeclaration"):
+            if o.get("identifier") == "SCORE":
+                candidates.append(_number(o.get("normalMaximum")))
+        candidates += [decl.upper, rules.max_score]
+        return next((c for c in candidates if c is not None and c > 0), 1.0)
+
+    # -- per interaction -----------------------------------------------------------------
+
+    def _choice(
+        self,
+        q: Question,
+        interaction: etree._Element,
+        decl: _Decl,
+        rules: _Rules,
+        used: set[str],
+        plain: bool,
+    ) -> Question | None:
+        multiple = decl.cardinality in ("multiple", "ordered")
+        modal = self._modal()
+        shuffle = (interaction.get("shuffle") or "false").strip() == "true"
+        choices: list[Choice] = []
+        idents: list[str] = []
+        for sc in _children(interaction, "simpleChoice"):
+            ident = (sc.get("identifier") or "").strip()
+            inline = [f for f in sc.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]
+            content = copy.deepcopy(sc)
+            for f in [f for f in content.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]:
+                _remove_keep_tail(f)
+            text = self.text(content, plain)
+            if text is None:
+                self.drop(f"choice {ident!r}, which has no text")
+                continue
+            feedback = self.text(inline[0], plain) if inline else None
+            if feedback is None:
+                for fid in rules.feedback.get((decl_response(interaction), ident), []) + [ident]:
+                    if fid in modal and fid not in used:
+                        feedback = self.text(modal[fid], plain)
+                        used.add(fid)
+                        break
+            choices.append(
+                Choice(
+                    text,
+                    False,
+                    feedback,
+                    sc.get(XML_LANG),
+                    loc=self.files.loc(self.member, sc.sourceline or 0),
+                )
+            )
+            idents.append(ident)
+        right = set(decl.correct)
+        values = {k: v for k, v, _ in decl.mapping or []}
+        if not right and values:
+            best = max(values.values())
+            right = {k for k, v in values.items() if (v > 0 if multiple else v == best and v > 0)}
+        if not right:
+            right = {v for r, v, _ in rules.scoring if r == decl_response(interaction)}
+        if not right:
+            self.found.warn(
+                self.loc,
+                f"{self.label}: no right choice can be found (no correctResponse, mapping or "
+                "scoring rule lmsexport reads); skipped",
+                "import.no-key",
+            )
+            return None
+        choices = [replace(c, correct=i in right) for c, i in zip(choices, idents, strict=True)]
+        if values and not multiple:
+            partial = sorted({v for v in values.values() if 0 < v < max(values.values())})
+            if partial:
+                self.drop(f"partial credit ({', '.join(f'{v:g}' for v in partial)} points for some choices)")
+        if values and multiple:
+            n_right = sum(c.correct for c in choices)
+            credits = Question("x", QuestionType.MULTIPLE, "x", choices=tuple(choices)).choice_credit()
+            top = max(values.values())
+            scale = top * n_right if top > 0 else 1.0
+            if any(
+                abs(values.get(i, 0.0) - c * scale) > 1e-9 * max(1.0, abs(scale))
+                for i, c in zip(idents, credits, strict=True)
+            ):
+                self.drop(
+                    "its own scores per choice: lmsexport scores every right choice alike and takes off for "
+                    "wrong ones",
+                    "import.weights",
+                )
+        question = replace(
+            q, type=QuestionType.MULTIPLE if multiple else QuestionType.SINGLE, choices=tuple(choices)
+        )
+        self.shuffle = shuffle
+        if not multiple and len(choices) == 2:
+            truth = _true_false(choices)
+            if truth is not None:
+                if any(c.feedback for c in choices):
+                    self.drop("the feedback on the true/false answers")
+                self.shuffle = None
+                return replace(question, type=QuestionType.TRUE_FALSE, choices=(), truth=truth)
+        return question
+
+    def _text_entry(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
+        if decl.base_type in ("float", "integer"):
+            return self._numerical(q, decl, rules)
+        answers: list[str] = [a for a in decl.correct if a]
+        cases: list[bool] = []
+        if decl.mapping:
+            top = max(v for _, v, _ in decl.mapping)
+            for key, value, case in decl.mapping:
+                if value == top and value > 0:
+                    answers.append(key)
+                    cases.append(case)
+                elif value > 0:
+                    self.drop(f"answer {key!r} worth {value:g} of {top:g} points")
+        for text, case in rules.strings:
+            answers.append(text)
+            cases.append(case)
+        answers = list(dict.fromkeys(a for a in answers if a))
+        if not answers:
+            self.found.warn(
+                self.loc, f"{self.label}: no accepted answer can be found; skipped", "import.no-key"
+            )
+            return None
+        # match_correct compares strings exactly: case sensitive unless a mapping says otherwise.
+        case_sensitive = all(cases) if cases else True
+        if cases and len(set(cases)) > 1:
+            self.drop("case sensitivity that differs between answers (all are compared ignoring case)")
+            case_sensitive = False
+        return replace(
+            q, type=QuestionType.SHORT_ANSWER, answers=tuple(answers), case_sensitive=case_sensitive
+        )
+
+    def _numerical(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
+        answer = _number(decl.correct[0]) if decl.correct else None
+        key: NumericKey | None = None
+        if rules.bounds is not None:
+            low, high = rules.bounds
+            key = _key_from_bounds(answer, low, high)
+        elif rules.tolerance is not None:
+            value, tolerance = rules.tolerance
+            key = NumericKey(answer=value, tolerance=tolerance)
+        elif answer is not None:
+            key = NumericKey(answer=answer)
+        elif decl.mapping:
+            top = max(v for _, v, _ in decl.mapping)
+            first = next((_number(k) for k, v, _ in decl.mapping if v == top), None)
+            key = NumericKey(answer=first) if first is not None else None
+        if key is None:
+            self.found.warn(self.loc, f"{self.label}: no numeric key can be found; skipped", "import.no-key")
+            return None
+        return replace(q, type=QuestionType.NUMERICAL, numeric=key)
+
+    def _match(self, q: Question, interaction: etree._Element, decl: _Decl, plain: bool) -> Question | None:
+        sets = _children(interaction, "simpleMatchSet")
+        if _local(interaction) == "matchInteraction" and len(sets) == 2:
+            lefts = _children(sets[0], "simpleAssociableChoice")
+            rights = _children(sets[1], "simpleAssociableChoice")
+        else:
+            everything = _children(interaction, "simpleAssociableChoice")
+            lefts, rights = everything, everything
+        self.shuffle = (interaction.get("shuffle") or "false").strip() == "true"
+        pairs_raw = [tuple(v.split()) for v in decl.correct if len(v.split()) == 2]
+        if not pairs_raw and decl.mapping:
+            pairs_raw = [tuple(k.split()) for k, v, _ in decl.mapping if v > 0 and len(k.split()) == 2]
+        left_by = {(c.get("identifier") or ""): c for c in lefts}
+        right_text: dict[str, str] = {}
+        for c in rights:
+            text = self.text(c, True)
+            if isinstance(text, Rich):
+                self.lost.append("markup in a right-hand item (kept as plain text)")
+            right = plain_text(text)
+            right_text[(c.get("identifier") or "")] = right if self.own else " ".join(right.split())
+        pairs: list[Pair] = []
+        used_left: set[str] = set()
+        used_right: set[str] = set()
+        for a, b in pairs_raw:
+            if a not in left_by and b in left_by:
+                a, b = b, a
+            if a not in left_by or b not in right_text:
+                continue
+            if a in used_left:
+                self.drop(f"a second right match for left item {a!r}")
+                continue
+            left = self.text(left_by[a], plain)
+            if left is None or not right_text[b]:
+                continue
+            used_left.add(a)
+            used_right.add(b)
+            pairs.append(
+                Pair(left, right_text[b], loc=self.files.loc(self.member, left_by[a].sourceline or 0))
+            )
+        if not pairs:
+            self.found.warn(self.loc, f"{self.label}: no right pairs can be found; skipped", "import.no-key")
+            return None
+        for ident in left_by:
+            if ident not in used_left and ident not in used_right and lefts is not rights:
+                self.drop(f"left item {ident!r}, which matches nothing")
+        rights_used = {p.right for p in pairs}
+        distractors = []
+        for ident, text in right_text.items():
+            if ident in used_right or ident in used_left or not text or text in rights_used:
+                continue
+            if text not in distractors:
+                distractors.append(text)
+        return replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+
+
+def decl_response(interaction: etree._Element) -> str:
+    return interaction.get("responseIdentifier") or ""
+
+
+_VERBATIM = frozenset({"pre", "code"})
+
+
+def _dedent(el: etree._Element) -> etree._Element:
+    """Take out the indentation pretty printing added (lmsexport's own items are pretty printed):
+    white space between the children of an element whose content is only elements. Mixed
+    content keeps every space (a pretty printer never indents it)."""
+    for node in el.iter(etree.Element):
+        if _local(node) in _VERBATIM or any(_local(a) in _VERBATIM for a in node.iterancestors()):
+            continue
+        texts = [node.text] + [c.tail for c in node]
+        if (
+            len(node)
+            and all(t is None or not t.strip() for t in texts)
+            and any(t and "\n" in t for t in texts)
+        ):
+            node.text = None
+            for c in node:
+                c.tail = None
+    return el
+
+
+def _remove_keep_tail(el: etree._Element) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail or ""
+    prev = el.getprevious()
+    if prev is not None:
+        prev.tail = (prev.tail or "") + tail
+    else:
+        parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def _true_false(choices: list[Choice]) -> bool | None:
+    """The truth of a two-choice question whose choices read true and false, else None."""
+    words = [plain_text(c.text).strip().casefold() for c in choices]
+    from ..writers.qti21 import TRUE_FALSE_LABELS
+
+    trues = _TRUE_WORDS | {t.casefold() for t, _ in TRUE_FALSE_LABELS.values()}
+    falses = _FALSE_WORDS | {f.casefold() for _, f in TRUE_FALSE_LABELS.values()}
+    if not ({words[0], words[1]} & trues and {words[0], words[1]} & falses) or words[0] == words[1]:
+        return None
+    if sum(c.correct for c in choices) != 1:
+        return None
+    right = words[0] if choices[0].correct else words[1]
+    return right in trues
+
+
+def _key_from_bounds(answer: float | None, low: float, high: float) -> NumericKey:
+    """lmsexport's written numerical key, read back: answer +- tolerance when the bounds are exactly
+    what its writer computes from one, else the range (with the answer, if any)."""
+    if answer is not None and low <= answer <= high:
+        if low == high == answer:
+            return NumericKey(answer=answer)
+        for t in _tolerances(answer, low, high):
+            if answer - t == low and answer + t == high:
+                return NumericKey(answer=answer, tolerance=t)
+        return NumericKey(answer=answer, low=low, high=high)
+    return NumericKey(low=low, high=high)
+
+
+def _tolerances(answer: float, low: float, high: float) -> list[float]:
+    raw = [high - answer, answer - low, (high - low) / 2]
+    out = []
+    for t in raw:
+        out.append(t)
+        for digits in range(1, 18):
+            out.append(float(f"{t:.{digits}g}"))
+    return sorted({t for t in out if t > 0}, key=lambda t: len(repr(t)))
+
+
+# --------------------------------------------------------------------------- tests and packages
+
+
+def _parse(files: PackageFiles, member: str, found: Found) -> etree._ElementTree | None:
+    data = files.read(member)
+    if data is None:
+        return None
+    tree, problems = parse_untrusted(data, files.where(member))
+    found.diags += problems
+    return tree
+
+
+def _is_qti2(root: etree._Element, local: str) -> bool:
+    return _local(root) == local and bool(QTI2.match(etree.QName(root).namespace or ""))
+
+
+@dataclass
+class _Section:
+    title: str | None
+    visible: bool
+    shuffle: bool
+    select: int | None
+    identifier: str
+    refs: list[tuple[str, dict[str, float]]] = field(default_factory=list)
+    """(item member, weights) directly in the section, in order."""
+    subsections: list[_Section] = field(default_factory=list)
+    order: list[object] = field(default_factory=list)
+    """The section's children in document order: ref tuples and _Sections."""
+
+
+class _TestReader:
+    def __init__(self, files: PackageFiles, member: str, root: etree._Element, found: Found) -> None:
+        self.files = files
+        self.member = member
+        self.root = root
+        self.found = found
+
+    def sections(self) -> list[_Section]:
+        out = []
+        for part in _children(self.root, "testPart"):
+            for el in part:
+                if _local(el) in ("assessmentSection", "assessmentSectionRef"):
+                    s = self._section(el, self.member, 0)
+                    if s is not None:
+                        out.append(s)
+        return out
+
+    def _section(self, el: etree._Element, member: str, depth: int) -> _Section | None:
+        if depth > 16:
+            return None
+        if _local(el) == "assessmentSectionRef":
+            target, remote = package_path(member, el.get("href") or "", _bases(el))
+            if target is None or remote:
+                self.found.error(
+                    self.files.loc(member, el.sourceline or 0),
+                    f"section reference {el.get('href')!r} leaves the package",
+                    "package.unsafe-path",
+                )
+                return None
+            tree = _parse(self.files, target, self.found)
+            if tree is None or not _is_qti2(tree.getroot(), "assessmentSection"):
+                return None
+            return self._section(tree.getroot(), target, depth + 1)
+        selection = _child(el, "selection")
+        ordering = _child(el, "ordering")
+        select = None
+        if selection is not None:
+            n = _number(selection.get("select"))
+            select = int(n) if n is not None and n >= 1 else None
+            if (selection.get("withReplacement") or "false") == "true":
+                self.found.warn(
+                    self.files.loc(member, selection.sourceline or 0),
+                    "a selection with replacement is imported as one without",
+                    "import.not-carried",
+                )
+        section = _Section(
+            title=(el.get("title") or "").strip() or None,
+            visible=(el.get("visible") or "true") == "true",
+            shuffle=ordering is not None and ordering.get("shuffle") == "true",
+            select=select,
+            identifier=el.get("identifier") or "",
+        )
+        for child in el:
+            local = _local(child)
+            if local == "assessmentItemRef":
+                target, remote = package_path(member, child.get("href") or "", _bases(child))
+                if target is None or remote:
+                    self.found.error(
+                        self.files.loc(member, child.sourceline or 0),
+                        f"item reference {child.get('href')!r} leaves the package",
+                        "package.unsafe-path",
+                    )
+                    continue
+                weights = {}
+                for w in _children(child, "weight"):
+                    value = _number(w.get("value"))
+                    if value is not None:
+                        weights[w.get("identifier") or ""] = value
+                ref = (target, weights)
+                section.refs.append(ref)
+                section.order.append(ref)
+            elif local in ("assessmentSection", "assessmentSectionRef"):
+                sub = self._section(child, member, depth + 1)
+                if sub is not None:
+                    section.subsections.append(sub)
+                    section.order.append(sub)
+        return section
+
+
+def _bases(el: etree._Element) -> list[str]:
+    return [b for a in reversed([el, *el.iterancestors()]) if (b := a.get(XML_BASE)) is not None]
+
+
+def _all_refs(section: _Section) -> list[tuple[str, dict[str, float]]]:
+    out = list(section.refs)
+    for s in section.subsections:
+        out += _all_refs(s)
+    return out
+
+
+def _randomized(sections: list[_Section]) -> bool:
+    return any(s.select is not None or _randomized(s.subsections) for s in sections)
+
+
+class PackageReader:
+    """A QTI 2.1 package (zip or folder) or a single item or test file."""
+
+    def __init__(self, files: PackageFiles, display: str) -> None:
+        self.files = files
+        self.display = display
+        self.found = Found()
+        self.items: dict[str, DraftQuestion | None] = {}
+        self.item_lang: dict[str, str | None] = {}
+        self.item_shuffle: dict[str, bool | None] = {}
+        self.item_own: dict[str, bool] = {}
+        self.tags: dict[str, tuple[str, ...]] = {}
+        self.taken: set[str] = set()
+
+    # -- items -------------------------------------------------------------------------
+
+    def item(self, member: str) -> DraftQuestion | None:
+        """The draft of an item member (read once)."""
+        if member not in self.items:
+            tree = _parse(self.files, member, self.found)
+            draft = None
+            if tree is not None:
+                root = tree.getroot()
+                if _is_qti2(root, "assessmentItem"):
+                    reader = _ItemReader(self.files, member, root, self.found)
+                    draft = reader.read()
+                    self.item_shuffle[member] = reader.shuffle
+                    self.item_lang[member] = root.get(XML_LANG)
+                    self.item_own[member] = reader.own
+                else:
+                    self.found.error(
+                        self.files.loc(member, root.sourceline or 0),
+                        f"{etree.QName(root).localname} is not a QTI 2.1 assessmentItem",
+                        "import.not-an-item",
+                    )
+            if draft is not None and member in self.tags:
+                draft.question = replace(draft.question, tags=self.tags[member])
+            self.items[member] = draft
+        return self.items[member]
+
+    @staticmethod
+    def ref_points(draft: DraftQuestion, weights: dict[str, float], weighted: str | None) -> float:
+        """The points a test's reference gives an item: its score times the weight the test's
+        outcome processing applies, else the reference's first weight (lmsexport's and Canvas's
+        reading), else the item's own points."""
+        own = draft.question.points
+        if weighted is not None and weighted in weights:
+            points = own * weights[weighted]
+        elif weights:
+            points = next(iter(weights.values()))
+        else:
+            points = own
+        return points if points > 0 else own
+
+    # -- the package ---------------------------------------------------------------------
+
+    def read_package(self) -> Found:
+        members = self.files.members
+        manifest = None
+        if "imsmanifest.xml" in members:
+            tree = _parse(self.files, "imsmanifest.xml", self.found)
+            if tree is None:
+                return self._done()
+            manifest = tree.getroot()
+        tests: list[str] = []
+        items: list[str] = []
+        title = PurePosixPath(self.display.rstrip("/")).stem
+        lang = None
+        test_meta: dict[str, dict[str, object]] = {}
+        if manifest is not None:
+            title = _manifest_title(manifest) or title
+            lang = _manifest_lang(manifest)
+            for res in manifest.iter(etree.Element):
+                if _local(res) != "resource":
+                    continue
+                rtype = res.get("type") or ""
+                if not (_ITEM_TYPE.fullmatch(rtype) or _TEST_TYPE.fullmatch(rtype)):
+                    continue
+                href = res.get("href")
+                if href is None:
+                    file = next((f for f in res.iter(etree.Element) if _local(f) == "file"), None)
+                    href = file.get("href") if file is not None else None
+                if href is None:
+                    continue
+                target, remote = package_path("imsmanifest.xml", href, _bases(res))
+                if target is None or remote:
+                    self.found.error(
+                        self.files.loc("imsmanifest.xml", res.sourceline or 0),
+                        f"resource href {href!r} leaves the package",
+                        "package.unsafe-path",
+                    )
+                    continue
+                if _ITEM_TYPE.fullmatch(rtype):
+                    items.append(target)
+                    if keywords := _lom_keywords(res):
+                        self.tags[target] = keywords
+                else:
+                    tests.append(target)
+                    test_meta[target] = _lom_test(res)
+        else:
+            for member in members:
+                if not member.lower().endswith(".xml"):
+                    continue
+                tree = _parse(self.files, member, self.found)
+                if tree is None:
+                    continue
+                if _is_qti2(tree.getroot(), "assessmentTest"):
+                    tests.append(member)
+                elif _is_qti2(tree.getroot(), "assessmentItem"):
+                    items.append(member)
+        for test in tests:
+            self.read_test(test, lang, test_meta.get(test, {}))
+        rest = [m for m in items if m not in self.taken]
+        if rest:
+            quiz = DraftQuiz(
+                raw_id=None,
+                title=title,
+                lang=lang,
+                origin=self.display,
+                kind="QTI 2.1",
+                loc=SourceLoc(self.display),
+            )
+            self._fill(quiz, [(m, {}) for m in rest], None)
+        if not tests and not items and not any(d.severity is Severity.ERROR for d in self.found.diags):
+            self.found.error(
+                SourceLoc(self.display), "no QTI 2.1 item or test in the package", "import.empty"
+            )
+        return self._done()
+
+    def read_test(self, member: str, lang: str | None, meta: dict[str, object]) -> None:
+        tree = _parse(self.files, member, self.found)
+        if tree is None:
+            return
+        root = tree.getroot()
+        if not _is_qti2(root, "assessmentTest"):
+            self.found.warn(
+                self.files.loc(member, root.sourceline or 0),
+                f"a test resource names <{etree.QName(root).localname}>, not an assessmentTest; its "
+                "items are read as the package's",
+                "import.not-a-test",
+            )
+            return
+        weighted = None
+        for tv in root.iter(etree.Element):
+            if _local(tv) == "testVariables" and tv.get("variableIdentifier") == "SCORE":
+                weighted = tv.get("weightIdentifier") or weighted
+        sections = _TestReader(self.files, member, root, self.found).sections()
+        title = (root.get("title") or "").strip() or PurePosixPath(member).stem
+        test_id = (root.get("identifier") or "").strip() or None
+        where = self.files.where(member)
+        loc = self.files.loc(member, root.sourceline or 0)
+        own = root.get("toolName") == "lmsexport"
+        if not _randomized(sections):
+            quiz = DraftQuiz(
+                raw_id=test_id, title=title, lang=lang, origin=where, kind="QTI 2.1", own=own, loc=loc
+            )
+            description, difficulty = meta.get("description"), meta.get("difficulty")
+            quiz.description = description if isinstance(description, str) else None
+            quiz.difficulty = difficulty if isinstance(difficulty, Difficulty) else None
+            self._fill(quiz, [r for s in sections for r in _all_refs(s)], weighted)
+            return
+        assessment = DraftAssessment(
+            raw_id=test_id, title=title, lang=lang, origin=where, kind="QTI 2.1", loc=loc, own=own
+        )
+        if isinstance(meta.get("description"), str):
+            assessment.description = str(meta["description"])
+        # lmsexport's own assessment package holds copies of its quizzes' items (the same
+        # identifiers): dropped where those quizzes' packages are imported too (importer.finish).
+        listed = DraftQuiz(
+            raw_id=f"{test_id or 'test'}-questions",
+            title=f"{title}: questions",
+            lang=lang,
+            origin=where,
+            kind="QTI 2.1",
+            loc=loc,
+            copies=own,
+        )
+        for section in sections:
+            out = DraftSection(section.title if section.visible else None, section.shuffle)
+            self._draws(section, out, listed, weighted, where, lang, top=True)
+            if out.draws:
+                assessment.sections.append(out)
+        self.found.assessments.append(assessment)
+
+    def _draws(
+        self,
+        section: _Section,
+        out: DraftSection,
+        listed: DraftQuiz,
+        weighted: str | None,
+        where: str,
+        lang: str | None,
+        top: bool,
+    ) -> None:
+        if section.select is not None:
+            pool = DraftQuiz(
+                raw_id=section.identifier.strip("_") or None,
+                title=section.title or section.identifier,
+                lang=lang,
+                origin=where,
+                kind="QTI 2.1",
+                loc=SourceLoc(where),
+                copies=listed.copies,
+            )
+            drafts = self._fill(pool, _all_refs(section), weighted, apply_points=False)
+            if drafts:
+                out.draws.append(
+                    DraftDraw(
+                        name=section.title or section.identifier,
+                        pool=pool,
+                        pick=min(section.select, len(drafts)),
+                        points=_draw_points(drafts),
+                        ids=[d.raw_id for d, _ in drafts if d.raw_id] if listed.copies else [],
+                    )
+                )
+            return
+        run: list[tuple[DraftQuestion, float]] = []
+
+        def flush() -> None:
+            if run:
+                out.draws.append(
+                    DraftDraw(name=None, questions=[d for d, _ in run], points=_draw_points(run))
+                )
+                run.clear()
+
+        for child in section.order:
+            if isinstance(child, _Section):
+                flush()
+                self._draws(child, out, listed, weighted, where, lang, top=False)
+            else:
+                run += self._fill(listed, [child], weighted, apply_points=False)  # type: ignore[list-item]
+        flush()
+
+    def _fill(
+        self,
+        quiz: DraftQuiz,
+        refs: list[tuple[str, dict[str, float]]],
+        weighted: str | None,
+        apply_points: bool = True,
+    ) -> list[tuple[DraftQuestion, float]]:
+        """Put the referenced items into a quiz (each item once in the whole package); returns each
+        draft with the points its reference gives (set on the question when ``apply_points``)."""
+        out = []
+        for member, weights in refs:
+            if member in self.taken:
+                draft = self.items.get(member)
+                if draft is not None:
+                    out.append((draft, self.ref_points(draft, weights, weighted)))
+                continue
+            draft = self.item(member)
+            self.taken.add(member)
+            if draft is None:
+                continue
+            points = self.ref_points(draft, weights, weighted)
+            if apply_points and points != draft.question.points:
+                draft.question = replace(draft.question, points=points)
+            quiz.questions.append(draft)
+            out.append((draft, points))
+        members = [m for m, _ in refs if self.items.get(m) is not None]
+        if quiz.questions and quiz not in self.found.quizzes:
+            langs = Counter(lang for m in members if (lang := self.item_lang.get(m)))
+            if quiz.lang is None and langs:
+                quiz.lang = langs.most_common(1)[0][0]
+            shuffles = [s for m in members if (s := self.item_shuffle.get(m)) is not None]
+            quiz.shuffle = all(shuffles)
+            if len(set(shuffles)) > 1:
+                self.found.warn(
+                    quiz.loc or SourceLoc(self.display),
+                    f"the items of {quiz.title!r} disagree on shuffling; an lmsexport quiz has one setting: "
+                    "not shuffled",
+                    "import.mixed-shuffle",
+                )
+            quiz.own = quiz.own or all(self.item_own.get(m, False) for m in members)
+            self.found.quizzes.append(quiz)
+        return out
+
+    def _done(self) -> Found:
+        self.found.diags += self.files.diags
+        self.files.diags = []
+        return self.found
+
+
+def _draw_points(drafts: list[tuple[DraftQuestion, float]]) -> float | None:
+    """A draw's points: None when every question keeps its own, else the one value all share."""
+    if all(points == d.question.points for d, points in drafts):
+        return None
+    values = {points for _, points in drafts}
+    return values.pop() if len(values) == 1 else None
+
+
+def _manifest_title(manifest: etree._Element) -> str | None:
+    for el in manifest.iter(etree.Element):
+        if _local(el) == "title":
+            parent = el.getparent()
+            if parent is not None and _local(parent) == "general" and _local(parent.getparent()) == "lom":
+                gp = parent.getparent().getparent()
+                if gp is not None and _local(gp) == "metadata" and gp.getparent() is manifest:
+                    text = " ".join("".join(el.itertext()).split())
+                    return text or None
+    return None
+
+
+def _manifest_lang(manifest: etree._Element) -> str | None:
+    metadata = _child(manifest, "metadata")
+    if metadata is None:
+        return None
+    for el in metadata.iter(etree.Element):
+        if _local(el) == "language" and _local(el.getparent()) == "general":
+            return (el.text or "").strip() or None
+    return None
+
+
+def _lom_keywords(res: etree._Element) -> tuple[str, ...]:
+    out = []
+    for kw in res.iter(etree.Element):
+        if _local(kw) == "keyword":
+            for s in kw.iter(etree.Element):
+                if _local(s) in ("string", "langstring") and (s.text or "").strip():
+                    out.append((s.text or "").strip())
+    return tuple(dict.fromkeys(out))
+
+
+def _lom_test(res: etree._Element) -> dict[str, object]:
+    meta: dict[str, object] = {}
+    for el in res.iter(etree.Element):
+        local = _local(el)
+        if local == "description" and _local(el.getparent()) == "general":
+            text = "".join(el.itertext()).strip()
+            if text:
+                meta["description"] = text
+        elif local == "difficulty":
+            value = next((v for v in el.iter(etree.Element) if _local(v) == "value"), None)
+            if value is not None:
+                d = _LOM_DIFFICULTY.get((value.text or "").strip().lower())
+                if d is not None:
+                    meta["difficulty"] = d
+    return meta
+
+
+def read_package(files: PackageFiles, display: str) -> Found:
+    """Every quiz (and assessment) of a QTI 2.1 package."""
+    return PackageReader(files, display).read_package()
+
+
+def read_file(files: PackageFiles, member: str, display: str) -> Found:
+    """One QTI 2.1 item or test file; ``files`` is its folder (for images and the items of a test)."""
+    reader = PackageReader(files, display)
+    tree = _parse(files, member, reader.found)
+    if tree is None:
+        return reader._done()
+    root = tree.getroot()
+    if _is_qti2(root, "assessmentTest"):
+        reader.read_test(member, root.get(XML_LANG), {})
+    elif _is_qti2(root, "assessmentItem"):
+        quiz = DraftQuiz(
+            raw_id=None,
+            title=PurePosixPath(member).stem,
+            lang=root.get(XML_LANG),
+            origin=display,
+            kind="QTI 2.1",
+            loc=SourceLoc(display),
+        )
+        reader._fill(quiz, [(member, {})], None)
+    else:
+        reader.found.error(
+            SourceLoc(display, root.sourceline or 0),
+            f"{etree.QName(root).localname} is not a QTI 2.1 item or test",
+            "import.unknown-kind",
+        )
+    return reader._done()
