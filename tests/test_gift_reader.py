@@ -9,7 +9,7 @@ import pytest
 
 from lmsexport.errors import GiftSyntaxError, Severity
 from lmsexport.model import NumericKey, QuestionType
-from lmsexport.readers.gift import read_gift, read_quiz
+from lmsexport.readers.gift import read_gift, read_quiz, read_quiz_bytes
 
 READ_CASES = Path(__file__).parent / "cases" / "gift" / "read"
 
@@ -253,3 +253,59 @@ def test_question_difficulty_and_rich_description_come_from_metadata() -> None:
     quiz, _ = read_quiz(text, "q.gift.txt")
     assert quiz.description == Rich((Para((Strong((Str("Bold"),)), Str(" text"))),))
     assert quiz.questions[0].difficulty is Difficulty.HARD
+
+
+def test_an_empty_choice_is_dropped_as_moodle_does_with_a_warning() -> None:
+    # Moodle turns "=" into "~=" and splits on "~": "~=b" leaves an empty piece, which
+    # saving the question drops. The reader reads what the author meant and says so.
+    quiz, warnings = read_quiz("::q::Pick {~a ~=b ~c}\n", "e.gift.txt")
+    (q,) = quiz.questions
+    assert [(c.text, c.correct) for c in q.choices] == [("a", False), ("b", True), ("c", False)]
+    assert [(str(d.loc), d.severity, d.rule, d.message) for d in warnings] == [
+        ("e.gift.txt:1:15", Severity.WARNING, "gift.empty-answer",
+         "an empty choice ('~' right before '='): Moodle drops it"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "::q::The empty set \\{\\} costs \\$5. {=set()}\n",
+        "::q::What is $\\frac\\{1\\}\\{2\\}$ as a decimal? {=0.5}\n",
+        "::q::Grant is buried in ____ {=Grant's tomb}\n",
+        "::q::Grant is {~buried =entombed ~living} in Grant's tomb.\n",
+        "::a\\:b::Title with an escaped colon {T}\n",
+        "::q:: A colon: here :: and there {T}\n",
+        "::q::x_1 and \\\\frac {=1}\n",
+    ],
+)
+def test_braces_and_titles_moodle_reads_as_written_raise_nothing(text: str) -> None:
+    quiz, warnings = read_quiz(text, "fine.gift.txt")
+    assert len(quiz.questions) == 1 and warnings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "rule"),
+    [
+        ("::q::a^{2} = 4, a? {=2}\n", "1:8", "gift.brace-in-tex"),
+        ("::q::\\(\\sqrt {4}\\) {=2}\n", "1:14", "gift.brace-in-tex"),
+        ("::q::Pick $x_{i}$ {=a}\n", "1:14", "gift.brace-in-tex"),
+        ("::q::{=a} and {=b}\n", "1:15", "gift.extra-brace"),
+        ("::q::{=a} then }\n", "1:16", "gift.extra-brace"),
+        ("::q::Capital? {:MCV:~a~=b}\n", "1:15", "gift.cloze"),
+    ],
+)
+def test_misread_braces_are_errors_at_the_brace(text: str, where: str, rule: str) -> None:
+    with pytest.raises(GiftSyntaxError) as info:
+        read_quiz(text, "m.gift.txt")
+    (d,) = info.value.diagnostics
+    assert (str(d.loc), d.rule) == (f"m.gift.txt:{where}", rule), d
+
+
+@pytest.mark.parametrize("text", ["", "// only a comment\n", "$CATEGORY: a/b\n\n// c\n"])
+def test_a_file_with_no_question_is_a_warning_and_no_quiz(text: str) -> None:
+    quiz, diags = read_quiz_bytes(text.encode(), "none.gift.txt")
+    assert quiz is None
+    assert [(str(d.loc), d.severity, d.rule) for d in diags] == [
+        ("none.gift.txt", Severity.WARNING, "gift.no-questions")
+    ]

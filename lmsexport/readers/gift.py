@@ -111,6 +111,31 @@ _CHOICE_MARK = re.compile("[~=]")
 _WEIGHT_AT = re.compile(WEIGHT_RE.pattern.removeprefix("^"))
 """WEIGHT_RE for Pattern.match(text, pos): that anchors at pos already, where "^" would not."""
 _ONE, _ZERO = Fraction(1), Fraction(0)
+# Moodle's embedded-answer (Cloze) start, question/type/multianswer/questiontype.php
+# ANSWER_START_REGEX without its "{": a grade, then a subquestion type, each ended by ":".
+_CLOZE_START = re.compile(
+    r"[0-9]*:(?:NUMERICAL|NM|MULTICHOICE(?:_V|_H|_S|_VS|_HS)?|MCV?S?|MCHS?|SHORTANSWER(?:_C)?|SAC?|MWC?"
+    r"|MULTIRESPONSE(?:_H|_S|_HS)?|MRH?S?):"
+)
+_TEX_COMMAND_END = re.compile(r"\\[A-Za-z]+\*?[ \t]*\Z")
+
+
+def _tex_before(s: str, i: int) -> bool:
+    """Whether the "{" at s[i] opens a TeX argument: after a command (`\\frac{`), or right
+    after "^" or "_" that follow a letter, digit or bracket. Only the few characters before it
+    are looked at."""
+    if i >= 2 and s[i - 1] in "^_":  # x^{2}, a_{n}; not a blank written as "___{"
+        c = s[i - 2]
+        return c.isalnum() or c in ")}]"
+    j = i
+    while j and s[j - 1] in " \t":
+        j -= 1
+    if not j:
+        return False
+    c = s[j - 1]
+    if not (c.isascii() and c.isalpha() or c == "*"):
+        return False
+    return _TEX_COMMAND_END.search(s[max(0, j - 40) : i]) is not None
 
 
 # -- text with positions ---------------------------------------------------------------
@@ -658,8 +683,34 @@ class _Block:
             if end >= 0:
                 item["name"] = _post(t.s[2:end], self.stand_ins).strip()
                 t = t[end + 2 :].strip()
+            else:
+                # Moodle takes the "::" off, finds no end, and names the question after its text.
+                self.error(t, 0, "'::' opens a title that is never closed: Moodle drops the '::' and "
+                           "keeps the title in the question text", "close the title with '::'",
+                           "gift.bad-title")  # fmt: skip
+                item["qtype"] = "error"
+                return GiftItem(**item)
+        elif t.s[:1] == ":" and self._single_colon_title(t):
+            item["qtype"] = "error"
+            return GiftItem(**item)
         self._body(t, item)
         return GiftItem(**item)
+
+    def _single_colon_title(self, t: _Text) -> bool:
+        """A title opened with one ':' (`:Title:: text`), reported; Moodle's title must start
+        the text with '::', so it keeps ':Title::' in the question text."""
+        s = t.s
+        end = s.find("::", 1)
+        brace = s.find("{")
+        if end < 0 or 0 <= brace < end or "\n" in s[:end]:
+            return False
+        title = _post(s[: end + 2], self.stand_ins)
+        message = (
+            f"a title opens with '::', not ':': Moodle keeps {_quote(title)} in the question text "
+            "and names the question after it"
+        )
+        self.error(t, 0, message, "write '::' before the title", "gift.bad-title")
+        return True
 
     def _body(self, t: _Text, item: dict[str, Any]) -> None:
         start, finish = t.s.find("{"), t.s.find("}")
@@ -678,6 +729,19 @@ class _Block:
             return
         answer = t[start + 1 : finish].strip()
         missing = not t.s.endswith("}")
+        s = t.s
+        # Any "{" or "}" but the first of each is text to Moodle: a second answer block, a
+        # brace meant literally, TeX. Moodle's embedded answers (Cloze) and TeX are told apart.
+        if (
+            s.find("{", start + 1) >= 0
+            or s.find("}", finish + 1) >= 0
+            or answer.s[:1] in "0123456789:"
+            and _CLOZE_START.match(answer.s)
+            or _tex_before(s, start)
+        ):
+            self._misread_braces(t, start, finish, missing)
+            item["qtype"] = "error"
+            return
         # Moodle's blank for a missing word takes the position of the answer block.
         qtext = t.without(start, finish + 1, "_____" if missing else "")
         gf = answer.s.rfind("####")
@@ -690,6 +754,39 @@ class _Block:
         general_text = self.text_with_format(general, self.qformat) if general is not None else None
         item.update(text=text, general_feedback=general_text, missing_word=missing)
         item.update(self._typed(answer))
+
+    def _misread_braces(self, t: _Text, start: int, finish: int, missing: bool) -> None:
+        """Report a question whose braces Moodle reads otherwise than written: what it takes as
+        the answer block, what it makes of it, and what it keeps in the question text."""
+        s = t.s
+        answer = t[start + 1 : finish].strip()
+        block = _quote(_post(s[start : finish + 1], self.stand_ins))
+        kept = _post(s[:start] + ("_____" if missing else "") + s[finish + 1 :], self.stand_ins)
+        kept = _quote(kept.strip(_PHP_TRIM))
+        # What Moodle makes of the block, read as it would (into a scratch list of diagnostics).
+        scratch = _Block(self.path, self.lines, [], self.quick)
+        scratch.stand_ins, scratch.qformat = self.stand_ins, self.qformat
+        gf = answer.s.rfind("####")
+        made = _what(scratch._typed(answer[:gf].strip() if gf >= 0 else answer))
+        reading = f"Moodle takes {block} as the answer block ({made}) and keeps {kept} in the question text"
+        extra = s.find("{", start + 1)
+        close = s.find("}", finish + 1)
+        if answer.s[:1] in "0123456789:" and _CLOZE_START.match(answer.s):
+            self.error(t, start, f"Moodle's embedded-answer (Cloze) syntax is not GIFT: {reading}",
+                       "write GIFT answers such as {=Paris}, or import the question in Moodle's "
+                       "Embedded answers (Cloze) format", "gift.cloze")  # fmt: skip
+        elif _tex_before(s, start):
+            self.error(t, start, f"'{{' in TeX: {reading}",
+                       "escape braces in TeX too: $\\frac\\{1\\}\\{2\\}$", "gift.brace-in-tex")  # fmt: skip
+        elif finish == start + 1 and extra > finish:
+            self.error(t, start, f"'{{}}' in the question text: {reading}",
+                       "escape a literal brace as \\{ or \\}", "gift.extra-brace")  # fmt: skip
+        else:
+            at = min(i for i in (extra, close) if i >= 0)
+            where = "after" if at > finish else "inside"
+            self.error(t, at, f"'{s[at]}' {where} the answer block: {reading}",
+                       "a question has one answer block; escape a literal brace as \\{ or \\}",
+                       "gift.extra-brace")  # fmt: skip
 
     def _typed(self, a: _Text) -> dict[str, Any]:
         """The item's fields that its answer block decides."""
@@ -764,13 +861,15 @@ class _Block:
         # Moodle marks each '=' as '~=' and splits on '~'; cutting before each '=' and
         # around each '~' gives the same pieces, with no text to rewrite. Pieces are kept as
         # trimmed (start, end) spans of the answer block: no copies until a text is made.
+        # Each piece with the index of the '~' that opens it (-1 for the first).
         spans = []
         start = 0
+        mark = -1
         for m in _CHOICE_MARK.finditer(s):
             i = m.start()
-            spans.append(_trimmed(s, start, i))
-            start = i + 1 if s[i] == "~" else i
-        spans.append(_trimmed(s, start, len(s)))
+            spans.append((*_trimmed(s, start, i), mark))
+            start, mark = (i + 1 if s[i] == "~" else i), i
+        spans.append((*_trimmed(s, start, len(s)), mark))
         if spans[0][0] == spans[0][1]:
             spans = spans[1:]
         if len(spans) < 2:
@@ -778,9 +877,14 @@ class _Block:
                        "Moodle fails on '{~only}'; add a choice", "gift.too-few-answers")  # fmt: skip
             return {"qtype": "error"}
         answers = []
-        for start, end in spans:
+        empty = 0
+        for start, end, mark in spans:
             if start == end:
-                self.error(a, 0, "empty answer between '~' or '=' markers", rule="gift.empty-answer")
+                # Moodle keeps the empty piece as an answer; saving the question drops it
+                # (question/type/multichoice/questiontype.php, save_question_options).
+                empty += 1
+                what = "'~' right before '='" if s[mark + 1 : mark + 2] == "=" else "'~' with no text"
+                self.warn(a, mark, f"an empty choice ({what}): Moodle drops it", "gift.empty-answer")
                 continue
             if s[start] == "=":
                 weight: Fraction | None = _ONE
@@ -790,6 +894,11 @@ class _Block:
             text, feedback = self._comment(a, start, end)
             if weight is not None:
                 answers.append(GiftAnswer(text, weight, feedback))
+        if empty and len(spans) - empty < 2:
+            n = len(spans) - empty
+            self.error(a, 0, f"a multiple-choice question needs at least 2 answers, found {n} not empty",
+                       "Moodle drops empty choices; add a choice", "gift.too-few-answers")  # fmt: skip
+            return {"qtype": "error"}
         return {"qtype": "multichoice", "single": single, "answers": tuple(answers)}
 
     def _match(self, a: _Text) -> dict[str, Any]:
@@ -877,6 +986,33 @@ def _trimmed(s: str, start: int, end: int) -> tuple[int, int]:
     while end > start and s[end - 1] in _PHP_TRIM:
         end -= 1
     return start, end
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    """A text for a message: in single quotes, on one line, cut after ``limit`` characters."""
+    text = " ".join(text.split())
+    return "'" + (text if len(text) <= limit else text[: limit - 3] + "...") + "'"
+
+
+def _what(fields: Mapping[str, Any]) -> str:
+    """What Moodle imports, from _Block._typed()'s fields: the question type and its answers."""
+    qtype = fields["qtype"]
+    if qtype == "essay":
+        return "an essay question"
+    if qtype == "truefalse":
+        return f"a true/false question, {'true' if fields['truth'] else 'false'}"
+    if qtype == "match":
+        return "a matching question"
+    if qtype == "error":
+        return "a question Moodle refuses"
+    answers = fields["answers"]
+    if qtype == "multichoice":
+        right = [_quote(a.text.text, 30) for a in answers if a.fraction > 0]
+        listed = ", ".join(_quote(a.text.text, 30) for a in answers)
+        return f"a multiple-choice question with the choices {listed}; right: {', '.join(right) or 'none'}"
+    listed = ", ".join(_quote(a.text.text, 30) for a in answers if a.fraction == 1)
+    kind = "numerical" if qtype == "numerical" else "short-answer"
+    return f"a {kind} question accepting {listed or 'nothing'}"
 
 
 def _idnumber(comments: list[str]) -> str:
@@ -1339,9 +1475,14 @@ def read_quiz_bytes(
             for d in diags
         ]
     try:
-        return read_quiz(text, path, quiz_id=quiz_id, lang=lang)
+        quiz, warnings = read_quiz(text, path, quiz_id=quiz_id, lang=lang)
     except GiftSyntaxError as e:
         return None, e.diagnostics
+    if not quiz.questions:
+        # Nothing to check or import: no quiz, rather than an empty one no format can hold.
+        message = "the file holds no question (a block with answers in '{...}'): nothing to check or import"
+        return None, [*warnings, Diagnostic(SourceLoc(path), message, Severity.WARNING, "gift.no-questions")]
+    return quiz, warnings
 
 
 def read_quiz_file(path: Path) -> tuple[Quiz | None, list[Diagnostic]]:
