@@ -807,13 +807,16 @@ def build_assessments(
 # --------------------------------------------------------------------------- check, file by file
 
 
-def check_file(path: str, timestamp: int, kind: str = "yaml", whole: bool = False) -> FileResult:
+def check_file(
+    path: str, timestamp: int, kind: str = "yaml", whole: bool = False, parts: tuple[str, ...] = ()
+) -> FileResult:
     """check's unit of work: load one source file (or read one GIFT or Moodle XML file, as
     Moodle would: ``kind``), then write every per-file format in memory, validate, and read
-    back what has a reader (check_quiz). Only the quiz's header and the diagnostics come back
-    (and the whole quiz with ``whole``, or the recipe of an assessment file): the loader's (or
-    reader's) in ``source_errors`` and the first ``source_warnings`` of ``warnings``, the
-    writers' in the rest of ``warnings`` and in ``errors``."""
+    back what has a reader (check_quiz); and make the quiz's parts of the bank-wide formats
+    ``parts``, as a build's worker does. Only the quiz's header, its parts and the diagnostics
+    come back (and the whole quiz with ``whole``, or the recipe of an assessment file): the
+    loader's (or reader's) in ``source_errors`` and the first ``source_warnings`` of
+    ``warnings``, the writers' in the rest of ``warnings`` and in ``errors``."""
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
     if kind == "yaml":
@@ -838,6 +841,8 @@ def check_file(path: str, timestamp: int, kind: str = "yaml", whole: bool = Fals
     per_file = tuple(f for f in WRITERS if f not in BANK_WIDE)
     for d in check_quiz(Bank((loaded,)), per_file, timestamp):
         (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
+    if parts:
+        _make_parts(result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp))
     return result
 
 
@@ -912,12 +917,13 @@ def check_files(
     ``pool_min_bytes`` of files) each file is loaded, written in every per-file format,
     validated and read back in a pool of processes forked after the schemas are compiled, as
     build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
-    against the YAML quizzes, written, read back) and the bank-wide formats."""
+    against the YAML quizzes, written, read back) and the bank-wide formats, assembled from the
+    parts the workers made of every quiz, as build_files assembles them."""
     names = tuple(WRITERS)
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
-    whole = bool(bank_wide) or any(_may_be_assessment(p) for p in paths)
-    tasks = [_task(p, check_file, p.as_posix(), timestamp, "yaml", whole) for p in paths]
-    tasks += [_task(p, check_file, p.as_posix(), timestamp, kind, whole) for p, kind in foreign]
+    whole = any(_may_be_assessment(p) for p in paths)
+    tasks = [_task(p, check_file, p.as_posix(), timestamp, "yaml", whole, bank_wide) for p in paths]
+    tasks += [_task(p, check_file, p.as_posix(), timestamp, kind, whole, bank_wide) for p, kind in foreign]
     results: dict[tuple[str, str], FileResult] = {}
     kinds = {p.as_posix(): kind for p, kind in foreign}
 
@@ -935,8 +941,8 @@ def check_files(
 
     result = CheckResult()
     ids: list[tuple[str, str, SourceLoc]] = []
-    quizzes: list[Quiz] = []
     yaml_quizzes: list[Quiz] = []
+    parts: dict[str, list[object]] = {}
     recipes: list[Assessment] = []
     for kind, group in (("yaml", list(paths)), ("foreign", [p for p, _ in foreign])):
         for p in group:
@@ -954,10 +960,10 @@ def check_files(
             if fr.quiz is not None:
                 result.quizzes += 1
                 result.questions += fr.n_questions
-            if fr.full is not None:
-                quizzes.append(fr.full)
-                if kind == "yaml":
-                    yaml_quizzes.append(fr.full)
+            if fr.full is not None and kind == "yaml":
+                yaml_quizzes.append(fr.full)
+            for name, made in fr.parts.items():
+                parts.setdefault(name, []).extend(made)
     check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), result.loader_errors)
     if not result.loader_errors and (recipes or bank_wide):
         if recipes:
@@ -970,8 +976,15 @@ def check_files(
             per_file = tuple(f for f in names if f not in BANK_WIDE)
             if result.assessments:
                 result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
-            everything = Bank(tuple(sorted(quizzes, key=lambda q: q.id)), tuple(result.assessments))
-            result.writers += check_quiz(everything, bank_wide, timestamp)
+            ctx = WriteContext(formats=names, timestamp=timestamp)
+            for name in bank_wide:
+                try:
+                    cartridge = get_split(name)[1](parts.pop(name, []), tuple(result.assessments), ctx)
+                except LmsExportError as e:
+                    result.writers += e.diagnostics
+                    continue
+                result.writers += [d for d in cartridge.warnings if d.severity is not Severity.ERROR]
+                result.writers += [d for d in cartridge.warnings if d.severity is Severity.ERROR]
     if not result.loaded:
         result.quizzes = result.questions = 0
         result.assessments = []
