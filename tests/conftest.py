@@ -225,3 +225,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         reporter.write_line(message, yellow=True)
     if os.environ.get("CI") or os.environ.get("LMSEXPORT_CHECK_CLEAN") == "1":
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --------------------------------------------------------------------------- no stray event loops
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered as a plugin of the whole session, not as this conftest's hooks, which would
+    # not see session-scoped fixtures being set up (their node is the session, outside tests/).
+    import loop_guard
+
+    if not config.pluginmanager.is_registered(loop_guard):
+        config.pluginmanager.register(loop_guard, "loop_guard")

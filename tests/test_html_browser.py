@@ -59,8 +59,11 @@ REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[sync_api.Browser]:
+    # Module, not session: while a sync Playwright lives, its event loop is the main thread's
+    # running loop, so a later module could start neither asyncio nor a Playwright of its own
+    # (test_preview.py failed so in the whole suite). tests/loop_guard.py enforces this.
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
