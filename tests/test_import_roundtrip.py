@@ -464,3 +464,20 @@ def test_the_qti12_exam_alone_keeps_its_draws() -> None:
     )
     assert {q.lang for q in back.quizzes} == {exam.lang}
     assert not any("they are given the tag" in m for m in messages)
+
+
+@pytest.mark.parametrize("fmt", ["cc13", "cc11"])
+def test_a_cartridge_brings_its_images_back(fmt: str) -> None:
+    """The cartridges name images at ``$IMS-CC-FILEBASE$../web_resources/...``: the token is the
+    folder of the QTI document (Moodle's reading), so the seed bank's SVG comes back, byte for byte."""
+    from lmsexport.model import media_of
+
+    bank = load_paths([ROOT / "source"])
+    files = build(bank, [fmt]).files
+    back, messages = _import({k: v for k, v in files.items() if k.endswith(".imscc")})
+    assert not [m for m in messages if "not in the package" in m]
+    theirs = {q.id: q for quiz in back.quizzes for q in quiz.questions}
+    shown = [(q.id, m.data) for quiz in bank.quizzes for q in quiz.questions for m in media_of(q.stem)]
+    assert shown
+    for qid, data in shown:
+        assert [m.data for m in media_of(theirs[qid].stem)] == [data]

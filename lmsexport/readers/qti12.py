@@ -221,7 +221,24 @@ class _ItemReader:
             return media_from_data_uri(src)
         if self.files is None:
             return None
-        target, remote = package_path(self.member, src.replace("%24IMS-CC-FILEBASE%24", "").lstrip("/"))
+        for token in ("$IMS-CC-FILEBASE$", "%24IMS-CC-FILEBASE%24"):
+            if src.startswith(token):
+                # A cartridge's file base: the folder of the QTI document that names it, as Moodle's
+                # importer resolves it (backup/cc/entities.class.php update_sources), so
+                # "$IMS-CC-FILEBASE$../web_resources/x.png" of "quiz/assessment.xml" is
+                # "web_resources/x.png"; Canvas's (lib/cc/importer/standard/converter.rb
+                # replace_urls) drops the token and looks the rest up from the cartridge's root,
+                # which is the fallback for a cartridge that meant that.
+                rest = src[len(token) :].lstrip("/")
+                target, remote = package_path(self.member, rest)
+                if target is not None and not remote and target in self.files.members:
+                    return media_from_bytes(
+                        PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES)
+                    )
+                target, remote = package_path("", re.sub(r"^(?:\.\./|\./|/)+", "", rest))
+                break
+        else:
+            target, remote = package_path(self.member, src.lstrip("/"))
         if target is None or remote:
             return None
         return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
