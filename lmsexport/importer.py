@@ -61,6 +61,7 @@ from .model import (
 from .readers.drafts import (
     QUIZ_LANG,
     DraftAssessment,
+    DraftDraw,
     DraftQuestion,
     DraftQuiz,
     Found,
@@ -708,6 +709,8 @@ class _Finisher:
                         )
                         continue
                     pool = self._pool_of(finals)
+                    if pool is None and draft.tagless:
+                        pool = self._tag_pool(finals, f"{aid}-{name}", draft, d)
                     if pool is None:
                         self.warn(
                             draft.loc,
@@ -718,7 +721,8 @@ class _Finisher:
                             hint="keep the assessment's YAML file, or write its draw again with `from:`",
                         )
                         return None
-                    draws.append(Draw(name=name, pool=pool, pick=min(d.pick, len(finals)), points=d.points))
+                    points = self._draw_points(d, finals)
+                    draws.append(Draw(name=name, pool=pool, pick=min(d.pick, len(finals)), points=points))
                 elif d.pool is not None:
                     pool_id = self.quiz_final.get(id(d.pool))
                     count = sum(1 for q in d.pool.questions if id(q) in self.final)
@@ -743,7 +747,7 @@ class _Finisher:
                     ids += tuple(self._finals(d.ids))
                     if not ids:
                         continue
-                    draws.append(Draw(name=name, ids=ids, points=d.points))
+                    draws.append(Draw(name=name, ids=ids, points=self._draw_points(d, ids)))
             if draws:
                 title = _one_line(s.title) if s.title else None
                 sections.append(Section(title=title or None, shuffle=s.shuffle, draws=tuple(draws)))
@@ -764,6 +768,15 @@ class _Finisher:
         )
         return ImportedAssessment(assessment, [f"Imported by lmsexport from {draft.origin} ({draft.kind})."])
 
+    def _draw_points(self, d: DraftDraw, finals: Iterable[str]) -> float | None:
+        """A draw's points; those read off an own file's items only where some question it can
+        yield is worth otherwise on its own."""
+        if d.points is None or not d.points_read_off:
+            return d.points
+        wanted = set(finals)
+        own = {q.points for iq in self.imported for q in iq.quiz.questions if q.id in wanted}
+        return None if own == {d.points} else d.points
+
     def _finals(self, raw_ids: Iterable[str | None]) -> list[str]:
         """The final ids of an own file's questions named by their ids there (those imported)."""
         out = []
@@ -772,6 +785,38 @@ class _Finisher:
             if dq is not None and id(dq) in self.final and self.final[id(dq)] not in out:
                 out.append(self.final[id(dq)])
         return out
+
+    def _tag_pool(self, finals: list[str], tag: str, draft: DraftAssessment, d: DraftDraw) -> Pool:
+        """The pool of a random draw read from a format without tags: its candidates get a tag
+        named after the assessment and the draw (a note above each says so), which the pool
+        selects among their quizzes."""
+        wanted = set(finals)
+        taken = {t for iq in self.imported for q in iq.quiz.questions if q.id not in wanted for t in q.tags}
+        while tag in taken:
+            tag += "-"
+        quizzes: list[str] = []
+        for iq in self.imported:
+            if not any(q.id in wanted for q in iq.quiz.questions):
+                continue
+            quizzes.append(iq.quiz.id)
+            questions = []
+            for q in iq.quiz.questions:
+                if q.id in wanted and tag not in q.tags:
+                    q = replace(q, tags=(*q.tags, tag))
+                    iq.notes.setdefault(q.id, []).append(
+                        f"tag {tag!r} added: assessment {draft.raw_id or draft.title!r} draws from the "
+                        f"questions with it (draw {d.name!r}; {draft.kind} has no field for tags)"
+                    )
+                questions.append(q)
+            iq.quiz = replace(iq.quiz, questions=tuple(questions))
+        self.warn(
+            draft.loc,
+            f"assessment {draft.title!r}: draw {d.name!r} picks from {len(wanted)} questions that "
+            f"{draft.kind} names without the pool's conditions (it has no field for tags); they are "
+            f"given the tag {tag!r} the rebuilt pool selects",
+            "import.draw-tag",
+        )
+        return Pool(quizzes=tuple(quizzes), tags=(tag,))
 
     def _pool_of(self, finals: list[str]) -> Pool | None:
         """A pool that selects exactly these questions of the imported quizzes (their quizzes;

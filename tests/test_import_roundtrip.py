@@ -392,3 +392,92 @@ def test_an_assessment_of_listed_questions_comes_back() -> None:
     assert got.id == "midterm" and [d.ids for d in got.draws] == [("zso-redundancy", "mpp-core-problem")]
     assert got.draws[0].points == 2 and got.sections[0].title == "Part 1"
     assert back.quizzes == bank.quizzes  # the assessment file's copies of its questions are dropped
+
+
+def _drawn_tags(exam: Assessment) -> dict[str, tuple[str, ...]]:
+    """The tags a tagless format's import gives the candidates of each random draw."""
+    out: dict[str, tuple[str, ...]] = {}
+    for d in exam.draws:
+        if d.is_random:
+            for c in d.candidates:
+                out[c.question.id] = (*out.get(c.question.id, ()), f"{exam.id}-{d.name}")
+    return out
+
+
+def test_the_seed_bank_comes_back_from_qti12_with_its_assessment() -> None:
+    """QTI 1.2 (Canvas's flavour) has no field for tags: the exam's copies are dropped as in the
+    other formats, and each random draw's candidates get a tag of the draw's own, which the rebuilt
+    pool selects: every draw yields exactly what it did, at the same points."""
+    bank = load_paths([ROOT / "source"])
+    back, messages = _import(build(bank, ["qti12"]).files)
+    (exam,) = bank.assessments
+    tags = _drawn_tags(exam)
+    kept = [_normal("qti12", _kept("qti12", q)) for q in bank.quizzes]
+    kept = [
+        replace(quiz, questions=tuple(replace(q, tags=tags.get(q.id, ())) for q in quiz.questions))
+        for quiz in kept
+    ]
+    got = [_normal("qti12", q) for q in back.quizzes]
+    assert got == kept, [_diff(a, b) for a, b in zip(kept, got, strict=False)]
+    (got_exam,) = back.assessments
+    assert (got_exam.id, got_exam.title, got_exam.lang, got_exam.description) == (
+        exam.id,
+        exam.title,
+        exam.lang,
+        exam.description,
+    )
+    assert _draws(got_exam) == _draws(exam)
+    random_draws = [d.name for d in exam.draws if d.is_random]
+    tagged = [m.split("draw '")[1].split("'")[0] for m in messages if "they are given the tag" in m]
+    assert sorted(tagged) == sorted(random_draws)
+    assert not [m for m in messages if "no language" in m or "und" in m.split()]
+
+
+def _attempt(assessment: Assessment) -> list[tuple[object, ...]]:
+    """Per draw: what it can yield at what points, and how many."""
+    return [
+        (
+            s.title,
+            s.shuffle,
+            d.name,
+            tuple((c.question.id, d.points_of(c.question)) for c in d.candidates),
+            d.pick,
+        )
+        for s in assessment.sections
+        for d in s.draws
+    ]
+
+
+def test_the_qti12_exam_alone_keeps_its_draws() -> None:
+    """Alone, the exam's QTI 1.2 package keeps each group's items apart: a quiz per draw, and the
+    assessment draws from them what it did."""
+    bank = load_paths([ROOT / "source"])
+    files = build(bank, ["qti12"]).files
+    back, messages = _import({"final-exam.zip": files["qti12/final-exam.zip"]})
+    (exam,) = bank.assessments
+    random = [d.name for d in exam.draws if d.is_random]
+    (got,) = back.assessments
+    # Alone, a copy is worth what the draw gives it: the same attempt, the points said once.
+    assert _attempt(got) == _attempt(exam)
+    assert sorted(q.id for q in back.quizzes) == sorted(
+        ["final-exam-questions", *(f"final-exam-{n}" for n in random)]
+    )
+    assert {q.lang for q in back.quizzes} == {exam.lang}
+    assert not any("they are given the tag" in m for m in messages)
+
+
+@pytest.mark.parametrize("fmt", ["cc13", "cc11"])
+def test_a_cartridge_brings_its_images_back(fmt: str) -> None:
+    """The cartridges name images at ``$IMS-CC-FILEBASE$../web_resources/...``: the token is the
+    folder of the QTI document (Moodle's reading), so the seed bank's SVG comes back, byte for byte."""
+    from lmsexport.model import media_of
+
+    bank = load_paths([ROOT / "source"])
+    files = build(bank, [fmt]).files
+    back, messages = _import({k: v for k, v in files.items() if k.endswith(".imscc")})
+    assert not [m for m in messages if "not in the package" in m]
+    theirs = {q.id: q for quiz in back.quizzes for q in quiz.questions}
+    shown = [(q.id, m.data) for quiz in bank.quizzes for q in quiz.questions for m in media_of(q.stem)]
+    assert shown
+    for qid, data in shown:
+        assert [m.data for m in media_of(theirs[qid].stem)] == [data]

@@ -97,6 +97,9 @@ class DraftDraw:
     """Random draws: the quiz holding the group's questions (pool: that quiz)."""
     pick: int | None = None
     points: float | None = None
+    points_read_off: bool = False
+    """``points`` were read off the items (lmsexport's QTI 1.2 and cartridge files write each
+    candidate at its points in the draw): kept only where a question's own points differ."""
 
 
 @dataclass
@@ -120,6 +123,9 @@ class DraftAssessment:
     loc: SourceLoc | None = None
     own: bool = False
     """Written by lmsexport: its id is kept."""
+    tagless: bool = False
+    """Read from a format with no field for tags (QTI 1.2, Common Cartridge): a random draw that
+    no pool of the imported questions selects exactly gives its candidates a tag of its own."""
 
 
 @dataclass(frozen=True)

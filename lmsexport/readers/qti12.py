@@ -221,7 +221,24 @@ class _ItemReader:
             return media_from_data_uri(src)
         if self.files is None:
             return None
-        target, remote = package_path(self.member, src.replace("%24IMS-CC-FILEBASE%24", "").lstrip("/"))
+        for token in ("$IMS-CC-FILEBASE$", "%24IMS-CC-FILEBASE%24"):
+            if src.startswith(token):
+                # A cartridge's file base: the folder of the QTI document that names it, as Moodle's
+                # importer resolves it (backup/cc/entities.class.php update_sources), so
+                # "$IMS-CC-FILEBASE$../web_resources/x.png" of "quiz/assessment.xml" is
+                # "web_resources/x.png"; Canvas's (lib/cc/importer/standard/converter.rb
+                # replace_urls) drops the token and looks the rest up from the cartridge's root,
+                # which is the fallback for a cartridge that meant that.
+                rest = src[len(token) :].lstrip("/")
+                target, remote = package_path(self.member, rest)
+                if target is not None and not remote and target in self.files.members:
+                    return media_from_bytes(
+                        PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES)
+                    )
+                target, remote = package_path("", re.sub(r"^(?:\.\./|\./|/)+", "", rest))
+                break
+        else:
+            target, remote = package_path(self.member, src.lstrip("/"))
         if target is None or remote:
             return None
         return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
@@ -611,17 +628,22 @@ class _Reader:
             loc=SourceLoc(self.where(member), el.sourceline or 0),
         )
 
+    def item(self, item: etree._Element, member: str) -> tuple[DraftQuestion, bool | None] | None:
+        """An item as a draft and its shuffling (None for one already read, or not importable)."""
+        ident = item.get("ident") or ""
+        if ident and ident in self.seen_items:
+            return None
+        self.seen_items.add(ident)
+        reader = _ItemReader(self.files, member, item, self.found, self.where(member))
+        draft = reader.read()
+        return (draft, reader.shuffle) if draft is not None else None
+
     def items(self, container: etree._Element, member: str) -> list[tuple[DraftQuestion, bool | None]]:
         out = []
         for item in _children(container, "item"):
-            ident = item.get("ident") or ""
-            if ident and ident in self.seen_items:
-                continue
-            self.seen_items.add(ident)
-            reader = _ItemReader(self.files, member, item, self.found, self.where(member))
-            draft = reader.read()
-            if draft is not None:
-                out.append((draft, reader.shuffle))
+            read = self.item(item, member)
+            if read is not None:
+                out.append(read)
         for ref in _children(container, "itemref") + _children(container, "sectionref"):
             self.found.warn(
                 SourceLoc(self.where(member), ref.sourceline or 0),
@@ -666,6 +688,10 @@ class _Reader:
         if isinstance(meta.get("description"), str | Rich):
             quiz.description = meta["description"]  # type: ignore[assignment]
         sections = _children(el, "section")
+        roots = [s for s in sections if s.get("ident") == "root_section"]
+        if own and len(sections) == 1 and roots and _children(roots[0], "section"):
+            self._own_assessment(quiz, roots[0], member)
+            return
         groups = [s for s in _all(el, "section") if _selection(s) is not None]
         if not groups:
             drafts = []
@@ -694,6 +720,76 @@ class _Reader:
         self._finish(listed, listed_drafts)
         assessment.sections.append(out)
         self.found.assessments.append(assessment)
+
+    def _own_assessment(self, quiz: DraftQuiz, root_section: etree._Element, member: str) -> None:
+        """lmsexport's own assessment (writers/qti12.py exam_tree): a section per section of its
+        (title; ``order_type="Random"`` when shuffled), in which a listed draw's questions are items
+        and a random draw is a nested section, every candidate in it. The items are copies of its
+        quizzes' questions at their points in the draw (dropped where those quizzes' packages are
+        imported too: importer.finish); the draws keep the ids, a random draw the ids of every
+        candidate (the importer rebuilds a pool that selects exactly them)."""
+        assessment = DraftAssessment(
+            raw_id=quiz.raw_id,
+            title=quiz.title,
+            lang=quiz.lang,
+            origin=quiz.origin,
+            kind="QTI 1.2",
+            loc=quiz.loc,
+            description=quiz.description,
+            own=True,
+            tagless=True,
+        )
+        listed = replace(
+            quiz, raw_id=f"{quiz.raw_id or 'quiz'}-questions", title=f"{quiz.title}: questions", questions=[]
+        )
+        listed.copies = True
+        listed_drafts: list[tuple[DraftQuestion, bool | None]] = []
+        for section in _children(root_section, "section"):
+            order = _child(_child(section, "selection_ordering"), "order")
+            shuffle = order is not None and (order.get("order_type") or "").lower() == "random"
+            out = DraftSection((section.get("title") or "").strip() or None, shuffle)
+            run: list[tuple[etree._Element, DraftQuestion | None]] = []
+
+            for child in section:
+                if _local(child) == "item":
+                    read = self.item(child, member)
+                    if read is not None:
+                        listed_drafts.append(read)
+                    run.append((child, read[0] if read is not None else None))
+                elif _local(child) == "section" and _selection(child) is not None:
+                    _listed_draws(run, out)
+                    self._own_group(quiz, child, member, out)
+            _listed_draws(run, out)
+            if out.draws:
+                assessment.sections.append(out)
+        self._finish(listed, listed_drafts)
+        self.found.assessments.append(assessment)
+
+    def _own_group(self, quiz: DraftQuiz, section: etree._Element, member: str, out: DraftSection) -> None:
+        """A random draw of lmsexport's own assessment: its candidates (copies) in a quiz of their
+        own, in the assessment's language; the draw names every candidate's id."""
+        selection = _selection(section)
+        assert selection is not None
+        pick, points = selection
+        name = (section.get("title") or "").strip() or None
+        pool = replace(
+            self._quiz(section, member, name or f"{quiz.title} group", True),
+            lang=section.get("{http://www.w3.org/XML/1998/namespace}lang") or quiz.lang,
+            copies=True,
+        )
+        items = _children(section, "item")
+        drafts = [d for d in (self.item(i, member) for i in items) if d is not None]
+        self._finish(pool, drafts)
+        ids = list(dict.fromkeys(i.get("ident") or "" for i in items if i.get("ident")))
+        if points is None:
+            values = {_number(_meta(i).get("points_possible")) for i in items}
+            points = values.pop() if len(values) == 1 else None
+        if ids:
+            out.draws.append(
+                DraftDraw(
+                    name, pool=pool, pick=min(pick, len(ids)), points=points, ids=ids, points_read_off=True
+                )
+            )
 
     def _section_items(self, section: etree._Element, member: str) -> list[tuple[DraftQuestion, bool | None]]:
         drafts = self.items(section, member)
@@ -728,6 +824,28 @@ class _Reader:
             out.draws.append(DraftDraw(name=None, questions=[d for d, _ in run]))
         for sub in _children(section, "section"):
             self._group_draws(sub, member, out, listed, title)
+
+
+def _listed_draws(run: list[tuple[etree._Element, DraftQuestion | None]], out: DraftSection) -> None:
+    """The items of an own assessment's section between its groups, as listed draws (emptying
+    ``run``): a run of items at the same points is one draw (the writer writes a draw's questions
+    one after the other, each at the draw's points); an item read before (a copy of one in a group
+    too) is named by its id."""
+    while run:
+        points = _number(_meta(run[0][0]).get("points_possible"))
+        n = 1
+        while n < len(run) and _number(_meta(run[n][0]).get("points_possible")) == points:
+            n += 1
+        part, run[:] = run[:n], run[n:]
+        out.draws.append(
+            DraftDraw(
+                None,
+                questions=[d for _, d in part if d is not None],
+                ids=[(i.get("ident") or "") for i, d in part if d is None],
+                points=points,
+                points_read_off=True,
+            )
+        )
 
 
 def _selection(section: etree._Element) -> tuple[int, float | None] | None:
