@@ -688,3 +688,21 @@ def test_cartridge_parts_survive_their_file() -> None:
     assert [m.name for m in back[0].media.values()] == [m.name for m in parts[0].media.values()]
     ctx = build_mod.WriteContext(("cc13",))
     assert cc13.cc_assemble(back, (), ctx, "cc13").files == cc13.cc_assemble(parts, (), ctx, "cc13").files
+
+
+def test_an_image_in_a_quiz_description_is_recorded(tmp_path: Path) -> None:
+    """A quiz header holding an image (bytes) goes into the record and index.html's digest
+    (it once stopped the build with a TypeError)."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "source" / "img", src / "img")
+    text = (ROOT / "source" / "zero-memory-arithmetic.yaml").read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^(description: ".*)"$', r'\1 ![diagram](img/1f1b-schedule.svg)"', text, count=1)
+    assert "![diagram]" in text
+    (src / "quiz.yaml").write_text(text, encoding="utf-8")
+    shutil.copy(ROOT / "source" / "zero-sharded-optimizers.yaml", src)
+    out = tmp_path / "dist"
+    built(src, out)
+    assert "(cached)" in built(src, out)
+    edit_stem(src / "zero-sharded-optimizers.yaml")
+    assert f"(1 of 2 {FROM_CACHE})" in built(src, out)
+    assert tree(out) == fresh(src, tmp_path)
