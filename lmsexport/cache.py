@@ -13,6 +13,17 @@ outputs). Its model is generic: a build is made of *units*, each a group of outp
 - its *outputs*: path in OUT -> how the file was left (size, mtime, ctime, inode) and the
   sha256 of the bytes the build made.
 
+Each quiz file also keeps its *parts* of the cartridges (writers.SPLIT: what cc_parts makes
+of it, validated and compressed) in a parts file of its own, in ``.<out>.lmsexport-cache.d/``
+beside the record: JSON (bytes in base64, only classes of the model and of _EXTRA made back,
+never pickle), named in the record by the sha256 of its bytes and naming the record's key, its
+source file and that file's sha256. After an edit the cartridges are assembled from the
+edited files' new parts and the others' parts files (RebuildCache.parts), not from every file
+loaded again. A parts file that does not have the named digest, names anything else or does
+not decode to parts of exactly this build's cartridge formats is not used: the quiz file is
+loaded again, its parts made and written anew. Files the record does not name are deleted
+once a new record is in place.
+
 A unit is reused only if every input has the recorded digest now, its derived digest (if any)
 is the one the build computes now, and every output is intact. Each source file also keeps a
 *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the checks across
