@@ -386,6 +386,10 @@ class Reuse(Protocol):
         and from the source files ``inputs`` (all as they are now), if its outputs are in OUT as
         made from them; else None."""
 
+    def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
+        """The parts of the bank-wide ``formats`` (writers.SPLIT) that building the quiz file
+        ``path`` as it is now makes, exactly, kept from an earlier build; else None."""
+
 
 @dataclass
 class Derived:
@@ -434,6 +438,8 @@ class BuildResult:
     """Bank-level units kept as they were, not made."""
     read: set[str] = field(default_factory=set)
     """Source files this build read (built, or loaded again for the whole bank's outputs)."""
+    parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    """Quiz file -> bank-wide format -> the parts this build made of it (for the rebuild cache)."""
 
 
 def build_file(
@@ -488,9 +494,12 @@ def _make_parts(result: FileResult, quiz: Quiz, formats: tuple[str, ...], ctx: W
                 result.errors.extend(e.diagnostics)
 
 
-def reload_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool) -> FileResult:
+def reload_file(
+    path: str, formats: tuple[str, ...], timestamp: int, keep: bool, parts: bool = True
+) -> FileResult:
     """A quiz file whose outputs are reused, loaded again only for what is built from the whole
-    bank: its parts of the bank-wide formats, and the whole quiz with ``keep`` (assessments)."""
+    bank: its parts of the bank-wide formats (unless ``parts`` is False: the rebuild cache has
+    them), and the whole quiz with ``keep`` (assessments)."""
     from .source import load_file
 
     p = Path(path)
@@ -499,7 +508,8 @@ def reload_file(path: str, formats: tuple[str, ...], timestamp: int, keep: bool)
     if isinstance(quiz, Quiz):
         if keep:
             result.full = quiz
-        _make_parts(result, quiz, formats, WriteContext(formats=formats, timestamp=timestamp))
+        if parts:
+            _make_parts(result, quiz, formats, WriteContext(formats=formats, timestamp=timestamp))
     return result
 
 
@@ -551,7 +561,9 @@ def build_files(
     summary stands in for it and each of its outputs goes to ``keep`` instead of ``emit``; so
     do index.html when the quizzes' headers are those it was made from, and the outputs of
     the whole bank (BANK_UNIT) when no source file changed. When those must be made again,
-    reused quiz files are loaded (not written) again for them.
+    the bank-wide formats' parts of a reused quiz file are those ``reuse`` kept, and it is
+    loaded (not written) again only for parts ``reuse`` does not have or, when the bank has
+    assessments, for its whole quiz (they draw from it).
     """
     names = tuple(f for f in WRITERS if f in set(formats))
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
@@ -573,10 +585,23 @@ def build_files(
     remake = bank_record is None
     whole = remake and any(_may_be_assessment(p) for p in todo)
     reload = [p for p in paths if p.as_posix() in summaries] if remake and (whole or bank_wide) else []
+    # The parts of a reused file are the rebuild cache's when it has them (made by an earlier
+    # build from the same bytes, with the same key): then the file is not loaded again, unless
+    # the assessments need its whole quiz.
+    parts: dict[str, list[object]] = {}
+    cached: set[str] = set()
+    if reuse is not None and bank_wide:
+        for source in reload:
+            found_parts = reuse.parts(source.as_posix(), bank_wide)
+            if found_parts is not None:
+                cached.add(source.as_posix())
+                for name, its_parts in found_parts.items():
+                    parts.setdefault(name, []).extend(its_parts)
+    if not whole:
+        reload = [p for p in reload if p.as_posix() not in cached]
     total = sum(p.stat().st_size for p in todo if p.is_file())
     results: dict[str, FileResult] = {}
     kept: dict[str, Quiz] = {}
-    parts: dict[str, list[object]] = {}
     recipes: list[Assessment] = []
     source_failed = False
     emitted: set[str] = set()
@@ -589,6 +614,8 @@ def build_files(
             kept[fr.path] = fr.full
         for name, made in fr.parts.items():
             parts.setdefault(name, []).extend(made)
+        if fr.parts:
+            result.parts[fr.path] = fr.parts
         if fr.reloaded:
             result.errors.extend(fr.errors)
             return
@@ -614,7 +641,10 @@ def build_files(
             progress(done, total)
 
     tasks = [_task(p, build_file, p.as_posix(), names, timestamp, whole, remake) for p in todo]
-    tasks += [_task(p, reload_file, p.as_posix(), bank_wide, timestamp, whole) for p in reload]
+    tasks += [
+        _task(p, reload_file, p.as_posix(), bank_wide, timestamp, whole, p.as_posix() not in cached)
+        for p in reload
+    ]
     if jobs > 1 and len(tasks) > 1 and total >= pool_min_bytes:
         _run_pool(tasks, jobs, take, warm=names)
     else:

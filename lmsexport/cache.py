@@ -13,6 +13,17 @@ outputs). Its model is generic: a build is made of *units*, each a group of outp
 - its *outputs*: path in OUT -> how the file was left (size, mtime, ctime, inode) and the
   sha256 of the bytes the build made.
 
+Each quiz file also keeps its *parts* of the cartridges (writers.SPLIT: what cc_parts makes
+of it, validated and compressed) in a parts file of its own, in ``.<out>.lmsexport-cache.d/``
+beside the record: JSON (bytes in base64, only classes of the model and of _EXTRA made back,
+never pickle), named in the record by the sha256 of its bytes and naming the record's key, its
+source file and that file's sha256. After an edit the cartridges are assembled from the
+edited files' new parts and the others' parts files (RebuildCache.parts), not from every file
+loaded again. A parts file that does not have the named digest, names anything else or does
+not decode to parts of exactly this build's cartridge formats is not used: the quiz file is
+loaded again, its parts made and written anew. Files the record does not name are deleted
+once a new record is in place.
+
 A unit is reused only if every input has the recorded digest now, its derived digest (if any)
 is the one the build computes now, and every output is intact. Each source file also keeps a
 *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the checks across
@@ -35,11 +46,13 @@ the record can write OUT itself. ``build --check`` never reads the cache.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import enum
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import fields, is_dataclass
@@ -51,7 +64,7 @@ from .build import BuildResult, Derived, FileSummary
 from .errors import Diagnostic, Severity
 from .model import SourceLoc
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """The record's format; a record of another version is ignored."""
 
 
@@ -63,6 +76,12 @@ def cache_path(out: Path) -> Path:
     """Where the record of builds into OUT lives: beside OUT."""
     out = out.resolve()
     return out.parent / f".{out.name}.lmsexport-cache.json"
+
+
+def parts_path(out: Path) -> Path:
+    """The directory of the cartridges' parts files of builds into OUT: beside OUT."""
+    out = out.resolve()
+    return out.parent / f".{out.name}.lmsexport-cache.d"
 
 
 def tool_fingerprint() -> str:
@@ -138,14 +157,21 @@ def fs_now(directory: Path) -> int:
 
 
 def encode(value: object) -> Any:
-    """A value of the model (dataclasses and enums of lmsexport.model, tuples, str, numbers,
-    None) as JSON; decode() is its inverse."""
+    """A value of the model (dataclasses and enums of lmsexport.model, and the few classes of
+    _EXTRA: diagnostics, compressed members, a cartridge's parts), tuples, lists, dicts with
+    str keys, bytes (base64), str, numbers, None as JSON; decode() is its inverse."""
     if isinstance(value, enum.Enum):  # first: the model's enums are str enums
         return {"enum": type(value).__name__, "value": value.value}
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, tuple):
         return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, bytes):
+        return {"bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"dict": {k: encode(v) for k, v in value.items()}}
     if is_dataclass(value) and not isinstance(value, type):
         return {
             "dataclass": type(value).__name__,
@@ -158,6 +184,12 @@ def decode(raw: Any) -> Any:
     """The value encode() gave ``raw`` for; only lmsexport.model's own classes are made."""
     if raw is None or isinstance(raw, bool | int | float | str):
         return raw
+    if isinstance(raw, list):
+        return [decode(v) for v in raw]
+    if isinstance(raw, dict) and raw.keys() == {"bytes"} and isinstance(raw["bytes"], str):
+        return base64.b64decode(raw["bytes"], validate=True)
+    if isinstance(raw, dict) and raw.keys() == {"dict"} and isinstance(raw["dict"], dict):
+        return {k: decode(v) for k, v in raw["dict"].items()}
     if isinstance(raw, dict) and raw.keys() == {"enum", "value"}:
         cls = _model_class(raw["enum"])
         if not issubclass(cls, enum.Enum):
@@ -174,9 +206,29 @@ def decode(raw: Any) -> Any:
 
 
 def _model_class(name: object) -> type:
+    """The class a record names: one of lmsexport.model's or of _EXTRA, never anything else."""
+    if isinstance(name, str) and name in _EXTRA:
+        return _extra_class(name)
     cls = getattr(model, name, None) if isinstance(name, str) else None
     if not isinstance(cls, type) or cls.__module__ != model.__name__:
         raise _Stale(f"{name!r} is not a class of lmsexport.model")
+    return cls
+
+
+_EXTRA = {
+    "Diagnostic": "lmsexport.errors",
+    "Severity": "lmsexport.errors",
+    "Deflated": "lmsexport.package",
+    "CcPart": "lmsexport.writers.cc13",
+}
+"""The classes besides lmsexport.model's a record may hold (a cartridge's parts), by name."""
+
+
+def _extra_class(name: str) -> type:
+    import importlib
+
+    cls = getattr(importlib.import_module(_EXTRA[name]), name)
+    assert isinstance(cls, type)
     return cls
 
 
@@ -232,6 +284,9 @@ class RebuildCache:
             "timestamp": timestamp,
             "out": str(out.resolve()),
         }
+        self.parts_dir = parts_path(out)
+        self.key_digest = hashlib.sha256(json.dumps(self.key, sort_keys=True).encode()).hexdigest()
+        """What a parts file names its build by (the record's key)."""
         self.digests: dict[str, str] = {}
         """Every source file's sha256 as this build found it."""
         self.started = 0
@@ -333,6 +388,36 @@ class RebuildCache:
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         return Derived(digest, list(inputs), outputs, warnings, assessments)
 
+    def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
+        """build.Reuse: the parts of the bank-wide ``formats`` that the quiz file ``path`` (as
+        it is now) makes, from its parts file, or None: they must be made. The file must have
+        the sha256 the record names it by (its name), and name this build's key, this source
+        file and its digest now; its parts must decode to parts of exactly these formats."""
+        from .writers.cc13 import CcPart
+
+        try:
+            raw = self.sources[path]
+            name = raw.get("parts")
+            _check(
+                raw["sha256"] == self.digests[path]
+                and isinstance(name, str)
+                and _HEX.fullmatch(name) is not None
+            )
+            data = (self.parts_dir / f"{name}.json").read_bytes()
+            _check(hashlib.sha256(data).hexdigest() == name)
+            record = json.loads(data)
+            _check(isinstance(record, dict) and record.keys() == {"key", "source", "sha256", "parts"})
+            _check(
+                (record["key"], record["source"], record["sha256"]) == (self.key_digest, path, raw["sha256"])
+            )
+            made = decode(record["parts"])
+            _check(isinstance(made, dict) and made.keys() == set(formats))
+            for parts in made.values():
+                _check(isinstance(parts, list) and all(isinstance(p, CcPart) and _part_ok(p) for p in parts))
+        except (_Stale, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None
+        return made  # type: ignore[no-any-return]
+
     # -- writing --------------------------------------------------------------------------
 
     def save(self, result: BuildResult) -> None:
@@ -348,6 +433,8 @@ class RebuildCache:
                 changed.add(path)
         sources: dict[str, Any] = {}
         units: dict[str, Any] = {}
+        with contextlib.suppress(OSError):  # (if it cannot be made, no parts are recorded)
+            self.parts_dir.mkdir(exist_ok=True)
         try:
             for path, s in result.summaries.items():
                 digest = self.digests.get(path)
@@ -360,6 +447,7 @@ class RebuildCache:
                     "ids": [[kind, ident, loc.line, loc.col] for kind, ident, loc in s.ids],
                     "warnings": [_diagnostic_to(d) for d in s.warnings],
                     "source_warnings": s.source_warnings,
+                    "parts": self._save_parts(path, digest, result.parts.get(path)),
                 }
                 units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs)
             for name, d in result.derived.items():
@@ -377,6 +465,41 @@ class RebuildCache:
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
         os.replace(tmp, self.path)
+        # Only now (the record names the new files) go the files it does not name.
+        named = {f"{s['parts']}.json" for s in sources.values() if s["parts"] is not None}
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.parts_dir):
+                if entry.name not in named:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+
+    def _save_parts(self, path: str, digest: str, made: dict[str, list[Any]] | None) -> str | None:
+        """The name of the parts file of a quiz file: of its parts this build made, written now
+        (atomically, named by its sha256), else of the one the record named, if made from the
+        same bytes (checked again when it is read); None if there is none."""
+        if made is None:
+            previous = self.sources.get(path)
+            if isinstance(previous, dict) and previous.get("sha256") == digest:
+                name = previous.get("parts")
+                return name if isinstance(name, str) and _HEX.fullmatch(name) else None
+            return None
+        record = {"key": self.key_digest, "source": path, "sha256": digest, "parts": encode(made)}
+        data = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        name = hashlib.sha256(data).hexdigest()
+        target = self.parts_dir / f"{name}.json"
+        try:  # written even when a file of that name is there: it may be the damaged one
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.parts_dir)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            return None  # (a full disk): made again next time
+        return name
 
     def _unit(self, inputs: dict[str, str], derived: str | None, outputs: dict[str, str]) -> dict[str, Any]:
         stats = {}
@@ -388,3 +511,32 @@ class RebuildCache:
 
 def _source_unit(path: str) -> str:
     return "source:" + path
+
+
+_HEX = re.compile("[0-9a-f]{64}")
+"""A parts file's name (without .json): the sha256 of its bytes."""
+
+
+def _part_ok(part: Any) -> bool:
+    """Whether a decoded cartridge part has the types cc_assemble relies on."""
+    from .package import Deflated
+
+    def deflated(d: object) -> bool:
+        return (
+            isinstance(d, Deflated)
+            and isinstance(d.data, bytes)
+            and isinstance(d.crc, int)
+            and isinstance(d.size, int)
+        )
+
+    return (
+        isinstance(part.quiz, model.Quiz)
+        and part.quiz.questions == ()
+        and deflated(part.assessment)
+        and (part.bank is None or deflated(part.bank))
+        and isinstance(part.bank_idents, tuple)
+        and all(isinstance(i, str) for i in part.bank_idents)
+        and isinstance(part.media, dict)
+        and all(isinstance(m, model.Media) and isinstance(m.data, bytes) for m in part.media.values())
+        and all(isinstance(d, Diagnostic) for d in part.warnings + part.problems)
+    )

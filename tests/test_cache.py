@@ -453,3 +453,256 @@ def test_build_check_never_reads_the_cache(
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
     result = build("--check", str(bank), "--out", str(out))
     assert result.exit_code == 1 and f"{target}: error: stale" in result.stderr
+
+
+# ---------------------------------------------------------------------------- the cartridges' parts
+
+
+@pytest.fixture
+def parts_made(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(format's cartridge path, quiz id) of every cartridge part a build makes (the builds of
+    these small banks run in this process)."""
+    from lmsexport.writers import cc13
+
+    made: list[tuple[str, str]] = []
+    original = cc13.cc_part
+
+    def counting(quiz, version):  # type: ignore[no-untyped-def]
+        made.append((version.cartridge_path, quiz.id))
+        return original(quiz, version)
+
+    monkeypatch.setattr(cc13, "cc_part", counting)
+    return made
+
+
+def ids_made(made: list[tuple[str, str]]) -> list[str]:
+    """The quizzes parts were made of, once per quiz whatever the number of cartridges."""
+    return sorted({quiz for _, quiz in made})
+
+
+def parts_files(out: Path) -> list[Path]:
+    return sorted(cache_mod.parts_path(out).iterdir())
+
+
+def test_an_edit_makes_the_cartridge_parts_of_that_file_only(
+    bank: Path, tmp_path: Path, parts_made: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cartridges are made from every quiz; after an edit to one file the parts of the
+    others come from their parts files (no other file is even read), and the cartridges are
+    those of a build from scratch."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    assert len(parts_made) == 2 * 4  # cc13 and cc11, four quizzes
+    assert len(parts_files(out)) == 4
+    assert not any(p.name.endswith(".lmsexport-cache.d") for p in out.iterdir())
+    reloaded: list[str] = []
+    original = build_mod.reload_file
+    monkeypatch.setattr(
+        build_mod, "reload_file", lambda path, *a: reloaded.append(path) or original(path, *a)
+    )
+    parts_made.clear()
+    edit_stem(bank / "synth-0001.yaml")
+    built(bank, out)
+    assert ids_made(parts_made) == ["synth-0001"] and len(parts_made) == 2
+    assert reloaded == []
+    assert tree(out) == fresh(bank, tmp_path)
+    assert len(parts_files(out)) == 4  # the edited file's old parts file is gone
+    # Nothing changed: nothing made, the parts files stay.
+    before = parts_files(out)
+    parts_made.clear()
+    assert "(cached)" in built(bank, out)
+    assert parts_made == [] and parts_files(out) == before
+    # Two edits in a row, in another file: still one file's parts each time.
+    edit_stem(bank / "synth-0002.yaml")
+    built(bank, out)
+    edit_stem(bank / "synth-0002.yaml")
+    built(bank, out)
+    assert ids_made(parts_made) == ["synth-0002"] and len(parts_made) == 4
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_outputs_deleted_by_hand_keep_the_parts(
+    bank: Path, tmp_path: Path, parts_made: list[tuple[str, str]]
+) -> None:
+    """A quiz file built again because its own outputs went is built without its parts when
+    the cartridges are intact; its parts file stays for the next edit."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    (out / "html" / "synth-0002.html").unlink()
+    parts_made.clear()
+    assert ", 1 written" in built(bank, out)
+    assert parts_made == []
+    edit_stem(bank / "synth-0000.yaml")
+    built(bank, out)
+    assert ids_made(parts_made) == ["synth-0000"]
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def _name_of(out: Path, source: Path) -> str:
+    record = json.loads(cache_mod.cache_path(out).read_bytes().partition(b"\n")[2])
+    name = record["sources"][source.as_posix()]["parts"]
+    assert isinstance(name, str)
+    return name
+
+
+def _rename_parts_file(out: Path, source: Path, data: bytes) -> None:
+    """Put ``data`` in place of the parts file of ``source`` under its sha256, and have the
+    record (checksum recomputed) name it: a forger who rewrites both."""
+    import hashlib
+
+    name = hashlib.sha256(data).hexdigest()
+    (cache_mod.parts_path(out) / f"{name}.json").write_bytes(data)
+    record_path = cache_mod.cache_path(out)
+    record = json.loads(record_path.read_bytes().partition(b"\n")[2])
+    record["sources"][source.as_posix()]["parts"] = name
+    text = json.dumps(record).encode()
+    record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+
+
+def _swap_bank_idents(own: bytes, other: bytes) -> bytes:
+    record = json.loads(own)
+    record["parts"]["dict"]["cc13"][0]["fields"]["bank_idents"] = "not a tuple"
+    return json.dumps(record).encode()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path, other: path.write_bytes(path.read_bytes()[:-40]),  # truncated
+        lambda path, other: path.write_bytes(path.read_bytes().replace(b'"crc":', b'"crc": ', 1)),
+        lambda path, other: path.write_bytes(b""),
+        lambda path, other: path.unlink(),
+        lambda path, other: path.write_bytes(other.read_bytes()),  # another file's, under this name
+        lambda path, other: shutil.rmtree(path.parent),
+    ],
+    ids=["truncated", "edited", "empty", "missing", "another-file", "no-directory"],
+)
+def test_a_damaged_parts_file_is_not_trusted(bank: Path, tmp_path: Path, parts_made, damage) -> None:  # type: ignore[no-untyped-def]
+    """Whatever happened to a parts file, the parts are made again (from its source, loaded
+    again) and the cartridges are those of a build from scratch; the next build has them."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    victim, other = bank / "synth-0000.yaml", bank / "synth-0002.yaml"
+    parts = cache_mod.parts_path(out)
+    damage(parts / f"{_name_of(out, victim)}.json", parts / f"{_name_of(out, other)}.json")
+    parts_made.clear()
+    edit_stem(bank / "synth-0001.yaml")
+    built(bank, out)
+    assert "synth-0000" in ids_made(parts_made) and "synth-0001" in ids_made(parts_made)
+    assert tree(out) == fresh(bank, tmp_path)
+    assert len(parts_files(out)) == 4
+    parts_made.clear()
+    edit_stem(bank / "synth-0001.yaml")
+    built(bank, out)
+    assert ids_made(parts_made) == ["synth-0001"]
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda own, other: other,  # a good parts file, of another source file
+        lambda own, other: own.replace(b'"key":"', b'"key":"0', 1),  # of another build's key
+        _swap_bank_idents,  # of the wrong shape
+        lambda own, other: own.replace(b'{"bytes":"', b'{"bytes":"!', 1),  # not base64
+        lambda own, other: own.replace(b'"dataclass":"Deflated"', b'"dataclass":"Path"', 1),
+    ],
+    ids=["other-source", "other-key", "wrong-shape", "not-base64", "not-our-class"],
+)
+def test_a_parts_file_named_by_a_forged_record_is_checked(
+    bank: Path, tmp_path: Path, parts_made, forge
+) -> None:  # type: ignore[no-untyped-def]
+    """Even when the record and the file's name agree with its bytes (both rewritten), a parts
+    file is used only for the source file, digest and key it names, with the shape of parts."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    victim, other = bank / "synth-0000.yaml", bank / "synth-0002.yaml"
+    parts = cache_mod.parts_path(out)
+    own = (parts / f"{_name_of(out, victim)}.json").read_bytes()
+    _rename_parts_file(out, victim, forge(own, (parts / f"{_name_of(out, other)}.json").read_bytes()))
+    parts_made.clear()
+    edit_stem(bank / "synth-0001.yaml")
+    built(bank, out)
+    assert ids_made(parts_made) == ["synth-0000", "synth-0001"]
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_other_formats_or_source_date_epoch_make_every_part(
+    bank: Path, tmp_path: Path, parts_made: list[tuple[str, str]]
+) -> None:
+    out = tmp_path / "dist"
+    built(bank, out)
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+    for args, environ, formats in [
+        ((), env, 2),
+        (("--format", "cc13"), env, 1),
+        (("--format", "cc13", "--format", "cc11"), env, 2),
+        ((), None, 2),
+    ]:
+        parts_made.clear()
+        built(bank, out, *args, env=environ)
+        assert len(parts_made) == 4 * formats and len(parts_files(out)) == 4, args
+        parts_made.clear()
+        edit_stem(bank / "synth-0001.yaml")
+        built(bank, out, *args, env=environ)
+        assert ids_made(parts_made) == ["synth-0001"] and len(parts_made) == formats, args
+        scratch = fresh(bank, tmp_path, *args, env=environ)
+        assert {rel: data for rel, data in tree(out).items() if rel in scratch} == scratch
+
+
+def test_a_bank_with_assessments_and_images_rebuilds_from_parts(
+    tmp_path: Path, parts_made: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seed bank: an assessment drawing from every quiz, images. After an edit the other
+    quiz files are loaded again (the assessment draws from their questions) but their parts
+    are not made again; the outputs are those of a build from scratch."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "source", src)
+    out = tmp_path / "dist"
+    built(src, out)
+    reloaded: list[str] = []
+    original = build_mod.reload_file
+    monkeypatch.setattr(
+        build_mod, "reload_file", lambda path, *a: reloaded.append(path) or original(path, *a)
+    )
+    parts_made.clear()
+    path = src / "zero-sharded-optimizers.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace('title: "', 'title: "new ', 1), encoding="utf-8")
+    built(src, out)
+    assert ids_made(parts_made) == ["zero-sharded-optimizers"]
+    assert len(reloaded) == 3  # the other quiz files, for the assessment
+    assert tree(out) == fresh(src, tmp_path)
+
+
+def test_cartridge_parts_survive_their_file() -> None:
+    """A part read back from its JSON is the part (images with their names and bytes,
+    compressed members, warnings): what cc_assemble makes of it is the same."""
+    from lmsexport.source import load_file
+    from lmsexport.writers import cc13
+
+    quiz = load_file(ROOT / "source" / "zero-memory-arithmetic.yaml", [], None, None)
+    assert quiz is not None
+    parts = cc13.cc_parts(build_mod.Bank((quiz,)), build_mod.WriteContext(("cc13",)), "cc13")
+    assert parts[0].media and parts[0].warnings
+    back = cache_mod.decode(json.loads(json.dumps(cache_mod.encode(parts))))
+    assert back == parts and repr(back) == repr(parts)
+    assert [m.name for m in back[0].media.values()] == [m.name for m in parts[0].media.values()]
+    ctx = build_mod.WriteContext(("cc13",))
+    assert cc13.cc_assemble(back, (), ctx, "cc13").files == cc13.cc_assemble(parts, (), ctx, "cc13").files
+
+
+def test_an_image_in_a_quiz_description_is_recorded(tmp_path: Path) -> None:
+    """A quiz header holding an image (bytes) goes into the record and index.html's digest
+    (it once stopped the build with a TypeError)."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "source" / "img", src / "img")
+    text = (ROOT / "source" / "zero-memory-arithmetic.yaml").read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^(description: ".*)"$', r'\1 ![diagram](img/1f1b-schedule.svg)"', text, count=1)
+    assert "![diagram]" in text
+    (src / "quiz.yaml").write_text(text, encoding="utf-8")
+    shutil.copy(ROOT / "source" / "zero-sharded-optimizers.yaml", src)
+    out = tmp_path / "dist"
+    built(src, out)
+    assert "(cached)" in built(src, out)
+    edit_stem(src / "zero-sharded-optimizers.yaml")
+    assert f"(1 of 2 {FROM_CACHE})" in built(src, out)
+    assert tree(out) == fresh(src, tmp_path)
