@@ -847,6 +847,13 @@ def check_file(
     come back (and the whole quiz with ``whole``, or the recipe of an assessment file): the
     loader's (or reader's) in ``source_errors`` and the first ``source_warnings`` of
     ``warnings``, the writers' in the rest of ``warnings`` and in ``errors``."""
+    from .package import uncompressed_zips
+
+    with uncompressed_zips():  # the zips are validated member by member, then thrown away
+        return _check_file(path, timestamp, kind, whole, parts)
+
+
+def _check_file(path: str, timestamp: int, kind: str, whole: bool, parts: tuple[str, ...]) -> FileResult:
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
     if kind == "yaml":
@@ -949,6 +956,8 @@ def check_files(
     build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
     against the YAML quizzes, written, read back) and the bank-wide formats, assembled from the
     parts the workers made of every quiz, as build_files assembles them."""
+    from .package import uncompressed_zips
+
     names = tuple(WRITERS)
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
     whole = any(_may_be_assessment(p) for p in paths)
@@ -1005,11 +1014,13 @@ def check_files(
         if result.loaded:
             per_file = tuple(f for f in names if f not in BANK_WIDE)
             if result.assessments:
-                result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
+                with uncompressed_zips():
+                    result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
             ctx = WriteContext(formats=names, timestamp=timestamp)
             for name in bank_wide:
                 try:
-                    cartridge = get_split(name)[1](parts.pop(name, []), tuple(result.assessments), ctx)
+                    with uncompressed_zips():
+                        cartridge = get_split(name)[1](parts.pop(name, []), tuple(result.assessments), ctx)
                 except LmsExportError as e:
                     result.writers += e.diagnostics
                     continue

@@ -25,6 +25,7 @@ Moodle XML writers and readers (lmsexport.writers.gift, .moodlexml; lmsexport.re
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -56,8 +57,11 @@ GRADE_TOLERANCE = Fraction(1, 100000)
 """match_grade_options() accepts a weight within this distance of a listed grade."""
 
 
+@functools.lru_cache(maxsize=4096)
 def nearest_grade(target: Fraction) -> Fraction:
-    """The allowed grade closest to `target` (ties go to the smaller magnitude)."""
+    """The allowed grade closest to `target` (ties go to the smaller magnitude). Cached: a
+    bank's answers have few distinct weights, and the search does Fraction arithmetic against
+    every listed grade (it was a quarter of `check`'s time reading Moodle XML back)."""
     return min(MOODLE_GRADES, key=lambda g: (abs(g - target), abs(g)))
 
 
