@@ -386,12 +386,13 @@ class Reuse(Protocol):
 
     def summary(self, path: str) -> FileSummary | None:
         """The summary of a quiz file whose outputs are in OUT exactly as building it (as it is
-        now) would write them, or None: it must be built."""
+        now, with the image files it uses as they are now) would write them, or None: it must
+        be built."""
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
         """The record of ``unit``, outputs made from bank-level data whose digest is ``digest``
-        and from the source files ``inputs`` (all as they are now), if its outputs are in OUT as
-        made from them; else None."""
+        and from the source files ``inputs`` and the image files they use (all as they are
+        now), if its outputs are in OUT as made from them; else None."""
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """The parts of the bank-wide ``formats`` (writers.SPLIT) that building the quiz file
@@ -419,7 +420,8 @@ class Derived:
 BANK_UNIT = "bank"
 """The unit of every output made from the whole bank: the bank-wide formats' (a cartridge),
 the assessments' (their pools draw from any quiz), and index.html when there are assessments
-(it shows what they draw). Made from every source file: reused only when none changed."""
+(it shows what they draw). Made from every source file and every image file they use: reused
+only when none changed."""
 
 INDEX_UNIT = "index.html"
 

@@ -8,6 +8,11 @@ outputs). Its model is generic: a build is made of *units*, each a group of outp
 - its *inputs*: the source files (path -> sha256 of their bytes) it was made from: one source
   file for a quiz's outputs; a unit drawing on many files (an assessment whose pools select
   questions across the bank) lists each of them;
+- its *media*: the image files its texts embed (``![alt](img/x.svg)``), path -> the sha256 of
+  the bytes the loader read (computed from those bytes, as it read them: source.MediaRead) and
+  the path the file resolved to: the images of its quiz file for a quiz's outputs, of every
+  file for the bank's (the cartridges, the assessments). index.html needs none: what it shows
+  of a quiz (its header, images included) is in its derived digest;
 - a *derived* digest, where it depends on data of the whole bank rather than on whole files
   (index.html: every quiz's header and question count, build.index_digest);
 - its *outputs*: path in OUT -> how the file was left (size, mtime, ctime, inode) and the
@@ -17,26 +22,36 @@ Each quiz file also keeps its *parts* of the cartridges (writers.SPLIT: what cc_
 of it, validated and compressed) in a parts file of its own, in ``.<out>.lmsexport-cache.d/``
 beside the record: JSON (bytes in base64, only classes of the model and of _EXTRA made back,
 never pickle), named in the record by the sha256 of its bytes and naming the record's key, its
-source file and that file's sha256. After an edit the cartridges are assembled from the
-edited files' new parts and the others' parts files (RebuildCache.parts), not from every file
-loaded again. A parts file that does not have the named digest, names anything else or does
+source file and that file's sha256, and the images (media) its parts were made from. After an
+edit the cartridges are assembled from the edited files' new parts and the others' parts files
+(RebuildCache.parts), not from every file loaded again. A parts file that does not have the
+named digest, names anything else, was made from images that are not as they are now or does
 not decode to parts of exactly this build's cartridge formats is not used: the quiz file is
 loaded again, its parts made and written anew. Files the record does not name are deleted
 once a new record is in place.
 
-A unit is reused only if every input has the recorded digest now, its derived digest (if any)
-is the one the build computes now, and every output is intact. Each source file also keeps a
-*summary* (its quiz's header, ids, warnings: build.FileSummary), so that the checks across
-files, the counts and index.html need no unchanged file loaded again.
+A unit is reused only if every input has the recorded digest now, every image has the recorded
+digest and resolves to the recorded path now, its derived digest (if any) is the one the build
+computes now, and every output is intact. open() hashes the images the record names (each
+once, before the build reads anything) as it hashes the sources. An image edited, replaced (by
+other bytes, or by a link to a file elsewhere), deleted, or no longer a regular file of at most
+media.MAX_IMAGE_BYTES (then not read) makes every unit and parts file that uses it stale: its
+quiz file is loaded again, and the loader gives its positioned error if the image is refused.
+The digest recorded is of the bytes the outputs were made from, so an image edited while a
+build runs is found changed by the next; one read twice in a build with other bytes is
+recorded with the digest "" (source.merge_media), which no file has. Which images are used is
+decided by the source files' texts: unchanged sources read the same images. Each source file
+also keeps a *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the
+checks across files, the counts and index.html need no unchanged file loaded again.
 
-Safety. Everything a build's bytes or verdict depend on besides the sources is in the *key*:
-the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas, the Python
-version, the libxml2 and zlib lxml runs with, and the name and version of every installed
-distribution (tool_fingerprint): any difference and the whole record is ignored. The file
-carries the sha256 of its own text: a truncated, corrupted or hand-edited record is ignored
-as a whole, as is one that does not have the expected shape. An output counts as intact only
-if its size, mtime, ctime and inode are those recorded; an edit always moves ctime (it cannot
-be set back) and a replaced file has another inode. A file whose recorded times are not
+Safety. Everything a build's bytes or verdict depend on besides the sources and their images is
+in the *key*: the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas,
+the Python version, the libxml2 and zlib lxml runs with, and the name and version of every
+installed distribution (tool_fingerprint): any difference and the whole record is ignored. The
+file carries the sha256 of its own text: a truncated, corrupted or hand-edited record is
+ignored as a whole, as is one that does not have the expected shape. An output counts as intact
+only if its size, mtime, ctime and inode are those recorded; an edit always moves ctime (it
+cannot be set back) and a replaced file has another inode. A file whose recorded times are not
 earlier than the start of the build that recorded them may have been changed within the same
 tick of the file-system clock (git's "racily clean" files), so its bytes are hashed and
 compared with the recorded digest instead. What the cache cannot protect against is a forger
