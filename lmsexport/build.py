@@ -7,11 +7,14 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Assessment, Bank, Quiz, SourceLoc
 from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
+
+if TYPE_CHECKING:
+    from .source import MediaRead
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -335,6 +338,8 @@ class FileSummary:
     """How many of ``warnings`` come from the loader."""
     outputs: dict[str, str]
     """Every output file of this source: path in OUT -> sha256 (hex) of its bytes."""
+    media: MediaRead = field(default_factory=dict)
+    """The image files its outputs were made from (source.MediaRead)."""
 
 
 @dataclass
@@ -365,13 +370,15 @@ class FileResult:
     errors: list[Diagnostic] = field(default_factory=list)
     """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+    media: MediaRead = field(default_factory=dict)
+    """The image files loading it read (source.MediaRead)."""
     reloaded: bool = False
     """Only loaded again for ``full`` (its outputs and summary are reused): nothing else counts."""
 
     def summary(self) -> FileSummary:
         assert self.quiz is not None
         return FileSummary(self.quiz, self.n_questions, self.ids, self.warnings, self.source_warnings,
-                           dict(sorted(self.digests.items())))  # fmt: skip
+                           dict(sorted(self.digests.items())), dict(sorted(self.media.items())))  # fmt: skip
 
 
 class Reuse(Protocol):
@@ -379,12 +386,13 @@ class Reuse(Protocol):
 
     def summary(self, path: str) -> FileSummary | None:
         """The summary of a quiz file whose outputs are in OUT exactly as building it (as it is
-        now) would write them, or None: it must be built."""
+        now, with the image files it uses as they are now) would write them, or None: it must
+        be built."""
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
         """The record of ``unit``, outputs made from bank-level data whose digest is ``digest``
-        and from the source files ``inputs`` (all as they are now), if its outputs are in OUT as
-        made from them; else None."""
+        and from the source files ``inputs`` and the image files they use (all as they are
+        now), if its outputs are in OUT as made from them; else None."""
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """The parts of the bank-wide ``formats`` (writers.SPLIT) that building the quiz file
@@ -405,12 +413,15 @@ class Derived:
     """What their writers warned about (printed again when they are reused)."""
     assessments: int = 0
     """Assessments among them (BANK_UNIT)."""
+    media: MediaRead = field(default_factory=dict)
+    """The image files they are made from (BANK_UNIT: every one the bank's files use)."""
 
 
 BANK_UNIT = "bank"
 """The unit of every output made from the whole bank: the bank-wide formats' (a cartridge),
 the assessments' (their pools draw from any quiz), and index.html when there are assessments
-(it shows what they draw). Made from every source file: reused only when none changed."""
+(it shows what they draw). Made from every source file and every image file they use: reused
+only when none changed."""
 
 INDEX_UNIT = "index.html"
 
@@ -460,7 +471,7 @@ def build_file(
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
     diags: list[Diagnostic] = []
-    quiz = load_file(p, diags, result.warnings, result.ids)
+    quiz = load_file(p, diags, result.warnings, result.ids, result.media)
     result.source_warnings = len(result.warnings)
     if diags or quiz is None:
         result.source_errors = diags
@@ -504,7 +515,7 @@ def reload_file(
 
     p = Path(path)
     result = FileResult(path, 0, reloaded=True)
-    quiz = load_file(p, [], None, None)
+    quiz = load_file(p, [], None, None, result.media)
     if isinstance(quiz, Quiz):
         if keep:
             result.full = quiz
@@ -606,10 +617,18 @@ def build_files(
     source_failed = False
     emitted: set[str] = set()
     done = 0
+    from .source import merge_media
+
+    # The image files of every file (built, loaded again, or as its summary records them): what
+    # the whole bank's outputs are made from besides the source files.
+    bank_media: MediaRead = {}
+    for reused in summaries.values():
+        merge_media(bank_media, reused.media)
 
     def take(fr: FileResult) -> None:
         nonlocal done, source_failed
         result.read.add(fr.path)
+        merge_media(bank_media, fr.media)
         if fr.full is not None:
             kept[fr.path] = fr.full
         for name, made in fr.parts.items():
@@ -677,7 +696,7 @@ def build_files(
     if recipes and not source_errors and bank_record is None:
         per_file = tuple(f for f in names if f not in BANK_WIDE)
         resolved, assessed, errors = build_assessments(
-            recipes, paths, kept, per_file, timestamp, source_errors
+            recipes, paths, kept, per_file, timestamp, source_errors, bank_media
         )
         if not source_errors and not result.errors:
             result.errors.extend(errors)
@@ -769,6 +788,8 @@ def build_files(
             else:
                 result.derived[INDEX_UNIT] = Derived(digest, [], {"index.html": _sha256(data)})
         result.files += 1
+    if bank_record is None:
+        bank_unit.media = dict(sorted(bank_media.items()))
     result.derived[BANK_UNIT] = bank_unit
     return result
 
@@ -806,12 +827,14 @@ def build_assessments(
     names: tuple[str, ...],
     timestamp: int,
     source_errors: list[Diagnostic],
+    media: MediaRead | None = None,
 ) -> tuple[list[Assessment], Output, list[Diagnostic]]:
     """Resolve the assessments against the bank and write their outputs (every format): the
     resolved assessments (sorted by id), their files and warnings, and the writers' errors.
 
-    ``kept`` holds the quizzes the workers sent back; any other quiz file is loaded again here.
-    Resolution problems (an unknown id, an empty pool...) are appended to ``source_errors``.
+    ``kept`` holds the quizzes the workers sent back; any other quiz file is loaded again here
+    (the image files it reads go to ``media``). Resolution problems (an unknown id, an empty
+    pool...) are appended to ``source_errors``.
     """
     from .assessments import resolve_all
     from .source import load_file
@@ -820,7 +843,7 @@ def build_assessments(
     for p in paths:
         quiz = kept.get(p.as_posix())
         if quiz is None and p.as_posix() not in {r.loc.path for r in recipes if r.loc}:
-            loaded = load_file(p, [], None, None)
+            loaded = load_file(p, [], None, None, media)
             quiz = loaded if isinstance(loaded, Quiz) else None
         if quiz is not None:
             quizzes.append(quiz)

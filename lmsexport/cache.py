@@ -8,6 +8,11 @@ outputs). Its model is generic: a build is made of *units*, each a group of outp
 - its *inputs*: the source files (path -> sha256 of their bytes) it was made from: one source
   file for a quiz's outputs; a unit drawing on many files (an assessment whose pools select
   questions across the bank) lists each of them;
+- its *media*: the image files its texts embed (``![alt](img/x.svg)``), path -> the sha256 of
+  the bytes the loader read (computed from those bytes, as it read them: source.MediaRead) and
+  the path the file resolved to: the images of its quiz file for a quiz's outputs, of every
+  file for the bank's (the cartridges, the assessments). index.html needs none: what it shows
+  of a quiz (its header, images included) is in its derived digest;
 - a *derived* digest, where it depends on data of the whole bank rather than on whole files
   (index.html: every quiz's header and question count, build.index_digest);
 - its *outputs*: path in OUT -> how the file was left (size, mtime, ctime, inode) and the
@@ -17,26 +22,36 @@ Each quiz file also keeps its *parts* of the cartridges (writers.SPLIT: what cc_
 of it, validated and compressed) in a parts file of its own, in ``.<out>.lmsexport-cache.d/``
 beside the record: JSON (bytes in base64, only classes of the model and of _EXTRA made back,
 never pickle), named in the record by the sha256 of its bytes and naming the record's key, its
-source file and that file's sha256. After an edit the cartridges are assembled from the
-edited files' new parts and the others' parts files (RebuildCache.parts), not from every file
-loaded again. A parts file that does not have the named digest, names anything else or does
+source file and that file's sha256, and the images (media) its parts were made from. After an
+edit the cartridges are assembled from the edited files' new parts and the others' parts files
+(RebuildCache.parts), not from every file loaded again. A parts file that does not have the
+named digest, names anything else, was made from images that are not as they are now or does
 not decode to parts of exactly this build's cartridge formats is not used: the quiz file is
 loaded again, its parts made and written anew. Files the record does not name are deleted
 once a new record is in place.
 
-A unit is reused only if every input has the recorded digest now, its derived digest (if any)
-is the one the build computes now, and every output is intact. Each source file also keeps a
-*summary* (its quiz's header, ids, warnings: build.FileSummary), so that the checks across
-files, the counts and index.html need no unchanged file loaded again.
+A unit is reused only if every input has the recorded digest now, every image has the recorded
+digest and resolves to the recorded path now, its derived digest (if any) is the one the build
+computes now, and every output is intact. open() hashes the images the record names (each
+once, before the build reads anything) as it hashes the sources. An image edited, replaced (by
+other bytes, or by a link to a file elsewhere), deleted, or no longer a regular file of at most
+media.MAX_IMAGE_BYTES (then not read) makes every unit and parts file that uses it stale: its
+quiz file is loaded again, and the loader gives its positioned error if the image is refused.
+The digest recorded is of the bytes the outputs were made from, so an image edited while a
+build runs is found changed by the next; one read twice in a build with other bytes is
+recorded with the digest "" (source.merge_media), which no file has. Which images are used is
+decided by the source files' texts: unchanged sources read the same images. Each source file
+also keeps a *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the
+checks across files, the counts and index.html need no unchanged file loaded again.
 
-Safety. Everything a build's bytes or verdict depend on besides the sources is in the *key*:
-the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas, the Python
-version, the libxml2 and zlib lxml runs with, and the name and version of every installed
-distribution (tool_fingerprint): any difference and the whole record is ignored. The file
-carries the sha256 of its own text: a truncated, corrupted or hand-edited record is ignored
-as a whole, as is one that does not have the expected shape. An output counts as intact only
-if its size, mtime, ctime and inode are those recorded; an edit always moves ctime (it cannot
-be set back) and a replaced file has another inode. A file whose recorded times are not
+Safety. Everything a build's bytes or verdict depend on besides the sources and their images is
+in the *key*: the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas,
+the Python version, the libxml2 and zlib lxml runs with, and the name and version of every
+installed distribution (tool_fingerprint): any difference and the whole record is ignored. The
+file carries the sha256 of its own text: a truncated, corrupted or hand-edited record is
+ignored as a whole, as is one that does not have the expected shape. An output counts as intact
+only if its size, mtime, ctime and inode are those recorded; an edit always moves ctime (it
+cannot be set back) and a replaced file has another inode. A file whose recorded times are not
 earlier than the start of the build that recorded them may have been changed within the same
 tick of the file-system clock (git's "racily clean" files), so its bytes are hashed and
 compared with the recorded digest instead. What the cache cannot protect against is a forger
@@ -57,14 +72,17 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import model
 from .build import BuildResult, Derived, FileSummary
 from .errors import Diagnostic, Severity
 from .model import SourceLoc
 
-CACHE_VERSION = 3
+if TYPE_CHECKING:
+    from .source import MediaRead
+
+CACHE_VERSION = 4
 """The record's format; a record of another version is ignored."""
 
 
@@ -256,11 +274,15 @@ def _check_units(units: Any) -> None:
         _check(
             isinstance(name, str)
             and isinstance(unit, dict)
-            and {"inputs", "derived", "outputs"} <= unit.keys()
+            and {"inputs", "media", "derived", "outputs"} <= unit.keys()
         )
         inputs, derived, outputs = unit["inputs"], unit["derived"], unit["outputs"]
         _check(isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()))
         _check(derived is None or isinstance(derived, str))
+        _check(isinstance(unit.get("media"), dict))
+        for path, seen in unit["media"].items():
+            _check(isinstance(path, str) and isinstance(seen, list) and len(seen) == 2)
+            _check(all(isinstance(x, str) for x in seen))
         _check(isinstance(outputs, dict))
         for rel, v in outputs.items():
             _check(isinstance(rel, str) and isinstance(v, list) and len(v) == 5 and isinstance(v[4], str))
@@ -289,6 +311,9 @@ class RebuildCache:
         """What a parts file names its build by (the record's key)."""
         self.digests: dict[str, str] = {}
         """Every source file's sha256 as this build found it."""
+        self.media: dict[str, list[str] | None] = {}
+        """Every image file the record names: [sha256, the path it resolves to] as this build
+        found it (None: it cannot be read now)."""
         self.started = 0
         """The file system's clock when this build started (see fs_now)."""
         self.sources: dict[str, Any] = {}
@@ -316,6 +341,10 @@ class RebuildCache:
         except (_Stale, ValueError, KeyError, TypeError, RecursionError):
             return
         self.sources, self.units, self.previous_start = recorded, units, started
+        # The image files the recorded outputs were made from, as they are now (once each,
+        # however many units use one; before the build reads anything, as the sources above).
+        for path in sorted({path for unit in units.values() for path in unit["media"]}):
+            self.media[path] = media_digest(path)
 
     def _verified(self, raw: bytes) -> dict[str, Any]:
         checksum, _, text = raw.partition(b"\n")
@@ -351,6 +380,8 @@ class RebuildCache:
             return None
         if any(self.digests.get(path) != digest for path, digest in rec["inputs"].items()):
             return None
+        if any(self.media.get(path) != seen for path, seen in rec["media"].items()):
+            return None
         if not all(self._intact(rel, v) for rel, v in rec["outputs"].items()):
             return None
         return rec  # type: ignore[no-any-return]
@@ -372,7 +403,8 @@ class RebuildCache:
             _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
         except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
-        return FileSummary(quiz, n, ids, warnings, n_source, {rel: v[4] for rel, v in rec["outputs"].items()})
+        outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
+        return FileSummary(quiz, n, ids, warnings, n_source, outputs, _media_from(rec["media"]))
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
         """build.Reuse: a bank-level unit whose outputs can stay, as recorded."""
@@ -386,29 +418,33 @@ class RebuildCache:
         except (_Stale, ValueError, KeyError, TypeError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
-        return Derived(digest, list(inputs), outputs, warnings, assessments)
+        return Derived(digest, list(inputs), outputs, warnings, assessments, _media_from(rec["media"]))
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """build.Reuse: the parts of the bank-wide ``formats`` that the quiz file ``path`` (as
         it is now) makes, from its parts file, or None: they must be made. The file must have
         the sha256 the record names it by (its name), and name this build's key, this source
-        file and its digest now; its parts must decode to parts of exactly these formats."""
+        file and its digest now, and the image files the record has for it, each as it is now;
+        its parts must decode to parts of exactly these formats."""
         from .writers.cc13 import CcPart
 
         try:
             raw = self.sources[path]
+            media = self.units[_source_unit(path)]["media"]
             name = raw.get("parts")
             _check(
                 raw["sha256"] == self.digests[path]
+                and all(self.media.get(image) == seen for image, seen in media.items())
                 and isinstance(name, str)
                 and _HEX.fullmatch(name) is not None
             )
             data = (self.parts_dir / f"{name}.json").read_bytes()
             _check(hashlib.sha256(data).hexdigest() == name)
             record = json.loads(data)
-            _check(isinstance(record, dict) and record.keys() == {"key", "source", "sha256", "parts"})
+            _check(isinstance(record, dict) and record.keys() == _PARTS_FILE_KEYS)
             _check(
-                (record["key"], record["source"], record["sha256"]) == (self.key_digest, path, raw["sha256"])
+                (record["key"], record["source"], record["sha256"], record["media"])
+                == (self.key_digest, path, raw["sha256"], media)
             )
             made = decode(record["parts"])
             _check(isinstance(made, dict) and made.keys() == set(formats))
@@ -447,14 +483,14 @@ class RebuildCache:
                     "ids": [[kind, ident, loc.line, loc.col] for kind, ident, loc in s.ids],
                     "warnings": [_diagnostic_to(d) for d in s.warnings],
                     "source_warnings": s.source_warnings,
-                    "parts": self._save_parts(path, digest, result.parts.get(path)),
+                    "parts": self._save_parts(path, digest, s.media, result.parts.get(path)),
                 }
-                units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs)
+                units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs, s.media)
             for name, d in result.derived.items():
                 inputs = {path: self.digests.get(path) for path in d.inputs}
                 if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
                     continue
-                units[name] = self._unit(inputs, d.digest, d.outputs)  # type: ignore[arg-type]
+                units[name] = self._unit(inputs, d.digest, d.outputs, d.media)  # type: ignore[arg-type]
                 units[name]["warnings"] = [_diagnostic_to(w) for w in d.warnings]
                 units[name]["assessments"] = d.assessments
         except OSError:
@@ -473,17 +509,31 @@ class RebuildCache:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
 
-    def _save_parts(self, path: str, digest: str, made: dict[str, list[Any]] | None) -> str | None:
+    def _save_parts(
+        self, path: str, digest: str, media: MediaRead, made: dict[str, list[Any]] | None
+    ) -> str | None:
         """The name of the parts file of a quiz file: of its parts this build made, written now
         (atomically, named by its sha256), else of the one the record named, if made from the
-        same bytes (checked again when it is read); None if there is none."""
+        same bytes and image files (checked again when it is read); None if there is none."""
         if made is None:
             previous = self.sources.get(path)
-            if isinstance(previous, dict) and previous.get("sha256") == digest:
+            unit = self.units.get(_source_unit(path))
+            if (
+                isinstance(previous, dict)
+                and previous.get("sha256") == digest
+                and isinstance(unit, dict)
+                and unit.get("media") == _media_to(media)
+            ):
                 name = previous.get("parts")
                 return name if isinstance(name, str) and _HEX.fullmatch(name) else None
             return None
-        record = {"key": self.key_digest, "source": path, "sha256": digest, "parts": encode(made)}
+        record = {
+            "key": self.key_digest,
+            "source": path,
+            "sha256": digest,
+            "media": _media_to(media),
+            "parts": encode(made),
+        }
         data = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         name = hashlib.sha256(data).hexdigest()
         target = self.parts_dir / f"{name}.json"
@@ -501,17 +551,50 @@ class RebuildCache:
             return None  # (a full disk): made again next time
         return name
 
-    def _unit(self, inputs: dict[str, str], derived: str | None, outputs: dict[str, str]) -> dict[str, Any]:
+    def _unit(
+        self, inputs: dict[str, str], derived: str | None, outputs: dict[str, str], media: MediaRead
+    ) -> dict[str, Any]:
         stats = {}
         for rel, sha in sorted(outputs.items()):
             st = (self.out / rel).stat()
             stats[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha]
-        return {"inputs": inputs, "derived": derived, "outputs": stats}
+        return {"inputs": inputs, "media": _media_to(media), "derived": derived, "outputs": stats}
 
 
 def _source_unit(path: str) -> str:
     return "source:" + path
 
+
+def media_digest(path: str) -> list[str] | None:
+    """An image file as the record holds it: [sha256 of its bytes, the path it resolves to]
+    (the loader refuses an image that resolves outside its YAML file's folder), or None when
+    it is not a regular file of at most media.MAX_IMAGE_BYTES that can be read (deleted, a
+    folder or a pipe now, too large: the loader refuses it, and is not waited for or read
+    whole here): whatever was made from it is built again, and the loader then says what is
+    wrong, where the text names it."""
+    import stat
+
+    from .media import MAX_IMAGE_BYTES
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IMAGE_BYTES:
+            return None
+        resolved = str(Path(path).resolve())
+        return [file_digest(Path(path)), resolved]
+    except (OSError, RuntimeError):  # (RuntimeError: a symlink loop, before Python 3.13)
+        return None
+
+
+def _media_to(media: MediaRead) -> dict[str, list[str]]:
+    return {path: list(seen) for path, seen in sorted(media.items())}
+
+
+def _media_from(raw: dict[str, list[str]]) -> MediaRead:
+    return {path: (seen[0], seen[1]) for path, seen in raw.items()}
+
+
+_PARTS_FILE_KEYS = {"key", "source", "sha256", "media", "parts"}
 
 _HEX = re.compile("[0-9a-f]{64}")
 """A parts file's name (without .json): the sha256 of its bytes."""

@@ -205,11 +205,11 @@ def build(
     Every XML file is validated against the bundled XSDs before anything is written.
     Files are written to a temporary directory beside OUT and moved into place only
     when the whole build succeeded; unchanged files are left untouched. A rebuild makes
-    again only the outputs of the source files that changed (and what is made from the
-    whole bank, such as index.html, when that changed): a small cache file beside OUT
-    records what the last build made. Any change to lmsexport, its libraries, the formats
-    or SOURCE_DATE_EPOCH, and any output changed by hand, means building again; --check
-    never reads the cache.
+    again only the outputs of the source files that changed, or whose images changed (and
+    what is made from the whole bank, such as index.html, when that changed): a small cache
+    file beside OUT records what the last build made. Any change to lmsexport, its
+    libraries, the formats or SOURCE_DATE_EPOCH, and any output changed by hand, means
+    building again; --check never reads the cache.
     """
     from .build import POOL_MIN_BYTES, build_files, default_jobs, timestamp_from_env
     from .source import PathError, discover

@@ -392,6 +392,8 @@ class _Ctx:
     """The whole file, to locate problems inside a text (locate)."""
     base: Path | None = None
     """The folder of the file, which images are read from (None: the text has no file)."""
+    media_read: MediaRead = field(default_factory=dict)
+    """Every image file read for this file (see MediaRead), for the rebuild cache."""
     _line_starts: list[int] | None = None
     _cursor: dict[int, int] = field(default_factory=dict)
     """Per scalar node (by id), where the last problem inside it was found: problems are
@@ -469,8 +471,8 @@ class _Ctx:
             return None
         path = self.base / name
         try:
-            inside = path.resolve().is_relative_to(self.base.resolve())
-            if not inside:
+            resolved = path.resolve()
+            if not resolved.is_relative_to(self.base.resolve()):
                 refuse("leaves the bank's folder (through a link)")
                 return None
             if not path.is_file():
@@ -483,6 +485,9 @@ class _Ctx:
         except OSError as e:
             refuse(f"cannot be read: {e.strerror}")
             return None
+        import hashlib
+
+        merge_media(self.media_read, {path.as_posix(): (hashlib.sha256(data).hexdigest(), str(resolved))})
         try:
             found = sniff(data)
         except MediaError as e:
@@ -1292,6 +1297,7 @@ def _load_text(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
+    media: MediaRead | None = None,
 ) -> Quiz | Assessment | None:
     root = _Composer(text, path, diags).compose()
     if root is None:
@@ -1307,7 +1313,23 @@ def _load_text(
         warnings.extend(ctx.warnings)
     if ids is not None:
         ids.extend(ctx.ids)
+    if media is not None:
+        merge_media(media, ctx.media_read)
     return quiz
+
+
+MediaRead = dict[str, tuple[str, str]]
+"""The image files a load read: path (as read: the source file's folder / the path written in
+the text, POSIX) -> (sha256 of the bytes read, hex; the path it resolved to). What the rebuild
+cache checks a quiz's outputs against besides its source file (cache.py)."""
+
+
+def merge_media(into: MediaRead, more: MediaRead) -> None:
+    """Add the image files of ``more`` to ``into``. A file read twice with other bytes (it
+    changed between the reads) gets the digest "" that no file has: whatever was made from it
+    is never taken as up to date."""
+    for path, seen in more.items():
+        into[path] = seen if into.get(path, seen) == seen else ("", seen[1])
 
 
 def load_bytes(
@@ -1316,15 +1338,17 @@ def load_bytes(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None = None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
+    media: MediaRead | None = None,
 ) -> Quiz | Assessment | None:
-    """One quiz or assessment from a file's bytes; problems are appended to diags (nothing raised)."""
+    """One quiz or assessment from a file's bytes; problems are appended to diags (nothing
+    raised), and the image files it read to ``media`` when given."""
     if len(data) > MAX_FILE_BYTES:
         diags.append(_too_big(path, len(data)))
         return None
     text = decode_source(data, path, diags)
     if text is None:
         return None
-    return _load_text(text, path, diags, warnings, ids)
+    return _load_text(text, path, diags, warnings, ids, media)
 
 
 def _too_big(path: str, size: int) -> Diagnostic:
@@ -1400,9 +1424,10 @@ def load_file(
     diags: list[Diagnostic],
     warnings: list[Diagnostic] | None = None,
     ids: list[tuple[str, str, SourceLoc]] | None = None,
+    media: MediaRead | None = None,
 ) -> Quiz | Assessment | None:
     """One source file (a path from discover()) as a Quiz or an unresolved Assessment; problems
-    are appended to diags.
+    are appended to diags, and the image files it read (MediaRead) to ``media`` when given.
 
     The unit of work of a parallel build: the ids it appends are checked across files by the
     caller (check_ids).
@@ -1417,7 +1442,7 @@ def load_file(
     except OSError as e:
         diags.append(Diagnostic(SourceLoc(path), f"cannot read the file: {e.strerror}", rule="source.io"))
         return None
-    return load_bytes(data, path, diags, warnings, ids)
+    return load_bytes(data, path, diags, warnings, ids, media)
 
 
 def check_ids(ids: Iterable[tuple[str, str, SourceLoc]], diags: list[Diagnostic]) -> None:

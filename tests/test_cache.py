@@ -706,3 +706,255 @@ def test_an_image_in_a_quiz_description_is_recorded(tmp_path: Path) -> None:
     edit_stem(src / "zero-sharded-optimizers.yaml")
     assert f"(1 of 2 {FROM_CACHE})" in built(src, out)
     assert tree(out) == fresh(src, tmp_path)
+
+
+# ---------------------------------------------------------------------------- image files
+
+PICS = """\
+id: pics
+title: "Pictures"
+lang: en
+markup: markdown
+questions:
+  - id: pics-dot
+    type: true_false
+    stem: "The dot is blue: ![a dot](img/dot.svg)"
+    answer: true
+    explanation: "It is #336699."
+  - id: pics-schedule
+    type: true_false
+    stem: "The schedule has 4 stages: ![the schedule](img/1f1b-schedule.svg)"
+    answer: true
+    explanation: "GPU 0 to GPU 3."
+"""
+"""A quiz file showing an image of its own (img/dot.svg) and the one zero-memory-arithmetic
+shows (img/1f1b-schedule.svg)."""
+
+DOT = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">'
+    b'<circle cx="10" cy="10" r="8" fill="#336699"/></svg>\n'
+)
+
+
+@pytest.fixture
+def pictures(bank: Path) -> Path:
+    """The four quizzes of ``bank``, zero-memory-arithmetic (its stem shows the schedule) and
+    pics (the schedule and a dot): six quiz files, two using images, one image used by both."""
+    shutil.copytree(ROOT / "source" / "img", bank / "img")
+    shutil.copy(ROOT / "source" / "zero-memory-arithmetic.yaml", bank)
+    (bank / "pics.yaml").write_text(PICS, encoding="utf-8")
+    (bank / "img" / "dot.svg").write_bytes(DOT)
+    return bank
+
+
+def recolour(image: Path) -> None:
+    """Another colour in an SVG: other bytes, the same size and the same name."""
+    data = image.read_bytes()
+    colour = re.search(rb'fill="#[0-9a-fA-F]{6}"', data)
+    assert colour is not None
+    image.write_bytes(data.replace(colour.group(0), b'fill="#123456"', 1))
+    assert image.read_bytes() != data
+
+
+def test_an_edited_image_rebuilds_the_outputs_that_show_it(pictures: Path, tmp_path: Path) -> None:
+    """An image used by one quiz file: that quiz's outputs and the cartridges are made again
+    (the others are left as they are), the same bytes as a build from scratch; --check agrees."""
+    out = tmp_path / "dist"
+    built(pictures, out)
+    assert "(cached)" in built(pictures, out)
+    before = stamps(out)
+    recolour(pictures / "img" / "dot.svg")
+    stdout = built(pictures, out)
+    expected = of_quiz(before, "pics") | of_bank(before)
+    assert len(of_quiz(before, "pics")) >= 5
+    assert (
+        f", {len(expected)} written, {len(before) - len(expected)} unchanged (5 of 6 {FROM_CACHE})" in stdout
+    )
+    after = stamps(out)
+    assert {rel for rel in after if after[rel] != before[rel]} == expected
+    assert tree(out) == fresh(pictures, tmp_path)
+    assert "(cached)" in built(pictures, out)
+    check = build(str(pictures), "--out", str(out), "--check")
+    assert check.exit_code == 0, check.stderr
+
+
+def test_an_image_used_by_two_quiz_files(pictures: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    built(pictures, out)
+    before = stamps(out)
+    recolour(pictures / "img" / "1f1b-schedule.svg")
+    stdout = built(pictures, out)
+    expected = of_quiz(before, "pics") | of_quiz(before, "zero-memory-arithmetic") | of_bank(before)
+    assert (
+        f", {len(expected)} written, {len(before) - len(expected)} unchanged (4 of 6 {FROM_CACHE})" in stdout
+    )
+    after = stamps(out)
+    assert {rel for rel in after if after[rel] != before[rel]} == expected
+    assert tree(out) == fresh(pictures, tmp_path)
+    assert "(cached)" in built(pictures, out)
+
+
+def _replace_by_link(image: Path, tmp_path: Path) -> None:
+    """The same bytes, through a link to a file outside the bank's folder."""
+    outside = tmp_path / "elsewhere.svg"
+    outside.write_bytes(image.read_bytes())
+    image.unlink()
+    image.symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda image, tmp: image.unlink(), "does not exist"),
+        (lambda image, tmp: (image.unlink(), image.mkdir()), "is not a file"),
+        (lambda image, tmp: image.write_bytes(b"GIF89a"), "is refused"),
+        (lambda image, tmp: image.write_bytes(DOT + b" " * (2 * 1024 * 1024)), "the limit is"),
+        (_replace_by_link, "leaves the bank's folder (through a link)"),
+    ],
+    ids=["deleted", "a-folder", "not-an-image", "too-large", "link-outside"],
+)
+def test_an_image_gone_or_refused_gives_the_loaders_error(  # type: ignore[no-untyped-def]
+    pictures: Path, tmp_path: Path, damage, message: str
+) -> None:
+    """An image deleted or no longer acceptable: not a crash of the cache, but the loader's
+    positioned error, exit 1, OUT and the record as they were; as from scratch (a link to a
+    file elsewhere with the same bytes too: the record has the path it resolved to)."""
+    out = tmp_path / "dist"
+    built(pictures, out)
+    before, record = tree(out), cache_mod.cache_path(out).read_bytes()
+    image = pictures / "img" / "dot.svg"
+    damage(image, tmp_path)
+    result = build(str(pictures), "--out", str(out))
+    assert result.exit_code == 1
+    line = next(n for n, text in enumerate(PICS.splitlines(), 1) if "img/dot.svg" in text)
+    where = f"{(pictures / 'pics.yaml').as_posix()}:{line}:"
+    assert re.search(rf"(?m)^{re.escape(where)}\d+: error: stem: image 'img/dot\.svg' ", result.stderr)
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.rstrip().endswith("nothing written")
+    assert tree(out) == before and cache_mod.cache_path(out).read_bytes() == record
+    scratch = build(str(pictures), "--out", str(tmp_path / "scratch"))
+    assert scratch.exit_code == 1 and scratch.stderr == result.stderr
+
+
+def test_an_image_edited_and_put_back(pictures: Path, tmp_path: Path) -> None:
+    """The record follows the bytes the outputs were made from: an image edited and put back
+    between builds is built each time, and OUT is always that of a build from scratch."""
+    out = tmp_path / "dist"
+    image = pictures / "img" / "dot.svg"
+    built(pictures, out)
+    original = tree(out)
+    recolour(image)
+    assert f"(5 of 6 {FROM_CACHE})" in built(pictures, out)
+    image.write_bytes(DOT)
+    assert f"(5 of 6 {FROM_CACHE})" in built(pictures, out)
+    assert tree(out) == original
+
+
+def test_an_image_edited_while_the_build_runs(pictures: Path, tmp_path: Path) -> None:
+    """An image edited after the cache hashed it: the outputs kept were made from the bytes
+    recorded, so the next build finds the image changed; put back, they are up to date."""
+    from lmsexport.stage import Stager
+
+    out = tmp_path / "dist"
+    built(pictures, out)
+    sources = discover([pictures])
+    pics = (pictures / "pics.yaml").as_posix()
+    image = pictures / "img" / "dot.svg"
+    rc = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    rc.open(sources)
+    assert rc.summary(pics) is not None
+    recolour(image)
+    stager = Stager(out)
+    result = build_mod.build_files(
+        sources, build_mod.WRITERS, 315532800, stager.add, reuse=rc, keep=stager.keep
+    )
+    assert pics in result.reused
+    stager.commit(set())
+    rc.save(result)
+    again = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    again.open(sources)
+    assert again.summary(pics) is None
+    assert again.summary((pictures / "synth-0000.yaml").as_posix()) is not None
+    image.write_bytes(DOT)
+    again = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    again.open(sources)
+    assert again.summary(pics) is not None
+
+
+def test_an_edited_image_makes_the_parts_of_its_quiz_files(
+    pictures: Path, tmp_path: Path, parts_made: list[tuple[str, str]]
+) -> None:
+    """The parts file of a quiz file names its images: after one changes, the parts of the
+    quiz files that show it are made again (the others come from their files), and the next
+    edit elsewhere uses the new parts files."""
+    out = tmp_path / "dist"
+    built(pictures, out)
+    sources = discover([pictures])
+    formats = ("cc13", "cc11")
+    recolour(pictures / "img" / "1f1b-schedule.svg")
+    rc = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    rc.open(sources)
+    users = {(pictures / f).as_posix() for f in ("pics.yaml", "zero-memory-arithmetic.yaml")}
+    for path in sources:
+        fresh_parts = rc.parts(path.as_posix(), formats)
+        assert (fresh_parts is None) == (path.as_posix() in users), path
+    parts_made.clear()
+    built(pictures, out)
+    assert ids_made(parts_made) == ["pics", "zero-memory-arithmetic"] and len(parts_made) == 4
+    assert tree(out) == fresh(pictures, tmp_path)
+    assert len(parts_files(out)) == 6
+    parts_made.clear()
+    edit_stem(pictures / "synth-0001.yaml")
+    built(pictures, out)
+    assert ids_made(parts_made) == ["synth-0001"]
+    assert tree(out) == fresh(pictures, tmp_path)
+
+
+def test_a_parts_file_of_other_images_is_not_used(pictures: Path, tmp_path: Path) -> None:
+    """Even when the record says the images are as they are now (rewritten, checksum and all),
+    a parts file made from other images than the record's is not used."""
+    import hashlib
+
+    out = tmp_path / "dist"
+    built(pictures, out)
+    pics = pictures / "pics.yaml"
+    sources = discover([pictures])
+    record_path = cache_mod.cache_path(out)
+    record = json.loads(record_path.read_bytes().partition(b"\n")[2])
+    unit = record["units"][f"source:{pics.as_posix()}"]
+    dot = (pictures / "img" / "dot.svg").as_posix()
+    recolour(pictures / "img" / "dot.svg")
+    unit["media"][dot][0] = cache_mod.file_digest(pictures / "img" / "dot.svg")
+    text = json.dumps(record).encode()
+    record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+    rc = cache_mod.RebuildCache(out, build_mod.WRITERS, 315532800)
+    rc.open(sources)
+    assert rc.parts(pics.as_posix(), ("cc13", "cc11")) is None
+    assert rc.parts((pictures / "synth-0000.yaml").as_posix(), ("cc13", "cc11")) is not None
+
+
+def test_an_edited_image_in_a_bank_with_an_assessment(tmp_path: Path) -> None:
+    """The seed bank: its assessment draws from every quiz, so the whole bank's outputs are made
+    again; OUT is that of a build from scratch and --check agrees."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "source", src)
+    out = tmp_path / "dist"
+    built(src, out)
+    recolour(src / "img" / "1f1b-schedule.svg")
+    assert f"(3 of 4 {FROM_CACHE})" in built(src, out)
+    assert tree(out) == fresh(src, tmp_path)
+    check = build(str(src), "--out", str(out), "--check")
+    assert check.exit_code == 0, check.stderr
+    assert "(cached)" in built(src, out)
+
+
+def test_an_image_read_twice_with_other_bytes_is_never_up_to_date() -> None:
+    from lmsexport.source import merge_media
+
+    media = {"a.svg": ("1" * 64, "/x/a.svg")}
+    merge_media(media, {"a.svg": ("1" * 64, "/x/a.svg"), "b.svg": ("2" * 64, "/x/b.svg")})
+    assert media == {"a.svg": ("1" * 64, "/x/a.svg"), "b.svg": ("2" * 64, "/x/b.svg")}
+    merge_media(media, {"a.svg": ("3" * 64, "/x/a.svg")})
+    assert media["a.svg"] == ("", "/x/a.svg")
+    merge_media(media, {"a.svg": ("1" * 64, "/x/a.svg")})
+    assert media["a.svg"] == ("", "/x/a.svg")
