@@ -870,13 +870,8 @@ def check_file(
     come back (and the whole quiz with ``whole``, or the recipe of an assessment file): the
     loader's (or reader's) in ``source_errors`` and the first ``source_warnings`` of
     ``warnings``, the writers' in the rest of ``warnings`` and in ``errors``."""
-    from .package import uncompressed_zips
+    from .package import zip_level
 
-    with uncompressed_zips():  # the zips are validated member by member, then thrown away
-        return _check_file(path, timestamp, kind, whole, parts)
-
-
-def _check_file(path: str, timestamp: int, kind: str, whole: bool, parts: tuple[str, ...]) -> FileResult:
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
     if kind == "yaml":
@@ -899,10 +894,15 @@ def _check_file(path: str, timestamp: int, kind: str, whole: bool, parts: tuple[
     if whole:
         result.full = loaded
     per_file = tuple(f for f in WRITERS if f not in BANK_WIDE)
-    for d in check_quiz(Bank((loaded,)), per_file, timestamp):
+    # The per-file packages are validated member by member, then thrown away: not compressed.
+    # The cartridge parts travel to the parent (~12 KB a question each uncompressed): level 1.
+    with zip_level(0):
+        found = check_quiz(Bank((loaded,)), per_file, timestamp)
+    for d in found:
         (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
     if parts:
-        _make_parts(result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp))
+        with zip_level(1):
+            _make_parts(result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp))
     return result
 
 
@@ -979,7 +979,7 @@ def check_files(
     build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
     against the YAML quizzes, written, read back) and the bank-wide formats, assembled from the
     parts the workers made of every quiz, as build_files assembles them."""
-    from .package import uncompressed_zips
+    from .package import zip_level
 
     names = tuple(WRITERS)
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
@@ -1037,12 +1037,12 @@ def check_files(
         if result.loaded:
             per_file = tuple(f for f in names if f not in BANK_WIDE)
             if result.assessments:
-                with uncompressed_zips():
+                with zip_level(0):
                     result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
             ctx = WriteContext(formats=names, timestamp=timestamp)
             for name in bank_wide:
                 try:
-                    with uncompressed_zips():
+                    with zip_level(1):
                         cartridge = get_split(name)[1](parts.pop(name, []), tuple(result.assessments), ctx)
                 except LmsExportError as e:
                     result.writers += e.diagnostics
