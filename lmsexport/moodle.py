@@ -33,7 +33,19 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-from .model import Assessment, Difficulty, Draw, Question, Section, direction, plain_text
+from .model import (
+    Assessment,
+    Candidate,
+    Difficulty,
+    Draw,
+    Pool,
+    Question,
+    Quiz,
+    Section,
+    SourceLoc,
+    direction,
+    plain_text,
+)
 from .writers.richtext import TEX_IGNORE_CLASS, spells_delimiter
 
 # -- grades -------------------------------------------------------------------------------
@@ -540,3 +552,42 @@ def parse_meta(encoded: str) -> dict[str, object]:
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items() if k in META_CHECKS and META_CHECKS[k](v)}
+
+
+def assessment_from_meta(
+    quiz: Quiz, meta: dict[str, object], category_of: dict[str, str], path: str
+) -> Assessment:
+    """An assessment's GIFT or Moodle XML file, read as a quiz, back as the Assessment it was
+    written from (readers/gift.py and readers/moodlexml.py, read_assessment): sections, titles,
+    shuffling, draw names, picks and points from its `lmsexport-assessment` metadata (``meta``,
+    with "sections"); each draw's candidates the questions in its category (``category_of``:
+    question id -> category), in file order. A candidate's quiz is the assessment's header (the
+    file has no home quizzes), and a random draw's pool is empty: its conditions were resolved
+    into the category, which is all the format keeps."""
+    header = quiz.header
+    sections = []
+    for sec in meta["sections"]:  # type: ignore[attr-defined]
+        draws = []
+        for d in sec["draws"]:
+            candidates = tuple(
+                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
+            )
+            draws.append(
+                Draw(
+                    name=d["name"],
+                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
+                    pool=Pool() if d["random"] else None,
+                    pick=d["pick"],
+                    points=float(d["points"]) if d["points"] is not None else None,
+                    candidates=candidates,
+                )
+            )
+        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
+    return Assessment(
+        id=quiz.id,
+        title=quiz.title,
+        lang=quiz.lang,
+        sections=tuple(sections),
+        description=quiz.description,
+        loc=SourceLoc(path),
+    )

@@ -47,23 +47,27 @@ from typing import Any, Protocol
 from ..errors import Diagnostic, GiftSyntaxError, Severity
 from ..model import (
     Assessment,
-    Candidate,
     Choice,
     Difficulty,
-    Draw,
     Media,
     NumericKey,
     Pair,
-    Pool,
     Question,
     QuestionType,
     Quiz,
     Rich,
-    Section,
     SourceLoc,
     Text,
 )
-from ..moodle import GRADE_TOLERANCE, has_markup, html_to_plain, nearest_grade, parse_meta, split_lang
+from ..moodle import (
+    GRADE_TOLERANCE,
+    assessment_from_meta,
+    has_markup,
+    html_to_plain,
+    nearest_grade,
+    parse_meta,
+    split_lang,
+)
 from ..writers.gift import WEIGHT_RE, format_weight
 
 _PHP_TRIM = " \t\n\r\0\x0b"
@@ -1399,34 +1403,7 @@ def read_assessment(text: str, path: str) -> tuple[Assessment, list[Diagnostic]]
                 )
             ]  # fmt: skip
         )
-    header = quiz.header
-    sections = []
-    for sec in meta["sections"]:  # type: ignore[attr-defined]
-        draws = []
-        for d in sec["draws"]:
-            candidates = tuple(
-                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
-            )
-            draws.append(
-                Draw(
-                    name=d["name"],
-                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
-                    pool=Pool() if d["random"] else None,
-                    pick=d["pick"],
-                    points=float(d["points"]) if d["points"] is not None else None,
-                    candidates=candidates,
-                )
-            )
-        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
-    assessment = Assessment(
-        id=quiz.id,
-        title=quiz.title,
-        lang=quiz.lang,
-        sections=tuple(sections),
-        description=quiz.description,
-        loc=SourceLoc(path),
-    )
-    return assessment, diags
+    return assessment_from_meta(quiz, meta, category_of, path), diags
 
 
 def read_bank_gift(text: str, path: str, *, quiz_id: str | None = None, lang: str | None = None) -> Quiz:

@@ -51,26 +51,23 @@ from ..errors import Diagnostic, MoodleXmlError, Severity
 from ..media import MediaError, decode_base64, media_from_bytes, media_from_data_uri
 from ..model import (
     Assessment,
-    Candidate,
     Choice,
     Difficulty,
-    Draw,
     LineBreak,
     Media,
     NumericKey,
     Pair,
-    Pool,
     Question,
     QuestionType,
     Quiz,
     Rich,
-    Section,
     SourceLoc,
     Str,
     Text,
 )
 from ..moodle import (
     allowed_grade,
+    assessment_from_meta,
     format_percent,
     has_markup,
     html_to_plain,
@@ -1174,34 +1171,7 @@ def read_assessment(data: bytes, path: str) -> tuple[Assessment, list[Diagnostic
                 )
             ]
         )
-    header = quiz.header
-    sections = []
-    for sec in meta["sections"]:  # type: ignore[attr-defined]
-        draws = []
-        for d in sec["draws"]:
-            candidates = tuple(
-                Candidate(header, q) for q in quiz.questions if category_of.get(q.id) == d["category"]
-            )
-            draws.append(
-                Draw(
-                    name=d["name"],
-                    ids=tuple(c.question.id for c in candidates) if not d["random"] else (),
-                    pool=Pool() if d["random"] else None,
-                    pick=d["pick"],
-                    points=float(d["points"]) if d["points"] is not None else None,
-                    candidates=candidates,
-                )
-            )
-        sections.append(Section(title=sec["title"], shuffle=sec["shuffle"], draws=tuple(draws)))
-    assessment = Assessment(
-        id=quiz.id,
-        title=quiz.title,
-        lang=quiz.lang,
-        sections=tuple(sections),
-        description=quiz.description,
-        loc=SourceLoc(path),
-    )
-    return assessment, diags
+    return assessment_from_meta(quiz, meta, category_of, path), diags
 
 
 def moodlexml_too_large(path: str, size: int) -> Diagnostic:
