@@ -210,7 +210,7 @@ MOODLE_HTML = Flavour(math=lambda m: f"\\[{m.tex}\\]" if m.display else f"\\({m.
 def test_rendered_html_reads_back_as_the_same_tree(rich: Rich) -> None:
     """HTML as lmsexport's writers render it (Moodle's formats, QTI 1.2): MathJax TeX, data: images."""
     html, _ = to_html(rich, MOODLE_HTML)
-    from lmsexport.readers.drafts import media_from_data_uri
+    from lmsexport.media import media_from_data_uri
 
     back, _, lost = html_text(
         f"<div>{html}</div>" if not html.startswith("<") else html, False, Images(media_from_data_uri)
@@ -236,7 +236,7 @@ def test_qti_xhtml_with_mathml_reads_back_as_the_same_tree(rich: Rich) -> None:
     Renderer(flavour).blocks(rich, holder)
     # as a package holds it: serialised and parsed again
     parsed = etree.fromstring(etree.tostring(holder))
-    from lmsexport.readers.drafts import media_from_data_uri
+    from lmsexport.media import media_from_data_uri
 
     back, lost = read_element(parsed, Images(media_from_data_uri), foreign=False)
     assert lost == []

@@ -17,6 +17,7 @@ import pytest
 
 from lmsexport.build import build, gift_round_trip
 from lmsexport.errors import GiftSyntaxError, Severity
+from lmsexport.media import media_from_data_uri
 from lmsexport.model import (
     Bank,
     Code,
@@ -30,7 +31,7 @@ from lmsexport.model import (
     Str,
     media_of,
 )
-from lmsexport.readers.gift import media_from_data_uri, read_gift, read_quiz, split_rich, unescape_rich
+from lmsexport.readers.gift import read_gift, read_quiz, split_rich, unescape_rich
 from lmsexport.source import load_paths
 from lmsexport.writers.gift import data_uri, escape_plain, escape_rich, write_quiz
 

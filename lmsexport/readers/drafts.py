@@ -11,10 +11,7 @@ from data: URIs or package files).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import urllib.parse
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic, Severity
@@ -249,38 +246,6 @@ def markdown_text(text: str, image: ImageResolver | None = None) -> tuple[Text |
 
 
 # --------------------------------------------------------------------------- images
-
-_DATA_URI = re.compile(r"data:([^,;]*)((?:;[^,;]*)*),(.*)\Z", re.DOTALL | re.IGNORECASE)
-
-
-def media_from_bytes(name: str, data: bytes) -> Media:
-    """An image file's bytes as Media, sniffed and checked like the source's images. Raises
-    lmsexport.media.MediaError with the reason."""
-    from ..media import sniff
-
-    found = sniff(data)
-    return Media(name, data, found.mime, found.width, found.height)
-
-
-def media_from_data_uri(src: str) -> Media | None:
-    """The image of a ``data:`` URI; None for any other src. Raises MediaError when the payload
-    cannot be decoded or is not an image lmsexport accepts."""
-    from ..media import MediaError
-
-    m = _DATA_URI.match(src.strip())
-    if m is None:
-        return None
-    params = [p.strip().lower() for p in m.group(2).split(";") if p.strip()]
-    payload = m.group(3)
-    if "base64" in params:
-        try:
-            data = base64.b64decode("".join(payload.split()), validate=True)
-        except (binascii.Error, ValueError):
-            raise MediaError("its base64 data cannot be decoded") from None
-    else:
-        data = urllib.parse.unquote_to_bytes(payload)
-    media = media_from_bytes("", data)
-    return Media(media.filename, media.data, media.mime, media.width, media.height)
 
 
 class Images:

@@ -418,7 +418,6 @@ def unescape_text(gift: str) -> str:
 
 _RICH_START = re.compile(r"<(?:p|pre|ul|ol|table)[\s>]", re.IGNORECASE)
 _RICH_LANG = re.compile(r'<div lang="([A-Za-z0-9-]{1,35})" dir="(?:rtl|ltr)">(.*)</div>\Z', re.DOTALL)
-_DATA_URI = re.compile(r"data:([^,;]*)((?:;[^,;]*)*),(.*)\Z", re.DOTALL | re.IGNORECASE)
 
 
 def split_rich(html_text: str) -> tuple[str | None, str] | None:
@@ -431,40 +430,13 @@ def split_rich(html_text: str) -> tuple[str | None, str] | None:
     return (lang, text) if _RICH_START.match(text) else None
 
 
-def media_from_data_uri(src: str) -> Media | None:
-    """The image of a `data:` URI (the writer's data_uri), sniffed from its bytes; None for
-    any other src. Raises lmsexport.media.MediaError (its message says why) for bytes that
-    are not an image lmsexport accepts, or a payload that cannot be decoded."""
-    import base64
-    import binascii
-    import urllib.parse
-
-    from ..media import MediaError, sniff
-
-    m = _DATA_URI.match(src.strip())
-    if m is None:
-        return None
-    params = [p.strip().lower() for p in m.group(2).split(";") if p.strip()]
-    payload = m.group(3)
-    if "base64" in params:
-        try:
-            data = base64.b64decode("".join(payload.split()), validate=True)
-        except (binascii.Error, ValueError):
-            raise MediaError("its base64 data cannot be decoded") from None
-    else:
-        data = urllib.parse.unquote_to_bytes(payload)
-    found = sniff(data)
-    media = Media("", data, found.mime, found.width, found.height)
-    return replace(media, name=media.filename)
-
-
 def read_rich(
     html_text: str, foreign: bool = False
 ) -> tuple[Rich | None, str | None, list[str], list[str]] | None:
     """A rich `[html]` text (escapes already resolved) as (tree, language, what was lost,
     problems with its images); None for a plain text. ``foreign``: not written by lmsexport,
     so white space is collapsed as a browser would."""
-    from ..media import MediaError
+    from ..media import MediaError, media_from_data_uri
     from .richhtml import read_html
 
     found = split_rich(html_text)

@@ -31,6 +31,7 @@ from fractions import Fraction
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, GiftSyntaxError, MoodleXmlError
+from ..media import media_from_bytes, media_from_data_uri
 from ..model import (
     Choice,
     Difficulty,
@@ -51,8 +52,6 @@ from .drafts import (
     Images,
     html_text,
     markdown_text,
-    media_from_bytes,
-    media_from_data_uri,
     with_image,
 )
 from .moodlexml import MoodleFile
@@ -129,7 +128,7 @@ class _Texts:
                     from ..media import MediaError
 
                     raise MediaError("its base64 data cannot be decoded") from None
-                return media_from_bytes(name, data)
+                return media_from_bytes(data, name)
             return media_from_data_uri(src)
 
         return resolve
@@ -607,7 +606,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
         name, raw = mq.old_image
         try:
             data = base64.b64decode("".join(raw.split()), validate=True)
-            media = media_from_bytes(name or "image", data)
+            media = media_from_bytes(data, name or "image")
             stem = with_image(stem, media, name or "image")
         except (binascii.Error, ValueError) as e:
             b.texts._lose(f"the image of the old <image> field ({e})")

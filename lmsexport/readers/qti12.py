@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 
 from lxml import etree
 
-from ..media import MAX_IMAGE_BYTES
+from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
     Choice,
     Media,
@@ -60,8 +60,6 @@ from .drafts import (
     Found,
     Images,
     html_text,
-    media_from_bytes,
-    media_from_data_uri,
     simplify,
 )
 from .packagefiles import PackageFiles
@@ -233,7 +231,7 @@ class _ItemReader:
                 target, remote = package_path(self.member, rest)
                 if target is not None and not remote and target in self.files.members:
                     return media_from_bytes(
-                        PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES)
+                        self.files.image(target, MAX_IMAGE_BYTES), PurePosixPath(target).name
                     )
                 target, remote = package_path("", re.sub(r"^(?:\.\./|\./|/)+", "", rest))
                 break
@@ -241,7 +239,7 @@ class _ItemReader:
             target, remote = package_path(self.member, src.lstrip("/"))
         if target is None or remote:
             return None
-        return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
+        return media_from_bytes(self.files.image(target, MAX_IMAGE_BYTES), PurePosixPath(target).name)
 
     def material(self, el: etree._Element | None) -> tuple[Text | None, str | None]:
         """The text of the first mattext under ``el`` and the language it names."""

@@ -40,7 +40,7 @@ from pathlib import PurePosixPath
 from lxml import etree
 
 from ..errors import Severity
-from ..media import MAX_IMAGE_BYTES
+from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
     Choice,
     Difficulty,
@@ -63,8 +63,6 @@ from .drafts import (
     DraftSection,
     Found,
     Images,
-    media_from_bytes,
-    media_from_data_uri,
     simplify,
 )
 from .packagefiles import PackageFiles
@@ -295,7 +293,7 @@ class _ItemReader:
         target, remote = package_path(self.member, src)
         if target is None or remote:
             return None
-        return media_from_bytes(PurePosixPath(target).name, self.files.image(target, MAX_IMAGE_BYTES))
+        return media_from_bytes(self.files.image(target, MAX_IMAGE_BYTES), PurePosixPath(target).name)
 
     def text(self, el: etree._Element | None, plain: bool) -> Text | None:
         """The content of an element as a text: exact for lmsexport's own items (a plain text when
