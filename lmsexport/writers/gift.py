@@ -44,7 +44,6 @@ question/format.php) and from running its importer (see the project's lms-notes)
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from collections.abc import Iterable
@@ -54,6 +53,7 @@ from fractions import Fraction
 from lxml import etree
 
 from ..errors import Diagnostic, GiftExportError, Severity
+from ..media import data_uri as media_data_uri
 from ..model import (
     Assessment,
     Bank,
@@ -154,7 +154,7 @@ def data_uri(media: Media) -> str:
     (lib/htmlpurifier/HTMLPurifier/AttrTransform/ImgRequired.php, Core.RemoveInvalidImg);
     even with `data` allowed, HTMLPurifier_URIScheme_data takes only PNG, JPEG and GIF.
     """
-    return f"data:{media.mime};base64,{base64.b64encode(media.data).decode('ascii')}"
+    return media_data_uri(media)
 
 
 def _tex(math: Math) -> str:

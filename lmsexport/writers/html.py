@@ -58,6 +58,7 @@ from lxml import etree
 from markupsafe import Markup, escape
 
 from ..mathml import to_mathml
+from ..media import data_uri as media_data_uri
 from ..model import (
     Assessment,
     Bank,
@@ -266,8 +267,7 @@ def lang_attrs(lang: str, parent: str) -> Markup:
 
 def data_uri(image: Image) -> str:
     """The image's bytes as a data: URI: the page stays one file (CSP: img-src data:)."""
-    media = image.media
-    return f"data:{media.mime};base64,{base64.b64encode(media.data).decode('ascii')}"
+    return media_data_uri(image.media)
 
 
 def _html_math(formula: Math) -> etree._Element:
