@@ -274,18 +274,7 @@ def import_gift(data: bytes, path: str) -> Found:
     current = ""
 
     def quiz_for(key: str) -> DraftQuiz:
-        if key not in quizzes:
-            names = _category_names(key)
-            quizzes[key] = DraftQuiz(
-                raw_id=None,
-                title=names[-1] if names else _file_stem(path),
-                lang=None,
-                category="/".join(names) if names else None,
-                origin=path,
-                kind="GIFT",
-                loc=SourceLoc(path),
-            )
-        return quizzes[key]
+        return _category_quiz(quizzes, key, path, "GIFT")
 
     for item in gift.items:
         if item.qtype == "category":
@@ -517,7 +506,6 @@ def import_moodlexml(data: bytes, path: str) -> Found:
         MAX_MOODLEXML_BYTES,
         moodlexml_too_large,
         read_moodlexml,
-        split_category_path,
     )
 
     found = Found()
@@ -543,7 +531,7 @@ def import_moodlexml(data: bytes, path: str) -> Found:
     for mq in mx.questions:
         if mq.qtype == "category":
             current = "" if own else (mq.category or "")
-            quiz = _moodle_quiz(quizzes, current, path, split_category_path)
+            quiz = _category_quiz(quizzes, current, path, "Moodle XML")
             if mq.info is not None and mq.info.text and quiz.description is None:
                 b = _Builder(found, own, mq.loc, f"category {mq.category!r}")
                 quiz.description = b.texts.convert(mq.info.text, mq.info.format, mq.info.files)[0]
@@ -552,7 +540,7 @@ def import_moodlexml(data: bytes, path: str) -> Found:
         draft = _moodle_question(found, mq, own, str(mx.meta["lang"]) if "lang" in mx.meta else None)
         if draft is None:
             continue
-        _moodle_quiz(quizzes, current, path, split_category_path).questions.append(draft)
+        _category_quiz(quizzes, current, path, "Moodle XML").questions.append(draft)
         if mq.shuffle is not None:
             shuffles.setdefault(current, []).append(mq.shuffle)
     for key, quiz in quizzes.items():
@@ -566,7 +554,7 @@ def import_moodlexml(data: bytes, path: str) -> Found:
                 "import.mixed-shuffle",
             )
     if own:
-        quiz = _moodle_quiz(quizzes, "", path, split_category_path)
+        quiz = _category_quiz(quizzes, "", path, "Moodle XML")
         description = quiz.description
         _apply_quiz_meta(quiz, mx.meta)
         quiz.description = description if description is not None else quiz.description
@@ -578,16 +566,18 @@ def import_moodlexml(data: bytes, path: str) -> Found:
     return found
 
 
-def _moodle_quiz(quizzes: dict[str, DraftQuiz], key: str, path: str, split) -> DraftQuiz:  # type: ignore[no-untyped-def]
+def _category_quiz(quizzes: dict[str, DraftQuiz], key: str, path: str, kind: str) -> DraftQuiz:
+    """The quiz of a Moodle question category (its path ``key``; "" for none) in a GIFT or Moodle
+    XML file, made on first use: titled after the category's last name, or the file's."""
     if key not in quizzes:
-        names = [n for n in split(key) if n]
+        names = _category_names(key)
         quizzes[key] = DraftQuiz(
             raw_id=None,
             title=names[-1] if names else _file_stem(path),
             lang=None,
             category="/".join(names) if names else None,
             origin=path,
-            kind="Moodle XML",
+            kind=kind,
             loc=SourceLoc(path),
         )
     return quizzes[key]
