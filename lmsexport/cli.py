@@ -8,9 +8,7 @@ their diagnostics and are printed in compiler form, never as a traceback.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from collections import Counter
 from enum import Enum
 from pathlib import Path
@@ -20,7 +18,7 @@ import typer
 
 from . import __version__
 from .errors import Diagnostic, LmsExportError, Severity
-from .stage import same_content
+from .stage import ImportStage, same_content
 from .writers import WRITERS
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -476,7 +474,7 @@ def import_(
                 f"{len(in_the_way)} file(s) already exist with other content: {shown}; "
                 "use --force to replace them"
             )
-        stage = _ImportStage(out)
+        stage = ImportStage(out)
         try:
             stage.write(files)
             diags += verify(stage.folder, result, lost, out)
@@ -636,43 +634,6 @@ def lint(
             typer.echo(f"ok: {result.quizzes} quizzes, {result.questions} questions: no findings{ignored}")
     if bad:
         raise typer.Exit(EXIT_PROBLEMS)
-
-
-class _ImportStage:
-    """The import's files, written to a staging folder beside OUT, loaded again from there, and
-    moved into OUT only when all is well (an interrupted import leaves OUT as it was)."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        anchor = out.resolve()
-        while not anchor.exists():  # OUT (or its parents) may not exist yet: stage in the nearest folder
-            anchor = anchor.parent
-        self.folder = Path(tempfile.mkdtemp(prefix=".lmsexport-import-", dir=anchor))
-
-    def write(self, files: dict[str, bytes]) -> None:
-        for rel, data in files.items():
-            path = self.folder / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            path.chmod(0o644)
-
-    def commit(self, files: dict[str, bytes]) -> int:
-        """Move every new or changed file into OUT; returns how many were written."""
-        n = 0
-        for rel, data in files.items():
-            target = self.out / rel
-            if same_content(target, data):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(self.folder / rel, target)
-            n += 1
-        return n
-
-    def discard(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @app.command()

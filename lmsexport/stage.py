@@ -3,7 +3,8 @@
 The mechanisms only: cli.py decides when to use them and what to print. A build hands each
 file to a sink as soon as it is built (``add``), and the sink either stages it (Stager: the
 output directory changes only in ``commit``, when the whole build succeeded) or compares it
-with what is there (Checker: ``build --check``, nothing written).
+with what is there (Checker: ``build --check``, nothing written). ``lmsexport import`` stages
+its source files the same way (ImportStage), as a tree it can load back before committing.
 """
 
 from __future__ import annotations
@@ -97,11 +98,7 @@ class Stager:
             self.out.resolve().parent.mkdir(parents=True, exist_ok=True)
             self.tmp = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.out.resolve().parent))
         path = self.tmp / str(len(self.staged))
-        with open(path, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        path.chmod(0o644)
+        _write_synced(path, data)
         self.staged.append((path, self.out / rel))
 
     def keep(self, rel: str) -> None:
@@ -128,3 +125,46 @@ class Stager:
         for rel in stale:
             (self.out / rel).unlink()
         return len(self.staged), len(stale)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """A staged file: written, fsync'ed (a rename into OUT must never expose a partial file),
+    world-readable like any output."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    path.chmod(0o644)
+
+
+class ImportStage:
+    """The import's files, written to a staging folder beside OUT, loaded again from there, and
+    moved into OUT only when all is well (an interrupted import leaves OUT as it was)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        anchor = out.resolve()
+        while not anchor.exists():  # OUT (or its parents) may not exist yet: stage in the nearest folder
+            anchor = anchor.parent
+        self.folder = Path(tempfile.mkdtemp(prefix=".lmsexport-import-", dir=anchor))
+
+    def write(self, files: dict[str, bytes]) -> None:
+        for rel, data in files.items():
+            path = self.folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_synced(path, data)
+
+    def commit(self, files: dict[str, bytes]) -> int:
+        """Move every new or changed file into OUT; returns how many were written."""
+        n = 0
+        for rel, data in files.items():
+            target = self.out / rel
+            if same_content(target, data):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.folder / rel, target)
+            n += 1
+        return n
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
