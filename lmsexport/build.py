@@ -97,8 +97,6 @@ def check_bank(bank: Bank, timestamp: int = DEFAULT_TIMESTAMP) -> list[Diagnosti
 
 def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
     """Read each written GIFT file back (as Moodle's parser would) and compare with the bank."""
-    from dataclasses import fields
-
     from .readers.gift import read_quiz
 
     diags: list[Diagnostic] = []
@@ -109,37 +107,43 @@ def gift_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
         except LmsExportError as e:
             diags.extend(e.diagnostics)
             continue
-        if back == quiz:
-            continue
-        theirs = {q.id: q for q in back.questions}
-        for q in quiz.questions:
-            other = theirs.get(q.id)
-            if other is None:
-                why = "is missing"
-            elif other != q:
-                names = [
-                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
-                ]
-                why = "differs in " + ", ".join(names)
-            else:
-                continue
-            diags.append(
-                Diagnostic(
-                    q.loc or SourceLoc(path),
-                    f"question '{q.id}' read back from {path} {why}",
-                    rule="gift.round-trip",
-                )
-            )
-        if back.questions == quiz.questions:
-            diags.append(
-                Diagnostic(
-                    quiz.loc or SourceLoc(path),
-                    f"quiz '{quiz.id}' read back from {path} differs in its quiz fields",
-                    rule="gift.round-trip",
-                )
-            )
+        diags += _read_back_differences(quiz, back, path, "gift.round-trip")
     for assessment in bank.assessments:
         diags.extend(_assessment_round_trip(assessment, out))
+    return diags
+
+
+def _read_back_differences(quiz: Quiz, back: Quiz, path: str, rule: str) -> list[Diagnostic]:
+    """What a quiz read back from the file ``path`` it was written to lost or changed: each
+    question missing or differing (naming its fields), else the quiz's own fields."""
+    from dataclasses import fields
+
+    if back == quiz:
+        return []
+    diags: list[Diagnostic] = []
+    theirs = {q.id: q for q in back.questions}
+    for q in quiz.questions:
+        other = theirs.get(q.id)
+        if other == q:
+            continue
+        if other is None:
+            why = "is missing"
+        else:
+            why = "differs in " + ", ".join(
+                f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
+            )
+        diags.append(
+            Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}", rule=rule)
+        )
+    if back.questions == quiz.questions:
+        names = [f.name for f in fields(quiz) if f.compare and getattr(quiz, f.name) != getattr(back, f.name)]
+        diags.append(
+            Diagnostic(
+                quiz.loc or SourceLoc(path),
+                f"quiz '{quiz.id}' read back from {path} differs in {', '.join(names)}",
+                rule=rule,
+            )
+        )
     return diags
 
 
@@ -192,7 +196,6 @@ def _assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnost
 def moodlexml_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
     """Read each written Moodle XML file back (as Moodle's importer would, with every check of
     lmsexport.readers.moodlexml) and compare it with the bank, field by field."""
-    from dataclasses import fields
 
     from .readers.moodlexml import read_quiz
     from .writers import folder_of
@@ -205,39 +208,7 @@ def moodlexml_round_trip(bank: Bank, out: Output) -> list[Diagnostic]:
         except LmsExportError as e:
             diags.extend(e.diagnostics)
             continue
-        if back == quiz:
-            continue
-        theirs = {q.id: q for q in back.questions}
-        for q in quiz.questions:
-            other = theirs.get(q.id)
-            if other == q:
-                continue
-            why = (
-                "is missing"
-                if other is None
-                else "differs in "
-                + ", ".join(
-                    f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
-                )
-            )
-            diags.append(
-                Diagnostic(
-                    q.loc or SourceLoc(path),
-                    f"question '{q.id}' read back from {path} {why}",
-                    rule="moodlexml.round-trip",
-                )
-            )
-        if back.questions == quiz.questions:
-            names = [
-                f.name for f in fields(quiz) if f.compare and getattr(quiz, f.name) != getattr(back, f.name)
-            ]
-            diags.append(
-                Diagnostic(
-                    quiz.loc or SourceLoc(path),
-                    f"quiz '{quiz.id}' read back from {path} differs in {', '.join(names)}",
-                    rule="moodlexml.round-trip",
-                )
-            )
+        diags += _read_back_differences(quiz, back, path, "moodlexml.round-trip")
     for assessment in bank.assessments:
         diags.extend(moodlexml_assessment_round_trip(assessment, out))
     return diags
