@@ -498,3 +498,22 @@ def test_a_zip_of_precompressed_members_is_zipfiles_zip(members: list[tuple[str,
     assert zip_deflated(((p, deflate(d)) for p, d in entries), 315532800) == expected
     with zipfile.ZipFile(io.BytesIO(expected)) as zf:
         assert zf.testzip() is None
+
+
+def test_check_s_zip_level_does_not_leak_into_builds() -> None:
+    """check writes the zips it throws away uncompressed (package.zip_level); a build in the same
+    process afterwards, and one inside the level's scope that raised, still compress as always."""
+    from lmsexport.build import build, check_files
+    from lmsexport.package import ZIP_LEVEL, _zip_level, zip_level
+    from lmsexport.source import load_paths
+
+    source = Path(__file__).resolve().parents[1] / "source" / "zero-sharded-optimizers.yaml"
+    bank = load_paths([source])
+    before = build(bank, ["qti21"]).files
+    assert check_files([source], 315532800).loaded
+    with pytest.raises(RuntimeError), zip_level(0):
+        raise RuntimeError
+    assert _zip_level.get() == ZIP_LEVEL
+    assert build(bank, ["qti21"]).files == before
+    with zip_level(0):
+        assert build(bank, ["qti21"]).files != before  # the level does reach the zips
