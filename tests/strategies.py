@@ -279,7 +279,13 @@ INLINES = st.one_of(
 """Inlines as Markdown makes them: styled text, and links (which never nest)."""
 
 
-PARA_INLINES = st.lists(INLINES, min_size=1, max_size=4).map(_normal)
+PARA_INLINES = (
+    st.lists(INLINES, min_size=1, max_size=4)
+    .map(_normal)
+    .filter(lambda xs: not all(isinstance(x, Str) and not x.text.strip() for x in xs))
+)
+"""A paragraph's inlines; never only white space, which no reader makes (Markdown drops such a
+paragraph, import drops such a text), and which reads back as no text at all."""
 BLOCKS = st.one_of(
     PARA_INLINES.map(Para),
     st.tuples(PARA_INLINES.map(lambda xs: (Para(xs),))).map(lambda t: BulletList(t)),
