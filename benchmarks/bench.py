@@ -164,6 +164,7 @@ def floor(out: Path, dest: Path) -> float:
 
 def text2qti_source(bank_dir: Path, dest: Path) -> Path:
     """The bank as one text2qti quiz: same stems, choices, per-choice feedback, explanations."""
+    from lmsexport.model import Choice, MultipleChoice, SingleChoice
     from lmsexport.source import load_paths
 
     bank = load_paths([bank_dir])
@@ -175,8 +176,12 @@ def text2qti_source(bank_dir: Path, dest: Path) -> Path:
             lines.append(f"{n}.  {q.stem}")
             if q.explanation:
                 lines.append(f"... {q.explanation}")
-            for i, c in enumerate(q.choices):
-                mark = "*" if c.correct else ""
+            choices: tuple[Choice, ...] = ()
+            right: tuple[int, ...] = ()
+            if isinstance(q.body, SingleChoice | MultipleChoice):
+                choices, right = q.body.choices, q.body.key_indexes
+            for i, c in enumerate(choices):
+                mark = "*" if i in right else ""
                 lines.append(f"{mark}{'abcdefghij'[i]}) {c.text}")
                 if c.feedback:
                     lines.append(f"... {c.feedback}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Assessment, Bank, Quiz, SourceLoc
+from .model import Assessment, Bank, Question, Quiz, SourceLoc
 from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
 
 if TYPE_CHECKING:
@@ -129,9 +129,7 @@ def _read_back_differences(quiz: Quiz, back: Quiz, path: str, rule: str) -> list
         if other is None:
             why = "is missing"
         else:
-            why = "differs in " + ", ".join(
-                f.name for f in fields(q) if f.compare and getattr(q, f.name) != getattr(other, f.name)
-            )
+            why = "differs in " + ", ".join(_differing_fields(q, other))
         diags.append(
             Diagnostic(q.loc or SourceLoc(path), f"question '{q.id}' read back from {path} {why}", rule=rule)
         )
@@ -145,6 +143,27 @@ def _read_back_differences(quiz: Quiz, back: Quiz, path: str, rule: str) -> list
             )
         )
     return diags
+
+
+def _differing_fields(q: Question, other: Question) -> list[str]:
+    """The fields two questions differ in; within bodies of one kind, the body's own fields
+    (choices, answers, pairs, ...), which are what a reader lost; `type` when the kinds differ."""
+    from dataclasses import fields
+
+    names: list[str] = []
+    for f in fields(q):
+        mine, theirs = getattr(q, f.name), getattr(other, f.name)
+        if not f.compare or mine == theirs:
+            continue
+        if f.name != "body":
+            names.append(f.name)
+        elif type(mine) is not type(theirs):
+            names.append("type")
+        else:
+            names += [
+                g.name for g in fields(mine) if g.compare and getattr(mine, g.name) != getattr(theirs, g.name)
+            ]
+    return names
 
 
 def _assessment_round_trip(assessment: Assessment, out: Output) -> list[Diagnostic]:

@@ -24,37 +24,47 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import assert_never
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import (
+    Answer,
     Assessment,
     Block,
     BulletList,
     Choice,
     Draw,
     Emph,
+    Essay,
     Inline,
     LineBreak,
     Link,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
     OrderedList,
     Pair,
     Para,
     Pool,
     Question,
-    QuestionType,
     Quiz,
     Rich,
     Section,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Strong,
     Table,
     Text,
+    TrueFalse,
+    default_multiple_credits,
     media_of,
     plain_text,
 )
@@ -481,11 +491,8 @@ class _Finisher:
         notes: dict[str, list[str]] = {}
         questions: list[Question] = []
         for n, dq in enumerate(draft.questions, 1):
-            dq.question = replace(
-                dq.question,
-                choices=tuple(
-                    replace(c, lang=lang) if c.lang == QUIZ_LANG else c for c in dq.question.choices
-                ),
+            dq.question = _map_choices(
+                dq.question, lambda c: replace(c, lang=lang) if c.lang == QUIZ_LANG else c
             )
             q = self.question(dq, draft, qid, lang, n)
             if q is None:
@@ -589,76 +596,90 @@ class _Finisher:
         if q.lang is not None and not _lang_ok(q.lang):
             drop(f"its language {q.lang!r}, not a valid BCP 47 tag")
             q = replace(q, lang=None)
-        if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-            choices: list[Choice] = []
-            for c in q.choices:
-                text = _fit_text(c.text)
-                if text is None:
-                    drop("a choice without text")
-                    continue
-                if any(o.text == text for o in choices):
-                    skip(f"two choices read {_short(text)!r}")
+        match q.body:
+            case SingleChoice(raw) | MultipleChoice(raw):
+                choices: list[Choice] = []
+                for c in raw:
+                    text = _fit_text(c.text)
+                    if text is None:
+                        drop("a choice without text")
+                        continue
+                    if any(o.text == text for o in choices):
+                        skip(f"two choices read {_short(text)!r}")
+                        return None
+                    lang = c.lang if _lang_ok(c.lang) else None
+                    choices.append(replace(c, text=text, feedback=_fit_text(c.feedback), lang=lang))
+                single = isinstance(q.body, SingleChoice)
+                right = [c.full if single else c.earns for c in choices]
+                n_right = sum(right)
+                if len(choices) < 2:
+                    skip(f"it has {len(choices)} choice(s); lmsexport needs at least 2")
                     return None
-                lang = c.lang if _lang_ok(c.lang) else None
-                choices.append(replace(c, text=text, feedback=_fit_text(c.feedback), lang=lang))
-            n_right = sum(c.correct for c in choices)
-            if len(choices) < 2:
-                skip(f"it has {len(choices)} choice(s); lmsexport needs at least 2")
-                return None
-            if n_right == 0:
-                skip("no choice is right")
-                return None
-            if q.type is QuestionType.SINGLE and n_right > 1:
-                drop(f"single answer: {n_right} choices are right, so it is a multiple-answer question")
-                q = replace(q, type=QuestionType.MULTIPLE)
-            q = replace(q, choices=tuple(choices))
-        elif q.type is QuestionType.SHORT_ANSWER:
-            answers = tuple(
-                dict.fromkeys(a.strip() for a in q.answers if a.strip() and not _XML_BAD.search(a))
-            )
-            if not answers:
-                skip("it has no accepted answer")
-                return None
-            q = replace(q, answers=answers)
-        elif q.type is QuestionType.NUMERICAL:
-            key = q.numeric
-            if key is None:
-                skip("it has no numeric key")
-                return None
-            if key.low is not None and key.high is not None and key.low > key.high:
-                skip(f"its range [{key.low:g}, {key.high:g}] is empty")
-                return None
-            if key.tolerance < 0:
-                key = replace(key, tolerance=-key.tolerance)
-            if (
-                key.low is not None
-                and key.answer is not None
-                and not key.low <= key.answer <= (key.high or key.low)
-            ):
-                key = replace(key, answer=None)
-            q = replace(q, numeric=key)
-        elif q.type is QuestionType.MATCHING:
-            pairs: list[Pair] = []
-            for p in q.pairs:
-                left, right = (
-                    _fit_text(p.left),
-                    _XML_BAD.sub("", p.right).strip(),
+                if n_right == 0:
+                    skip("no choice is right")
+                    return None
+                body: SingleChoice | MultipleChoice = replace(q.body, choices=tuple(choices))
+                if single and n_right > 1:
+                    drop(f"single answer: {n_right} choices are right, so it is a multiple-answer question")
+                    body = MultipleChoice(_with_default_credits(choices, right))
+                elif isinstance(q.body, MultipleChoice) and q.body.default_credits:
+                    # A dropped choice changes the counts the default credits come from.
+                    body = MultipleChoice(_with_default_credits(choices, right))
+                q = replace(q, body=body)
+            case ShortAnswer(raw_answers):
+                kept: dict[str, Answer] = {}
+                for a in raw_answers:
+                    if a.text.strip() and not _XML_BAD.search(a.text):
+                        kept.setdefault(a.text.strip(), replace(a, text=a.text.strip()))
+                if not kept:
+                    skip("it has no accepted answer")
+                    return None
+                q = replace(q, body=replace(q.body, answers=tuple(kept.values())))
+            case Numerical(raw_keys):
+                if not raw_keys:
+                    skip("it has no numeric key")
+                    return None
+                keys: list[NumericKey] = []
+                for key in raw_keys:
+                    if key.low is not None and key.high is not None and key.low > key.high:
+                        skip(f"its range [{key.low:g}, {key.high:g}] is empty")
+                        return None
+                    if key.tolerance < 0:
+                        key = replace(key, tolerance=-key.tolerance)
+                    if (
+                        key.low is not None
+                        and key.answer is not None
+                        and not key.low <= key.answer <= (key.high or key.low)
+                    ):
+                        key = replace(key, answer=None)
+                    keys.append(key)
+                q = replace(q, body=replace(q.body, keys=tuple(keys)))
+            case Matching(raw_pairs, raw_distractors):
+                pairs: list[Pair] = []
+                for p in raw_pairs:
+                    left, right_text = (
+                        _fit_text(p.left),
+                        _XML_BAD.sub("", p.right).strip(),
+                    )
+                    if left is None or not right_text:
+                        drop("a pair without text on one side")
+                        continue
+                    if any(o.left == left for o in pairs):
+                        skip(f"two left items read {_short(left)!r}")
+                        return None
+                    pairs.append(replace(p, left=left, right=right_text))
+                if len(pairs) < 2:
+                    skip(f"it has {len(pairs)} pair(s); lmsexport needs at least 2")
+                    return None
+                rights = {p.right for p in pairs}
+                distractors = tuple(
+                    dict.fromkeys(d.strip() for d in raw_distractors if d.strip() and d.strip() not in rights)
                 )
-                if left is None or not right:
-                    drop("a pair without text on one side")
-                    continue
-                if any(o.left == left for o in pairs):
-                    skip(f"two left items read {_short(left)!r}")
-                    return None
-                pairs.append(replace(p, left=left, right=right))
-            if len(pairs) < 2:
-                skip(f"it has {len(pairs)} pair(s); lmsexport needs at least 2")
-                return None
-            rights = {p.right for p in pairs}
-            distractors = tuple(
-                dict.fromkeys(d.strip() for d in q.distractors if d.strip() and d.strip() not in rights)
-            )
-            q = replace(q, pairs=tuple(pairs), distractors=distractors)
+                q = replace(q, body=Matching(tuple(pairs), distractors))
+            case TrueFalse() | Essay():
+                pass
+            case _:
+                assert_never(q.body)
         return q
 
     def _fit_math(self, q: Question, drop) -> Question:  # type: ignore[no-untyped-def]
@@ -673,15 +694,7 @@ class _Finisher:
                 return text
             return _map_inlines(text, lambda x: _math_as_text(x, bad, tex_error))
 
-        q = replace(
-            q,
-            stem=fix(q.stem) or q.stem,
-            explanation=fix(q.explanation),
-            choices=tuple(
-                replace(c, text=fix(c.text) or c.text, feedback=fix(c.feedback)) for c in q.choices
-            ),
-            pairs=tuple(replace(p, left=fix(p.left) or p.left) for p in q.pairs),
-        )
+        q = _map_texts(q, fix)
         for tex in dict.fromkeys(bad):
             drop(f"formula ${tex[:40]}$ as a formula (TeX lmsexport's converter cannot take; kept as text)")
         return q
@@ -903,12 +916,43 @@ def _texts(q: Question) -> list[Text]:
     out: list[Text] = [q.stem]
     if q.explanation is not None:
         out.append(q.explanation)
-    for c in q.choices:
-        out.append(c.text)
-        if c.feedback is not None:
-            out.append(c.feedback)
-    out += [p.left for p in q.pairs]
+    match q.body:
+        case SingleChoice(choices) | MultipleChoice(choices):
+            for c in choices:
+                out.append(c.text)
+                if c.feedback is not None:
+                    out.append(c.feedback)
+        case Matching(pairs):
+            out += [p.left for p in pairs]
     return out
+
+
+def _map_choices(q: Question, fn: Callable[[Choice], Choice]) -> Question:
+    """The question with fn applied to each of its choices (when it has choices)."""
+    match q.body:
+        case SingleChoice(choices) | MultipleChoice(choices):
+            return replace(q, body=replace(q.body, choices=tuple(fn(c) for c in choices)))
+    return q
+
+
+def _map_texts(q: Question, fn: Callable[[Text | None], Text | None]) -> Question:
+    """The question with fn applied to the texts _texts lists, in that order; a text fn maps to
+    None stays as it was, an optional one becomes None."""
+    q = replace(q, stem=fn(q.stem) or q.stem, explanation=fn(q.explanation))
+    q = _map_choices(q, lambda c: replace(c, text=fn(c.text) or c.text, feedback=fn(c.feedback)))
+    match q.body:
+        case Matching(pairs):
+            q = replace(
+                q, body=replace(q.body, pairs=tuple(replace(p, left=fn(p.left) or p.left) for p in pairs))
+            )
+    return q
+
+
+def _with_default_credits(choices: list[Choice], right: list[bool]) -> tuple[Choice, ...]:
+    """The choices with the default credits of a multiple choice question whose right picks are
+    `right` (what their `correct: true` flags give when the file is loaded)."""
+    credits = default_multiple_credits(right)
+    return tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True))
 
 
 def _fit_text(text: Text | None) -> Text | None:
@@ -997,7 +1041,10 @@ def _canonical(quiz: Quiz) -> Quiz:
         if q.lang == quiz.lang:
             q = replace(q, lang=None)
         lang = q.lang or quiz.lang
-        q = replace(q, choices=tuple(replace(c, lang=None) if c.lang == lang else c for c in q.choices))
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                bare = tuple(replace(c, lang=None) if c.lang == lang else c for c in choices)
+                q = replace(q, body=replace(q.body, choices=bare))
         out.append(q)
     return replace(quiz, questions=tuple(out))
 
@@ -1014,16 +1061,7 @@ def _uniform_markup(quiz: Quiz) -> Quiz:
     def r(t: Text | None) -> Text | None:
         return plain_to_rich(t) if isinstance(t, str) else t
 
-    questions = tuple(
-        replace(
-            q,
-            stem=r(q.stem) or q.stem,
-            explanation=r(q.explanation),
-            choices=tuple(replace(c, text=r(c.text) or c.text, feedback=r(c.feedback)) for c in q.choices),
-            pairs=tuple(replace(p, left=r(p.left) or p.left) for p in q.pairs),
-        )
-        for q in quiz.questions
-    )
+    questions = tuple(_map_texts(q, r) for q in quiz.questions)
     return replace(quiz, description=r(quiz.description), questions=questions)
 
 

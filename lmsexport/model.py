@@ -11,7 +11,7 @@ GIFT equals the one loaded from YAML.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 
@@ -283,21 +283,28 @@ def has_math(text: Text | None) -> bool:
 
 
 # --------------------------------------------------------------------------- questions
+#
+# A question is a header every kind shares (id, stem, points, feedback, hints, ...) and a
+# body, one frozen dataclass per kind of question (pandoc's Block): writers match on the body
+# and end with assert_never, so mypy proves every writer handles every kind or says it does
+# not. Scores are numbers, not flags: a response option earns a *credit*, a fraction of the
+# question's points from -1 to 1; "right" is derived (credit 1), as Moodle's fractions, QTI's
+# mapResponse and Canvas's answer weights all are.
 
 
 class QuestionType(str, enum.Enum):
-    """What kind of answer a question expects; the value is the source-format spelling."""
+    """The kind of a question's body; the value is the source-format spelling (`type:`)."""
 
     SINGLE = "single"
-    """Choose exactly one choice; exactly one choice is correct."""
+    """Choose exactly one choice; at least one choice earns full credit."""
     MULTIPLE = "multiple"
-    """Choose any number of choices; at least one is correct; partial credit."""
+    """Choose any number of choices; each pick adds its credit; the total lies in [0, 1]."""
     TRUE_FALSE = "true_false"
     """A statement that is true or false."""
     SHORT_ANSWER = "short_answer"
-    """Type a word or phrase; any of several accepted answers is right."""
+    """Type a word or phrase; each accepted answer earns its own credit."""
     NUMERICAL = "numerical"
-    """Type a number; right within a tolerance or a range."""
+    """Type a number; each key (a value with a tolerance, or a range) earns its own credit."""
     MATCHING = "matching"
     """Match each left-hand item with one right-hand item."""
     ESSAY = "essay"
@@ -310,19 +317,241 @@ class Difficulty(str, enum.Enum):
     HARD = "hard"
 
 
+CREDIT_EPSILON = 1e-6
+"""Two credits closer than this are one credit (formats store them to 7 decimals)."""
+
+
+def exact_credit(value: float) -> float:
+    """The credit a stored fraction stands for: 0.3333333 -> 1/3, 0.1428571 -> 1/7.
+
+    Formats write credits as decimals (Moodle to 7 places); reading them back as the exact
+    fraction k/n (n <= 100) they round makes a round trip give back the same float the source
+    held. A value that is no such fraction is returned unchanged.
+    """
+    if float(value).is_integer():
+        return float(value)
+    for n in range(2, 101):
+        k = round(value * n)
+        if abs(k / n - value) < CREDIT_EPSILON / 2:
+            return k / n
+    return value
+
+
+def is_full(credit: float) -> bool:
+    """Whether a credit is full credit (1, within the precision formats keep)."""
+    return abs(credit - 1.0) < CREDIT_EPSILON
+
+
 @dataclass(frozen=True)
 class Choice:
-    """One option of a single, multiple or (internally) true/false question."""
+    """One option of a single or multiple choice question."""
 
     text: Text
     """The choice as the learner sees it."""
-    correct: bool = False
-    """Whether picking this choice is (part of) the right answer."""
+    credit: float = 0.0
+    """The fraction of the question's points picking it earns, from -1 to 1."""
     feedback: Text | None = None
     """Shown when the learner picks this choice."""
     lang: str | None = None
     """BCP 47 tag when this choice is in another language than its question."""
     loc: SourceLoc | None = _loc()
+
+    @property
+    def full(self) -> bool:
+        """Whether picking it alone earns full credit (a key of a single choice question)."""
+        return is_full(self.credit)
+
+    @property
+    def earns(self) -> bool:
+        """Whether picking it earns anything (a right pick of a multiple choice question)."""
+        return self.credit > CREDIT_EPSILON / 2
+
+
+def default_multiple_credits(right: Sequence[bool]) -> tuple[float, ...]:
+    """The bank's default scoring of a multiple choice question given which choices are right:
+    each right pick +1/(number right), each wrong pick -1/(number wrong), so picking every
+    choice scores 0 (Moodle's convention)."""
+    n_right = sum(right)
+    n_wrong = len(right) - n_right
+    return tuple(1.0 / n_right if r else (-1.0 / n_wrong) for r in right)
+
+
+@dataclass(frozen=True)
+class SingleChoice:
+    """Pick one choice: it earns its credit. Several choices may earn full credit (real banks
+    have both a best answer and an equally good one), others a part of it or a penalty."""
+
+    choices: tuple[Choice, ...]
+
+    @property
+    def key_indexes(self) -> tuple[int, ...]:
+        """0-based indexes of the full-credit choices."""
+        return tuple(i for i, c in enumerate(self.choices) if c.full)
+
+    @property
+    def credits(self) -> tuple[float, ...]:
+        return tuple(c.credit for c in self.choices)
+
+
+@dataclass(frozen=True)
+class MultipleChoice:
+    """Pick any choices: their credits add up, and the total is clamped to [0, 1]."""
+
+    choices: tuple[Choice, ...]
+
+    @property
+    def key_indexes(self) -> tuple[int, ...]:
+        """0-based indexes of the choices that earn credit (the right picks)."""
+        return tuple(i for i, c in enumerate(self.choices) if c.earns)
+
+    @property
+    def credits(self) -> tuple[float, ...]:
+        return tuple(c.credit for c in self.choices)
+
+    @property
+    def default_credits(self) -> bool:
+        """Whether the credits are the bank's default rule for its right choices (what an
+        author who marks choices `correct: true` gets)."""
+        expected = default_multiple_credits([c.earns for c in self.choices])
+        return all(abs(a - b) < CREDIT_EPSILON for a, b in zip(expected, self.credits, strict=True))
+
+
+@dataclass(frozen=True)
+class TrueFalse:
+    """A statement that is true or false."""
+
+    truth: bool
+    """Whether the stem's statement is true."""
+    feedback_true: Text | None = None
+    """Shown when the learner answers "true"."""
+    feedback_false: Text | None = None
+    """Shown when the learner answers "false"."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One accepted (or anticipated) answer of a short answer question."""
+
+    text: str
+    credit: float = 1.0
+    """The fraction of the points a response matching it earns, from 0 to 1."""
+    feedback: Text | None = None
+    """Shown when the response matches this answer (the first match counts, as in Moodle)."""
+    wildcard: bool = False
+    """Whether each `*` in text matches any run of characters (Moodle's wildcard); otherwise
+    text is matched literally, `*` included."""
+    loc: SourceLoc | None = _loc()
+
+
+@dataclass(frozen=True)
+class ShortAnswer:
+    """Type a word or phrase; it is compared with each answer in order, the first match counts."""
+
+    answers: tuple[Answer, ...]
+    """Every anticipated answer, the preferred full-credit one first."""
+    case_sensitive: bool = False
+    """Whether letter case must match."""
+    other_feedback: Text | None = None
+    """Shown for a response no answer matches (Moodle's `*` answer at 0%)."""
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """The texts of the full-credit answers, the preferred first."""
+        return tuple(a.text for a in self.answers if is_full(a.credit))
+
+
+@dataclass(frozen=True)
+class NumericKey:
+    """One key of a numerical question: answer +- tolerance, or the closed range [low, high]."""
+
+    answer: float | None = None
+    """The expected value; None only when a range alone is given."""
+    tolerance: float = 0.0
+    """Accepted absolute error around answer (0 = exact). Ignored when low/high are set."""
+    low: float | None = None
+    """Lower bound of an explicit range (inclusive), or None."""
+    high: float | None = None
+    """Upper bound of an explicit range (inclusive), or None."""
+    credit: float = 1.0
+    """The fraction of the points a response inside this key earns, from 0 to 1."""
+    feedback: Text | None = None
+    """Shown when the response falls inside this key (the first key that holds it counts)."""
+    loc: SourceLoc | None = _loc()
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The accepted closed interval, whichever way the key was written."""
+        if self.low is not None and self.high is not None:
+            return (self.low, self.high)
+        assert self.answer is not None
+        return (self.answer - self.tolerance, self.answer + self.tolerance)
+
+    @property
+    def value(self) -> float:
+        """The value a format that stores one number stores: the answer, else the range's middle."""
+        if self.answer is not None:
+            return self.answer
+        lo, hi = self.bounds
+        return (lo + hi) / 2
+
+    def accepts(self, value: float) -> bool:
+        lo, hi = self.bounds
+        return lo <= value <= hi
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit a numerical answer may be given in (Moodle's qtype_numerical units)."""
+
+    name: str
+    """As the learner types it: "GB", "GiB", "%"."""
+    multiplier: float = 1.0
+    """The key's value times this is the answer in this unit (the first unit is 1, the base)."""
+
+
+class UnitGrading(str, enum.Enum):
+    """Whether and how a missing or wrong unit costs points (Moodle's unitgradingtype)."""
+
+    OPTIONAL = "optional"
+    """Units are accepted and converted, never required (Moodle: unitrole 'units optional')."""
+    RESPONSE = "response"
+    """A wrong or missing unit loses unit_penalty of the response's grade (Moodle 1)."""
+    QUESTION = "question"
+    """A wrong or missing unit loses unit_penalty of the question's grade (Moodle 2)."""
+
+
+class UnitInput(str, enum.Enum):
+    """How the learner gives the unit (Moodle's unitsinput / showunits)."""
+
+    TEXT = "text"
+    """Typed after the number."""
+    CHOICE = "choice"
+    """Picked from radio buttons."""
+    SELECT = "select"
+    """Picked from a drop-down list."""
+
+
+@dataclass(frozen=True)
+class Numerical:
+    """Type a number; it is compared with each key in order, the first that holds it counts."""
+
+    keys: tuple[NumericKey, ...]
+    """At least one; the first full-credit key is "the" answer formats with one key keep."""
+    units: tuple[Unit, ...] = ()
+    """The units an answer may carry, the base unit (multiplier 1) first; empty: no units."""
+    unit_grading: UnitGrading = UnitGrading.OPTIONAL
+    unit_penalty: float = 0.1
+    """With RESPONSE or QUESTION grading: the fraction lost for a wrong or missing unit."""
+    unit_input: UnitInput = UnitInput.TEXT
+    units_left: bool = False
+    """Whether the unit stands before the number ($ 5) rather than after it (5 GB)."""
+    other_feedback: Text | None = None
+    """Shown for a response no key holds (Moodle's `*` answer at 0%)."""
+
+    @property
+    def key(self) -> NumericKey:
+        """The best key: the first with the highest credit."""
+        return max(self.keys, key=lambda k: k.credit)
 
 
 @dataclass(frozen=True)
@@ -337,42 +566,115 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class NumericKey:
-    """The key of a numerical question: answer +- tolerance, or the closed range [low, high]."""
+class Matching:
+    """Match each left-hand item with one right-hand item; each right match earns its share."""
 
-    answer: float | None = None
-    """The expected value; None only when a range alone is given."""
-    tolerance: float = 0.0
-    """Accepted absolute error around answer (0 = exact). Ignored when low/high are set."""
-    low: float | None = None
-    """Lower bound of an explicit range (inclusive), or None."""
-    high: float | None = None
-    """Upper bound of an explicit range (inclusive), or None."""
+    pairs: tuple[Pair, ...]
+    """The right pairs, in source order."""
+    distractors: tuple[str, ...] = ()
+    """Extra right-hand items that match nothing."""
 
-    @property
-    def bounds(self) -> tuple[float, float]:
-        """The accepted closed interval, whichever way the key was written."""
-        if self.low is not None and self.high is not None:
-            return (self.low, self.high)
-        assert self.answer is not None
-        return (self.answer - self.tolerance, self.answer + self.tolerance)
 
-    def accepts(self, value: float) -> bool:
-        lo, hi = self.bounds
-        return lo <= value <= hi
+class ResponseFormat(str, enum.Enum):
+    """How an essay is typed (Moodle's qtype_essay responseformat)."""
+
+    EDITOR = "editor"
+    """A rich text editor."""
+    PLAIN = "plain"
+    """Plain text."""
+    MONOSPACED = "monospaced"
+    """Plain text in a monospaced font (code)."""
+    NONE = "none"
+    """No text at all: the answer is attached files only."""
 
 
 @dataclass(frozen=True)
+class Essay:
+    """Free text, graded by a person."""
+
+    response_format: ResponseFormat = ResponseFormat.EDITOR
+    required: bool = True
+    """Whether the learner must type something (Moodle's responserequired)."""
+    lines: int = 15
+    """The height of the input box, in lines (Moodle's responsefieldlines)."""
+    min_words: int | None = None
+    max_words: int | None = None
+    template: Text | None = None
+    """Text the answer box starts with (a structure to fill in)."""
+    grader_info: Text | None = None
+    """For the person grading: what a good answer holds. Never shown to the learner."""
+
+
+Body = SingleChoice | MultipleChoice | TrueFalse | ShortAnswer | Numerical | Matching | Essay
+"""What a question asks, one dataclass per kind (match on it; end with assert_never)."""
+
+BODY_TYPES: dict[type, QuestionType] = {
+    SingleChoice: QuestionType.SINGLE,
+    MultipleChoice: QuestionType.MULTIPLE,
+    TrueFalse: QuestionType.TRUE_FALSE,
+    ShortAnswer: QuestionType.SHORT_ANSWER,
+    Numerical: QuestionType.NUMERICAL,
+    Matching: QuestionType.MATCHING,
+    Essay: QuestionType.ESSAY,
+}
+"""Each kind of body -> its source-format spelling."""
+
+
+@dataclass(frozen=True)
+class OutcomeFeedback:
+    """Feedback on the whole response, by how it scored (Moodle's combined feedback, QTI
+    feedback shown from an outcome response processing sets)."""
+
+    correct: Text | None = None
+    """Shown for a response that earns full credit."""
+    partial: Text | None = None
+    """Shown for a response that earns some but not full credit."""
+    incorrect: Text | None = None
+    """Shown for a response that earns nothing."""
+    show_num_correct: bool = False
+    """Whether the learner is also told how many of their picks or matches are right."""
+
+    def __bool__(self) -> bool:
+        return (
+            any(x is not None for x in (self.correct, self.partial, self.incorrect)) or self.show_num_correct
+        )
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A hint shown after a wrong try, one more on each (Moodle's interactive behaviour)."""
+
+    text: Text
+    show_num_correct: bool = False
+    """Also tell the learner how many of their picks are right."""
+    clear_wrong: bool = False
+    """Clear the wrong parts of the response before the next try."""
+    loc: SourceLoc | None = _loc()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Question:
-    """One question. Only the fields of its type are set; the loader guarantees that."""
+    """One question: the header every kind shares and a body of its own kind."""
 
     id: str
     """Unique across the whole bank: ASCII letter first, then letters, digits, - _ ."""
-    type: QuestionType
     stem: Text
     """The question text."""
+    body: Body
+    """What it asks and how a response scores."""
+    name: str | None = None
+    """Its name in an LMS's question bank (Moodle's name, a QTI or Canvas title); None: the
+    writers derive one from the stem."""
     explanation: Text | None = None
-    """Why the key is right; shown after answering in every output format."""
+    """Why the key is right; shown after answering in every output format (Moodle's general
+    feedback)."""
+    feedback: OutcomeFeedback = OutcomeFeedback()
+    """Feedback for a right, a partly right and a wrong response."""
+    hints: tuple[Hint, ...] = ()
+    """Shown one by one on retries, in order."""
+    penalty: float | None = None
+    """The fraction of the points lost for each wrong try where retries are allowed; None:
+    the LMS's default (Moodle: 1/3)."""
     points: float = 1.0
     """Maximum score, > 0."""
     lang: str | None = None
@@ -380,39 +682,12 @@ class Question:
     tags: tuple[str, ...] = ()
     difficulty: Difficulty | None = None
     """When it differs from its quiz's; see Quiz.difficulty_of."""
-    choices: tuple[Choice, ...] = ()
-    """single, multiple: the options in source order."""
-    truth: bool | None = None
-    """true_false: whether the stem's statement is true."""
-    answers: tuple[str, ...] = ()
-    """short_answer: every accepted answer, the preferred one first."""
-    case_sensitive: bool = False
-    """short_answer: whether letter case must match."""
-    numeric: NumericKey | None = None
-    """numerical: the key."""
-    pairs: tuple[Pair, ...] = ()
-    """matching: the right pairs, in source order."""
-    distractors: tuple[str, ...] = ()
-    """matching: extra right-hand items that match nothing."""
     loc: SourceLoc | None = _loc()
 
     @property
-    def correct_indexes(self) -> tuple[int, ...]:
-        """0-based indexes of the correct choices."""
-        return tuple(i for i, c in enumerate(self.choices) if c.correct)
-
-    def choice_credit(self) -> tuple[float, ...]:
-        """The fraction of `points` each choice earns when picked: the one scoring rule.
-
-        single: 1 for the right choice, 0 otherwise. multiple: each right choice
-        +1/(number right), each wrong choice -1/(number wrong), so picking every
-        choice scores 0 (Moodle's convention); a total below 0 counts as 0.
-        """
-        if self.type is not QuestionType.MULTIPLE:
-            return tuple(1.0 if c.correct else 0.0 for c in self.choices)
-        n_right = sum(c.correct for c in self.choices)
-        n_wrong = len(self.choices) - n_right
-        return tuple(1.0 / n_right if c.correct else -1.0 / n_wrong for c in self.choices)
+    def type(self) -> QuestionType:
+        """The kind of the body, as the source format spells it."""
+        return BODY_TYPES[type(self.body)]
 
 
 @dataclass(frozen=True)

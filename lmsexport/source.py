@@ -20,17 +20,23 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from . import sourcespec as spec
 from .errors import Diagnostic, Severity, SourceError
 from .model import (
+    Answer,
     Assessment,
     Bank,
+    Body,
     Choice,
     Difficulty,
     Draw,
+    Essay,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Pool,
@@ -38,8 +44,12 @@ from .model import (
     QuestionType,
     Quiz,
     Section,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
+    default_multiple_credits,
     plain_text,
 )
 
@@ -764,33 +774,51 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
                     )
             fields["tags"] = tags
 
-    if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        _choices(ctx, keys, node, what, qtype, fields)
-    elif qtype is QuestionType.TRUE_FALSE:
-        if _require(ctx, keys, node, what, ("answer",)):
-            fields["truth"] = _bool(ctx, keys["answer"][1], "answer")
-    elif qtype is QuestionType.SHORT_ANSWER:
-        if _require(ctx, keys, node, what, ("answers",)):
-            answers = _texts(ctx, keys["answers"][1], "answers")
-            if answers is not None and not answers:
-                ctx.error(
-                    keys["answers"][1],
-                    "answers is empty: give at least one accepted answer",
-                    "source.no-answer",
-                )
-            fields["answers"] = answers
-        if "case_sensitive" in keys:
-            fields["case_sensitive"] = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
-    elif qtype is QuestionType.NUMERICAL:
-        fields["numeric"] = _numeric(ctx, keys, node, what)
-    elif qtype is QuestionType.MATCHING:
-        _matching(ctx, keys, node, what, fields)
-
-    if len(ctx.diags) > errors_before or qid is None or stem is None:
+    body = _body(ctx, keys, node, what, qtype)
+    if len(ctx.diags) > errors_before or qid is None or stem is None or body is None:
         return None
     if any(v is None for k, v in fields.items()):
         return None
-    return Question(id=qid, type=qtype, stem=stem, loc=node.loc, **fields)
+    return Question(id=qid, stem=stem, body=body, loc=node.loc, **fields)
+
+
+def _body(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, qtype: QuestionType
+) -> Body | None:
+    """The type's own keys -> its body; None after an error."""
+    match qtype:
+        case QuestionType.SINGLE | QuestionType.MULTIPLE:
+            return _choices(ctx, keys, node, what, qtype)
+        case QuestionType.TRUE_FALSE:
+            if not _require(ctx, keys, node, what, ("answer",)):
+                return None
+            truth = _bool(ctx, keys["answer"][1], "answer")
+            return None if truth is None else TrueFalse(truth)
+        case QuestionType.SHORT_ANSWER:
+            answers: tuple[str, ...] | None = None
+            if _require(ctx, keys, node, what, ("answers",)):
+                answers = _texts(ctx, keys["answers"][1], "answers")
+                if answers is not None and not answers:
+                    ctx.error(
+                        keys["answers"][1],
+                        "answers is empty: give at least one accepted answer",
+                        "source.no-answer",
+                    )
+            case_sensitive: bool | None = False
+            if "case_sensitive" in keys:
+                case_sensitive = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
+            if answers is None or case_sensitive is None:
+                return None
+            return ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive)
+        case QuestionType.NUMERICAL:
+            key = _numeric(ctx, keys, node, what)
+            return None if key is None else Numerical(keys=(key,))
+        case QuestionType.MATCHING:
+            return _matching(ctx, keys, node, what)
+        case QuestionType.ESSAY:
+            return Essay()
+        case _:
+            assert_never(qtype)
 
 
 def _choices(
@@ -799,17 +827,16 @@ def _choices(
     node: Node,
     what: str,
     qtype: QuestionType,
-    fields: dict[str, Any],
-) -> None:
+) -> SingleChoice | MultipleChoice | None:
     if not _require(ctx, keys, node, what, ("choices",)):
-        fields["choices"] = None
-        return
+        return None
     key_node, list_node = keys["choices"]
     items = _list(ctx, list_node, "choices")
     if items is None:
-        fields["choices"] = None
-        return
+        return None
+    # The source marks right choices with a flag; the credits follow from the flags.
     choices: list[Choice] = []
+    flags: list[bool] = []
     seen: dict[Text, Node] = {}
     ok = True
     for i, item in enumerate(items):
@@ -838,14 +865,15 @@ def _choices(
             ok = False
             continue
         seen[text] = item
-        choices.append(Choice(text, correct, feedback, lang, loc=item.loc))
+        choices.append(Choice(text, 1.0 if correct else 0.0, feedback, lang, loc=item.loc))
+        flags.append(correct)
     if len(items) < 2:
         ctx.error(
             list_node, f"{what} has {len(items)} choice(s); at least 2 are needed", "source.too-few-choices"
         )
         ok = False
     if ok:
-        n = sum(c.correct for c in choices)
+        n = sum(flags)
         if qtype is QuestionType.SINGLE and n == 0:
             ctx.error(
                 key_node,
@@ -870,7 +898,12 @@ def _choices(
                 hint="mark at least one choice with 'correct: true'",
             )
             ok = False
-    fields["choices"] = tuple(choices) if ok else None
+    if not ok:
+        return None
+    if qtype is QuestionType.MULTIPLE:
+        credits = default_multiple_credits(flags)
+        return MultipleChoice(tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True)))
+    return SingleChoice(tuple(choices))
 
 
 def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> NumericKey | None:
@@ -932,16 +965,13 @@ def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: st
     return NumericKey(answer=answer, tolerance=tolerance)
 
 
-def _matching(
-    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, fields: dict[str, Any]
-) -> None:
-    fields["pairs"] = None
+def _matching(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> Matching | None:
     if not _require(ctx, keys, node, what, ("pairs",)):
-        return
+        return None
     list_node = keys["pairs"][1]
     items = _list(ctx, list_node, "pairs")
     if items is None:
-        return
+        return None
     pairs: list[Pair] = []
     lefts: dict[Text, Node] = {}
     ok = True
@@ -979,8 +1009,8 @@ def _matching(
                 )
                 ok = False
     if ok and distractors is not None:
-        fields["pairs"] = tuple(pairs)
-        fields["distractors"] = distractors
+        return Matching(tuple(pairs), distractors)
+    return None
 
 
 def _difficulty(ctx: _Ctx, node: Node) -> Difficulty | None:
@@ -1079,8 +1109,10 @@ def _canonical_langs(
         if q.difficulty is not None and q.difficulty == difficulty:
             q = replace(q, difficulty=None)
         lang = q.lang or quiz_lang
-        if any(c.lang == lang for c in q.choices):
-            q = replace(q, choices=tuple(replace(c, lang=None) if c.lang == lang else c for c in q.choices))
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices) if any(c.lang == lang for c in choices):
+                bare = tuple(replace(c, lang=None) if c.lang == lang else c for c in choices)
+                q = replace(q, body=replace(q.body, choices=bare))
         out.append(q)
     return tuple(out)
 

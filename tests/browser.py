@@ -11,9 +11,20 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, assert_never
 
-from lmsexport.model import Assessment, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Assessment,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    Question,
+    Quiz,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -46,9 +57,8 @@ def question_box(page: Page, question_id: str) -> Locator:
     return page.locator(f'section[data-question-id="{question_id}"]')
 
 
-def _wrong_number(question: Question) -> str:
-    assert question.numeric is not None
-    _, hi = question.numeric.bounds
+def _wrong_number(numerical: Numerical) -> str:
+    _, hi = numerical.key.bounds
     return repr(hi + 1 + abs(hi))
 
 
@@ -57,10 +67,10 @@ def _answer_choices(box: Locator, indexes: Iterable[int]) -> None:
         box.locator(f'input[data-choice-index="{i}"]').check()
 
 
-def _answer_matching(box: Locator, question: Question, correct: bool) -> None:
-    rights = [p.right for p in question.pairs]
-    others = rights + list(question.distractors)
-    for i, pair in enumerate(question.pairs):
+def _answer_matching(box: Locator, matching: Matching, correct: bool) -> None:
+    rights = [p.right for p in matching.pairs]
+    others = rights + list(matching.distractors)
+    for i, pair in enumerate(matching.pairs):
         if correct:
             target = pair.right
         else:
@@ -75,30 +85,31 @@ def _answer_matching(box: Locator, question: Question, correct: bool) -> None:
 def answer(page: Page, question: Question, correct: bool) -> None:
     """Answer one question through its form controls: the key, or something scoring 0."""
     box = question_box(page, question.id)
-    t = question.type
-    if t is QuestionType.SINGLE:
-        indexes = (
-            question.correct_indexes[:1]
-            if correct
-            else [i for i, c in enumerate(question.choices) if not c.correct][:1]
-        )
-        _answer_choices(box, indexes)
-    elif t is QuestionType.MULTIPLE:
-        _answer_choices(box, [i for i, c in enumerate(question.choices) if c.correct == correct])
-    elif t is QuestionType.TRUE_FALSE:
-        _answer_choices(box, [0 if question.truth == correct else 1])
-    elif t is QuestionType.SHORT_ANSWER:
-        text = f"  {question.answers[0]} " if correct else "definitely not the answer"
-        box.locator('[data-role="answer-input"]').fill(text)
-    elif t is QuestionType.NUMERICAL:
-        assert question.numeric is not None
-        lo, hi = question.numeric.bounds
-        text = repr((lo + hi) / 2) if correct else _wrong_number(question)
-        box.locator('[data-role="answer-input"]').fill(text)
-    elif t is QuestionType.MATCHING:
-        _answer_matching(box, question, correct)
-    else:
-        box.locator('[data-role="answer-input"]').fill("An essay answer.\nSecond line.")
+    match question.body:
+        case SingleChoice() as single:
+            indexes = (
+                single.key_indexes[:1]
+                if correct
+                else [i for i, c in enumerate(single.choices) if not c.earns][:1]
+            )
+            _answer_choices(box, indexes)
+        case MultipleChoice(choices=choices):
+            _answer_choices(box, [i for i, c in enumerate(choices) if c.earns == correct])
+        case TrueFalse(truth=truth):
+            _answer_choices(box, [0 if truth == correct else 1])
+        case ShortAnswer() as short:
+            text = f"  {short.accepted[0]} " if correct else "definitely not the answer"
+            box.locator('[data-role="answer-input"]').fill(text)
+        case Numerical() as numerical:
+            lo, hi = numerical.key.bounds
+            text = repr((lo + hi) / 2) if correct else _wrong_number(numerical)
+            box.locator('[data-role="answer-input"]').fill(text)
+        case Matching() as matching:
+            _answer_matching(box, matching, correct)
+        case Essay():
+            box.locator('[data-role="answer-input"]').fill("An essay answer.\nSecond line.")
+        case _:
+            assert_never(question.body)
 
 
 def review_all(page: Page) -> None:
@@ -120,7 +131,7 @@ def submit(page: Page) -> None:
 
 
 def auto_points(quiz: Quiz) -> float:
-    return sum(q.points for q in quiz.questions if q.type is not QuestionType.ESSAY)
+    return sum(q.points for q in quiz.questions if not isinstance(q.body, Essay))
 
 
 # --------------------------------------------------------------------------- attempts
@@ -201,7 +212,7 @@ class PageQuestion:
 
     @property
     def shuffles(self) -> bool:
-        return self.quiz.shuffle and self.question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE)
+        return self.quiz.shuffle and isinstance(self.question.body, SingleChoice | MultipleChoice)
 
 
 def page_questions(page_of: Quiz | Assessment) -> list[PageQuestion]:
@@ -241,9 +252,14 @@ def predict_attempts(page_of: Quiz | Assessment, seed: int, n: int) -> list[Atte
         choices = {}
         for i in active:
             pq = everything[i]
-            if pq.question.choices or pq.question.type is QuestionType.TRUE_FALSE:
-                count = len(pq.question.choices) or 2
-                choices[pq.question.id] = shuffled(rng, range(count)) if pq.shuffles else list(range(count))
+            match pq.question.body:
+                case SingleChoice(choices=shown) | MultipleChoice(choices=shown):
+                    count = len(shown)
+                case TrueFalse():
+                    count = 2
+                case _:
+                    continue
+            choices[pq.question.id] = shuffled(rng, range(count)) if pq.shuffles else list(range(count))
         attempts.append(Attempt([everything[i].question.id for i in active], choices))
     return attempts
 
@@ -274,7 +290,7 @@ def shown_attempt(page: Page) -> Attempt:
 def attempt_points(page_of: Quiz | Assessment, ids: Iterable[str]) -> float:
     """The most an attempt of these questions scores (essays are not scored)."""
     by_id = {pq.question.id: pq for pq in page_questions(page_of)}
-    return sum(by_id[i].points for i in ids if by_id[i].question.type is not QuestionType.ESSAY)
+    return sum(by_id[i].points for i in ids if not isinstance(by_id[i].question.body, Essay))
 
 
 def answer_attempt(page: Page, page_of: Quiz | Assessment, correct: bool) -> list[str]:

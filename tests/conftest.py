@@ -9,14 +9,21 @@ from pathlib import Path
 import pytest
 
 from lmsexport.model import (
+    Answer,
     Bank,
     Choice,
     Difficulty,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
-    QuestionType,
     Quiz,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,71 +92,74 @@ def make_types_quiz() -> Quiz:
         questions=(
             Question(
                 id="t-single",
-                type=QuestionType.SINGLE,
                 stem="ZeRO کا کون سا مرحلہ پیرامیٹرز کو بھی شارڈ کرتا ہے؟",
                 explanation="مرحلہ 3 پیرامیٹرز کو بھی تقسیم کرتا ہے۔",
                 tags=("zero",),
-                choices=(
-                    Choice("مرحلہ 1", feedback="صرف آپٹیمائزر اسٹیٹ۔"),
-                    Choice("مرحلہ 3", correct=True, feedback="درست۔"),
-                    Choice("مرحلہ 2"),
+                body=SingleChoice(
+                    (
+                        Choice("مرحلہ 1", feedback="صرف آپٹیمائزر اسٹیٹ۔"),
+                        Choice("مرحلہ 3", credit=1.0, feedback="درست۔"),
+                        Choice("مرحلہ 2"),
+                    )
                 ),
             ),
             Question(
                 id="t-multiple",
-                type=QuestionType.MULTIPLE,
                 lang="en",
                 stem="Which of these does ZeRO-3 partition?",
                 explanation="Stage 3 partitions optimizer states, gradients and parameters.",
                 points=3,
-                choices=(
-                    Choice("Optimizer states", correct=True),
-                    Choice("Gradients", correct=True),
-                    Choice("Parameters", correct=True),
-                    Choice("Training data", feedback="Data parallelism already splits the data."),
+                # The default credits of 3 right choices and 1 wrong: +1/3 each, -1.
+                body=MultipleChoice(
+                    (
+                        Choice("Optimizer states", credit=1 / 3),
+                        Choice("Gradients", credit=1 / 3),
+                        Choice("Parameters", credit=1 / 3),
+                        Choice(
+                            "Training data", credit=-1.0, feedback="Data parallelism already splits the data."
+                        ),
+                    )
                 ),
             ),
             Question(
                 id="t-true-false",
-                type=QuestionType.TRUE_FALSE,
                 stem="ٹینسر متوازی ہر پرت کے اندر مواصلات کا تقاضا کرتی ہے۔",
                 explanation="ہر پرت کے جزوی نتائج کو all-reduce کرنا پڑتا ہے۔",
-                truth=True,
+                body=TrueFalse(True),
             ),
             Question(
                 id="t-short",
-                type=QuestionType.SHORT_ANSWER,
                 lang="en",
                 stem="Name the PyTorch feature that shards parameters like ZeRO-3.",
                 explanation="FullyShardedDataParallel (FSDP).",
-                answers=("FSDP", "FullyShardedDataParallel"),
+                body=ShortAnswer((Answer("FSDP"), Answer("FullyShardedDataParallel"))),
             ),
             Question(
                 id="t-numerical",
-                type=QuestionType.NUMERICAL,
                 lang="en",
                 stem="How many bytes per parameter does mixed-precision Adam keep for optimizer state?",
                 explanation="fp32 master weights, momentum and variance: 4 + 4 + 4 = 12 bytes.",
-                numeric=NumericKey(answer=12, tolerance=0.5),
+                body=Numerical(keys=(NumericKey(answer=12, tolerance=0.5),)),
             ),
             Question(
                 id="t-matching",
-                type=QuestionType.MATCHING,
                 lang="en",
                 stem="Match each ZeRO stage with what it partitions first.",
                 explanation="Each stage adds one more kind of state.",
-                pairs=(
-                    Pair("Stage 1", "Optimizer states"),
-                    Pair("Stage 2", "Gradients"),
-                    Pair("Stage 3", "Parameters"),
+                body=Matching(
+                    (
+                        Pair("Stage 1", "Optimizer states"),
+                        Pair("Stage 2", "Gradients"),
+                        Pair("Stage 3", "Parameters"),
+                    ),
+                    ("Activations",),
                 ),
-                distractors=("Activations",),
             ),
             Question(
                 id="t-essay",
-                type=QuestionType.ESSAY,
                 stem="3D متوازی کے فوائد اور نقصانات بیان کریں۔",
                 explanation="ایک اچھا جواب ڈیٹا، ٹینسر اور پائپ لائن متوازی کا موازنہ کرتا ہے۔",
+                body=Essay(),
             ),
         ),
     )

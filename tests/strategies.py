@@ -9,14 +9,16 @@ invariant (a question's or choice's lang only when it differs from the enclosing
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TypeVar
+from typing import TypeVar, assert_never
 
 from hypothesis import strategies as st
 
 from lmsexport.model import (
+    Answer,
     Assessment,
     Bank,
     Block,
+    Body,
     BulletList,
     Candidate,
     Choice,
@@ -25,12 +27,16 @@ from lmsexport.model import (
     Difficulty,
     Draw,
     Emph,
+    Essay,
     Image,
     Inline,
     LineBreak,
     Link,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     OrderedList,
     Pair,
@@ -41,10 +47,14 @@ from lmsexport.model import (
     Quiz,
     Rich,
     Section,
+    ShortAnswer,
+    SingleChoice,
     Str,
     Strong,
     Table,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
 from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE
 from lmsexport.writers.moodlexml import plain_text_problem
@@ -91,56 +101,72 @@ TAGS = st.lists(st.text("az09-", min_size=1, max_size=6).map(lambda s: "t" + s),
 
 @st.composite
 def choices(draw: st.DrawFn, multiple: bool) -> tuple[Choice, ...]:
+    """2 to 5 choices with the credits the loader gives `correct: true` flags: single, 1 for the
+    one right choice; multiple, the default rule (model.default_multiple_credits)."""
     texts = draw(st.lists(TEXT, min_size=2, max_size=5, unique=True))
     right = set(
         draw(st.lists(st.integers(0, len(texts) - 1), min_size=1, max_size=len(texts) if multiple else 1))
     )
+    flags = [i in right for i in range(len(texts))]
+    credits = default_multiple_credits(flags) if multiple else tuple(1.0 if f else 0.0 for f in flags)
     return tuple(
-        Choice(t, correct=i in right, feedback=draw(st.none() | TEXT), lang=draw(LANG))
-        for i, t in enumerate(texts)
+        Choice(t, credit=x, feedback=draw(st.none() | TEXT), lang=draw(LANG))
+        for t, x in zip(texts, credits, strict=True)
     )
+
+
+@st.composite
+def bodies(draw: st.DrawFn, qtype: QuestionType) -> Body:
+    """A body of the given kind, as the loader reads it from today's source format."""
+    match qtype:
+        case QuestionType.SINGLE:
+            return SingleChoice(draw(choices(False)))
+        case QuestionType.MULTIPLE:
+            return MultipleChoice(draw(choices(True)))
+        case QuestionType.TRUE_FALSE:
+            return TrueFalse(draw(st.booleans()))
+        case QuestionType.SHORT_ANSWER:
+            answers = tuple(Answer(a) for a in draw(st.lists(ANSWER, min_size=1, max_size=3, unique=True)))
+            return ShortAnswer(answers, case_sensitive=draw(st.booleans()))
+        case QuestionType.NUMERICAL:
+            lo, hi = sorted((draw(NUM), draw(NUM)))
+            key = draw(
+                st.sampled_from(
+                    [
+                        NumericKey(answer=lo, tolerance=abs(hi - lo) / 7),
+                        NumericKey(answer=hi),
+                        NumericKey(low=lo, high=hi),
+                        NumericKey(answer=lo, low=lo, high=hi),
+                    ]
+                )
+            )
+            return Numerical(keys=(key,))
+        case QuestionType.MATCHING:
+            lefts = draw(st.lists(TEXT, min_size=2, max_size=4, unique=True))
+            pairs = tuple(Pair(left, draw(PLAIN_RIGHT)) for left in lefts)
+            rights = {p.right for p in pairs}
+            distractors = tuple(
+                draw(st.lists(PLAIN_RIGHT.filter(lambda d: d not in rights), max_size=2, unique=True))
+            )
+            return Matching(pairs, distractors)
+        case QuestionType.ESSAY:
+            return Essay()
+        case _:
+            assert_never(qtype)
 
 
 @st.composite
 def questions(draw: st.DrawFn, qid: str, qtype: QuestionType | None = None) -> Question:
     qtype = qtype or draw(st.sampled_from(list(QuestionType)))
-    extra: dict[str, object] = {}
-    if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        extra["choices"] = draw(choices(qtype is QuestionType.MULTIPLE))
-    elif qtype is QuestionType.TRUE_FALSE:
-        extra["truth"] = draw(st.booleans())
-    elif qtype is QuestionType.SHORT_ANSWER:
-        extra["answers"] = tuple(draw(st.lists(ANSWER, min_size=1, max_size=3, unique=True)))
-        extra["case_sensitive"] = draw(st.booleans())
-    elif qtype is QuestionType.NUMERICAL:
-        lo, hi = sorted((draw(NUM), draw(NUM)))
-        extra["numeric"] = draw(
-            st.sampled_from(
-                [
-                    NumericKey(answer=lo, tolerance=abs(hi - lo) / 7),
-                    NumericKey(answer=hi),
-                    NumericKey(low=lo, high=hi),
-                    NumericKey(answer=lo, low=lo, high=hi),
-                ]
-            )
-        )
-    elif qtype is QuestionType.MATCHING:
-        lefts = draw(st.lists(TEXT, min_size=2, max_size=4, unique=True))
-        pairs = tuple(Pair(left, draw(PLAIN_RIGHT)) for left in lefts)
-        rights = {p.right for p in pairs}
-        extra["pairs"] = pairs
-        extra["distractors"] = tuple(
-            draw(st.lists(PLAIN_RIGHT.filter(lambda d: d not in rights), max_size=2, unique=True))
-        )
+    body = draw(bodies(qtype))
     return Question(
         id=qid,
-        type=qtype,
         stem=draw(TEXT),
+        body=body,
         explanation=draw(st.none() | TEXT),
         points=draw(st.sampled_from([1.0, 2.0, 0.5, 3.0])),
         lang=draw(LANG),
         tags=draw(TAGS),
-        **extra,  # type: ignore[arg-type]
     )
 
 
@@ -150,9 +176,11 @@ def canonical_langs(quiz: Quiz) -> Quiz:
     for q in quiz.questions:
         q = replace(q, lang=q.lang if q.lang != quiz.lang else None)
         lang = quiz.lang_of(q)
-        out.append(
-            replace(q, choices=tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.choices))
-        )
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                bare = tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in choices)
+                q = replace(q, body=replace(q.body, choices=bare))
+        out.append(q)
     return replace(quiz, questions=tuple(out))
 
 
@@ -420,20 +448,23 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
     def maybe(text: Text, strategy: st.SearchStrategy[Rich]) -> Text:
         return draw(strategy) if draw(st.booleans()) else text
 
-    return replace(
-        question,
-        stem=maybe(question.stem, RICH),
-        explanation=None if question.explanation is None else maybe(question.explanation, RICH),
-        choices=tuple(
-            replace(
-                c,
-                text=maybe(c.text, INLINE_RICH | RICH),
-                feedback=None if c.feedback is None else maybe(c.feedback, RICH),
+    stem = maybe(question.stem, RICH)
+    explanation = None if question.explanation is None else maybe(question.explanation, RICH)
+    body = question.body
+    match body:
+        case SingleChoice(choices) | MultipleChoice(choices):
+            richer = tuple(
+                replace(
+                    c,
+                    text=maybe(c.text, INLINE_RICH | RICH),
+                    feedback=None if c.feedback is None else maybe(c.feedback, RICH),
+                )
+                for c in choices
             )
-            for c in question.choices
-        ),
-        pairs=tuple(replace(p, left=maybe(p.left, INLINE_RICH)) for p in question.pairs),
-    )
+            body = replace(body, choices=richer)
+        case Matching(pairs):
+            body = replace(body, pairs=tuple(replace(p, left=maybe(p.left, INLINE_RICH)) for p in pairs))
+    return replace(question, stem=stem, explanation=explanation, body=body)
 
 
 def _cut(draw: st.DrawFn, items: list[T], most: int) -> list[list[T]]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lmsexport.build import build
-from lmsexport.model import Bank, Question, QuestionType
+from lmsexport.model import Bank, Matching, Numerical, Question, QuestionType, SingleChoice
 from lmsexport.source import load_paths
 from lmsexport.writers import cc13, qti12
 
@@ -64,15 +64,15 @@ def bank() -> Bank:
 def moodle_questions(question: Question, points: float) -> list[tuple[str, str, int]]:
     """(ident, Moodle type, default grade) of what Moodle's importer makes of a question."""
     grade = int(points) if points == int(points) and 1 <= points <= 99 else 1  # get_defaultgrade
-    if question.type is QuestionType.MATCHING:
-        share = points / len(question.pairs)
+    body = question.body
+    if isinstance(body, Matching):
+        share = points / len(body.pairs)
         part = int(share) if share == int(share) and 1 <= share <= 99 else 1
-        if len(qti12.matching_rights(question)) < 2:
+        if len(qti12.matching_rights(body)) < 2:
             return [(question.id, "essay", grade)]
-        return [(f"{question.id}-{i}", "multichoice", part) for i in range(1, len(question.pairs) + 1)]
-    if question.type is QuestionType.NUMERICAL:
-        assert question.numeric is not None
-        return [(question.id, "shortanswer" if question.numeric.answer is not None else "essay", grade)]
+        return [(f"{question.id}-{i}", "multichoice", part) for i in range(1, len(body.pairs) + 1)]
+    if isinstance(body, Numerical):
+        return [(question.id, "shortanswer" if body.key.answer is not None else "essay", grade)]
     kind = {
         QuestionType.SINGLE: "multichoice",
         QuestionType.MULTIPLE: "multichoice",
@@ -127,7 +127,10 @@ def test_a_two_choice_question_is_what_moodle_takes(tmp_path: Path) -> None:
     from dataclasses import replace
 
     single = next(q for q in quiz.questions if q.type is QuestionType.SINGLE)
-    two = replace(single, choices=single.choices[:2] if single.choices[0].correct else single.choices[1:3])
+    body = single.body
+    assert isinstance(body, SingleChoice)
+    choices = body.choices[:2] if body.choices[0].full else body.choices[1:3]
+    two = replace(single, body=replace(body, choices=choices))
     bank = Bank((replace(quiz, questions=(two,)),))
     out = build(bank, ["cc11"])
     assert [w.rule for w in out.warnings if w.rule.endswith("few-choices")] == ["cc11.few-choices"]

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from lmsexport.errors import GiftSyntaxError, Severity
-from lmsexport.model import NumericKey, QuestionType
+from lmsexport.model import (
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    QuestionType,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
+)
 from lmsexport.readers.gift import read_gift, read_quiz, read_quiz_bytes
 
 READ_CASES = Path(__file__).parent / "cases" / "gift" / "read"
@@ -71,18 +80,23 @@ def test_moodle_docs_examples() -> None:
         QuestionType.MULTIPLE,
     ]
     q1, q2, q3, q4, q5, q6, q7, _, q9 = quiz.questions
-    assert (q1.stem, q1.truth) == ("1+1=2", True)
-    assert [(c.text, c.correct, c.feedback) for c in q2.choices] == [
+    assert (q1.stem, q1.body) == ("1+1=2", TrueFalse(True))
+    assert isinstance(q2.body, SingleChoice)
+    assert [(c.text, c.full, c.feedback) for c in q2.body.choices] == [
         ("yellow", True, "right; good!"),
         ("red", False, "wrong, it's yellow"),
         ("blue", False, "wrong, it's yellow"),
     ]
-    assert q3.stem == "Two plus _____ equals four." and q3.answers == ("two", "2")
-    assert [(p.left, p.right) for p in q4.pairs] == [("cat", "cat food"), ("dog", "dog food")]
-    assert q5.numeric == NumericKey(answer=3, tolerance=2)
-    assert q6.numeric == NumericKey(low=1, high=5)
-    assert q7.numeric == NumericKey(answer=1822, tolerance=0)
-    assert [c.correct for c in q9.choices] == [False, True, True, False]
+    assert isinstance(q3.body, ShortAnswer)
+    assert q3.stem == "Two plus _____ equals four." and q3.body.accepted == ("two", "2")
+    assert isinstance(q4.body, Matching)
+    assert [(p.left, p.right) for p in q4.body.pairs] == [("cat", "cat food"), ("dog", "dog food")]
+    assert q5.body == Numerical((NumericKey(answer=3, tolerance=2),))
+    assert q6.body == Numerical((NumericKey(low=1, high=5),))
+    assert q7.body == Numerical((NumericKey(answer=1822, tolerance=0),))
+    assert isinstance(q9.body, MultipleChoice)
+    assert [c.earns for c in q9.body.choices] == [False, True, True, False]
+    assert q9.body.credits == (-0.5, 0.5, 0.5, -0.5) and q9.body.default_credits
     assert q9.id == "q9" and q1.id == "q1"
     assert [w.rule for w in warnings] == ["gift.answers-dropped"]
     assert str(warnings[0].loc) == "docs.gift.txt:21:1"
@@ -119,14 +133,15 @@ def test_id_tags_and_metadata_come_from_comments() -> None:
 )
 def test_file_layouts_moodle_accepts(raw: str) -> None:
     quiz, _ = _read(raw)
-    assert [(q.stem, q.truth) for q in quiz.questions] == [("Q", True), ("R", False)]
+    assert [(q.stem, q.body) for q in quiz.questions] == [("Q", TrueFalse(True)), ("R", TrueFalse(False))]
 
 
 def test_escapes_and_html() -> None:
     text = "::e::[html]a \\{b\\} \\= c\\: d\\#<br>x &lt;y&gt; &amp;nbsp;{=\\~z\\\\ ~w}"
     (q,) = _read(text)[0].questions
     assert q.stem == "a {b} = c: d#\nx <y> &nbsp;"
-    assert [c.text for c in q.choices] == ["~z\\", "w"]
+    assert isinstance(q.body, SingleChoice)
+    assert [c.text for c in q.body.choices] == ["~z\\", "w"]
 
 
 def test_category_description_and_markup_are_reported() -> None:
@@ -175,7 +190,8 @@ def test_malformed_gift(case: str) -> None:
 def test_hostile_question_metadata_is_ignored(meta: str) -> None:
     """Our `// lmsexport:` comments are untrusted input too (found by fuzzing: a crash on them)."""
     (q,) = _read(f"// [id:q]\n// lmsexport: {meta}\n::q::Q {{=a ~b}}\n")[0].questions
-    assert (q.points, q.tags, q.choices[0].text) == (1.0, (), "a")
+    assert isinstance(q.body, SingleChoice)
+    assert (q.points, q.tags, q.body.choices[0].text) == (1.0, (), "a")
 
 
 @pytest.mark.parametrize(
@@ -236,7 +252,7 @@ def test_hostile_assessment_metadata_is_refused(sections: str) -> None:
 
     meta = f'{{"id": "e", "lang": "en", "sections": {sections}}}'
     text = f"// lmsexport-assessment: {meta}\n\n$CATEGORY: c\n\n::q::Q {{T}}\n"
-    assert read_quiz(text, "e.gift.txt")[0].questions[0].truth is True
+    assert read_quiz(text, "e.gift.txt")[0].questions[0].body == TrueFalse(True)
     with pytest.raises(GiftSyntaxError):
         read_assessment(text, "e.gift.txt")
 
@@ -260,7 +276,8 @@ def test_an_empty_choice_is_dropped_as_moodle_does_with_a_warning() -> None:
     # saving the question drops. The reader reads what the author meant and says so.
     quiz, warnings = read_quiz("::q::Pick {~a ~=b ~c}\n", "e.gift.txt")
     (q,) = quiz.questions
-    assert [(c.text, c.correct) for c in q.choices] == [("a", False), ("b", True), ("c", False)]
+    assert isinstance(q.body, SingleChoice)
+    assert [(c.text, c.credit) for c in q.body.choices] == [("a", 0.0), ("b", 1.0), ("c", 0.0)]
     assert [(str(d.loc), d.severity, d.rule, d.message) for d in warnings] == [
         ("e.gift.txt:1:15", Severity.WARNING, "gift.empty-answer",
          "an empty choice ('~' right before '='): Moodle drops it"),

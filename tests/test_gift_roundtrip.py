@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 from lmsexport.build import _assessment_round_trip
 from lmsexport.media import sniff
 from lmsexport.model import (
+    Answer,
     Assessment,
     Bank,
     Block,
+    Body,
     BulletList,
     Candidate,
     Choice,
@@ -29,12 +31,16 @@ from lmsexport.model import (
     Difficulty,
     Draw,
     Emph,
+    Essay,
     Image,
     Inline,
     LineBreak,
     Link,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     OrderedList,
     Pair,
@@ -45,10 +51,14 @@ from lmsexport.model import (
     Quiz,
     Rich,
     Section,
+    ShortAnswer,
+    SingleChoice,
     Str,
     Strong,
     Table,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
 from lmsexport.readers.gift import read_quiz
 from lmsexport.writers import Output
@@ -113,35 +123,34 @@ NUM = st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e12
 def choices(draw: st.DrawFn, multiple: bool) -> tuple[Choice, ...]:
     n = draw(st.integers(2, 5))
     right = set(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if multiple else 1)))
+    flags = [i in right for i in range(n)]
+    # Credits as the loader gives them: 1 for a single choice question's key, the default
+    # rule for a multiple choice question's choices.
+    credits = default_multiple_credits(flags) if multiple else tuple(1.0 if f else 0.0 for f in flags)
     return tuple(
-        Choice(draw(TEXT), correct=i in right, feedback=draw(st.none() | TEXT), lang=draw(LANG))
-        for i in range(n)
+        Choice(draw(TEXT), credit=credit, feedback=draw(st.none() | TEXT), lang=draw(LANG))
+        for credit in credits
     )
 
 
 @st.composite
 def questions(draw: st.DrawFn, qid: str) -> Question:
     qtype = draw(st.sampled_from(list(QuestionType)))
-    q = Question(
-        id=qid,
-        type=qtype,
-        stem=draw(TEXT),
-        explanation=draw(st.none() | TEXT),
-        points=draw(st.sampled_from([1.0, 2.0, 0.5])),
-        lang=draw(LANG),
-        tags=draw(TAGS),
-    )
-    extra: dict[str, object] = {}
-    if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        extra["choices"] = draw(choices(qtype is QuestionType.MULTIPLE))
+    stem, explanation = draw(TEXT), draw(st.none() | TEXT)
+    points, lang, tags = draw(st.sampled_from([1.0, 2.0, 0.5])), draw(LANG), draw(TAGS)
+    body: Body
+    if qtype is QuestionType.SINGLE:
+        body = SingleChoice(draw(choices(False)))
+    elif qtype is QuestionType.MULTIPLE:
+        body = MultipleChoice(draw(choices(True)))
     elif qtype is QuestionType.TRUE_FALSE:
-        extra["truth"] = draw(st.booleans())
+        body = TrueFalse(draw(st.booleans()))
     elif qtype is QuestionType.SHORT_ANSWER:
-        extra["answers"] = tuple(draw(st.lists(ANSWER, min_size=1, max_size=3)))
-        extra["case_sensitive"] = draw(st.booleans())
+        answers = tuple(Answer(a) for a in draw(st.lists(ANSWER, min_size=1, max_size=3)))
+        body = ShortAnswer(answers, case_sensitive=draw(st.booleans()))
     elif qtype is QuestionType.NUMERICAL:
         lo, hi = sorted((draw(NUM), draw(NUM)))
-        extra["numeric"] = draw(
+        key = draw(
             st.sampled_from(
                 [
                     NumericKey(answer=lo, tolerance=abs(hi) / 7),
@@ -151,11 +160,15 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
                 ]
             )
         )
+        body = Numerical((key,))
     elif qtype is QuestionType.MATCHING:
         pairs = draw(st.lists(st.tuples(TEXT, PLAIN_RIGHT), min_size=2, max_size=4))
-        extra["pairs"] = tuple(Pair(a, b) for a, b in pairs)
-        extra["distractors"] = tuple(draw(st.lists(TEXT, max_size=2)))
-    return Question(**{**q.__dict__, **extra})
+        body = Matching(tuple(Pair(a, b) for a, b in pairs), tuple(draw(st.lists(TEXT, max_size=2))))
+    else:
+        body = Essay()
+    return Question(
+        id=qid, stem=stem, explanation=explanation, points=points, lang=lang, tags=tags, body=body
+    )
 
 
 def _canonical_langs(quiz: Quiz) -> Quiz:
@@ -165,9 +178,10 @@ def _canonical_langs(quiz: Quiz) -> Quiz:
     for q in quiz.questions:
         q = replace(q, lang=q.lang if q.lang != quiz.lang else None)
         lang = quiz.lang_of(q)
-        qs.append(
-            replace(q, choices=tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.choices))
-        )
+        if isinstance(q.body, SingleChoice | MultipleChoice):
+            own = tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.body.choices)
+            q = replace(q, body=replace(q.body, choices=own))
+        qs.append(q)
     return replace(quiz, questions=tuple(qs))
 
 
@@ -203,7 +217,7 @@ def test_any_quiz_survives_gift(quiz: Quiz) -> None:
     "stem", ["Ends with a colon:", "a {b} = c", "x = {", "}{", "0", "::t:: not a title", "\\n"]
 )
 def test_awkward_stems(stem: str) -> None:
-    q = Question(id="s", type=QuestionType.SINGLE, stem=stem, choices=(Choice("=", True), Choice("{")))
+    q = Question(id="s", stem=stem, body=SingleChoice((Choice("=", 1.0), Choice("{"))))
     quiz = Quiz(id="quiz-1", title="T", lang="en", questions=(q,))
     assert _round_trip(quiz) == quiz
 
@@ -367,16 +381,21 @@ def rich_quizzes(draw: st.DrawFn) -> Quiz:
 
     out = []
     for q in quiz.questions:
-        out.append(
-            replace(
-                q,
-                stem=maybe(q.stem),
-                explanation=maybe(q.explanation),
-                difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
-                choices=tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in q.choices),
-                pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
-            )
+        q = replace(
+            q,
+            stem=maybe(q.stem),
+            explanation=maybe(q.explanation),
+            difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
         )
+        body = q.body
+        if isinstance(body, SingleChoice | MultipleChoice):
+            choices = tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in body.choices)
+            q = replace(q, body=replace(body, choices=choices))
+        elif isinstance(body, Matching):
+            q = replace(
+                q, body=replace(body, pairs=tuple(replace(p, left=maybe(p.left)) for p in body.pairs))
+            )
+        out.append(q)
     return replace(quiz, questions=tuple(out), description=maybe(quiz.description) or draw(st.none() | RICH))
 
 

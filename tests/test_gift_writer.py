@@ -10,7 +10,21 @@ from pathlib import Path
 import pytest
 
 from lmsexport.errors import GiftExportError, Severity
-from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Answer,
+    Bank,
+    Choice,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    Pair,
+    Question,
+    Quiz,
+    ShortAnswer,
+    SingleChoice,
+    default_multiple_credits,
+)
 from lmsexport.readers.gift import unescape_text
 from lmsexport.writers import WriteContext, get_writer
 from lmsexport.writers.gift import (
@@ -34,9 +48,24 @@ def _quiz(*questions: Question, **kw: object) -> Quiz:
     return Quiz(id="q", title="T", lang="en", questions=questions, **kw)  # type: ignore[arg-type]
 
 
-def _single(**kw: object) -> Question:
-    base = Question(id="s1", type=QuestionType.SINGLE, stem="Pick", choices=(Choice("a", True), Choice("b")))
+def _single(choices: tuple[Choice, ...] | None = None, **kw: object) -> Question:
+    body = SingleChoice(choices if choices is not None else (Choice("a", 1.0), Choice("b")))
+    base = Question(id="s1", stem="Pick", body=body)
     return replace(base, **kw)
+
+
+def _multiple(right: list[bool]) -> Question:
+    """A multiple choice question with the default credits for its right choices."""
+    credits = default_multiple_credits(right)
+    return Question(
+        id="m", stem="S", body=MultipleChoice(tuple(Choice(f"c{i}", c) for i, c in enumerate(credits)))
+    )
+
+
+def _short(*answers: str, case_sensitive: bool = False) -> Question:
+    return Question(
+        id="s", stem="S", body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive=case_sensitive)
+    )
 
 
 def _rules(quiz: Quiz) -> list[str]:
@@ -149,24 +178,20 @@ def test_multi_answer_weights_are_on_moodles_list(n_right: int, n_wrong: int) ->
 
 
 def test_every_weight_written_parses_and_is_allowed() -> None:
-    choices = tuple(Choice(f"c{i}", correct=i < 3) for i in range(7))
-    text, _ = write_quiz(_quiz(Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=choices)))
+    text, _ = write_quiz(_quiz(_multiple([i < 3 for i in range(7)])))
     weights = re.findall(r"~(%[^%]*%)", text)
     assert weights == ["%33.33333%"] * 3 + ["%-25%"] * 4
     assert all(_on_grade_list(_moodle_reads(w)) for w in weights)
 
 
 def test_lone_right_choice_of_multi_answer_avoids_100() -> None:
-    q = Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=(Choice("a", True), Choice("b")))
-    text, _ = write_quiz(_quiz(q))
-    assert "~%99.99999%a" in text and "%100%" not in text
+    text, _ = write_quiz(_quiz(_multiple([True, False])))
+    assert "~%99.99999%c0" in text and "%100%" not in text
     assert _on_grade_list(_moodle_reads("%99.99999%"))
 
 
 def test_inexact_split_warns() -> None:
-    choices = tuple(Choice(f"c{i}", correct=i < 11) for i in range(12))
-    q = Question(id="m", type=QuestionType.MULTIPLE, stem="S", choices=choices)
-    assert "gift.inexact-weights" in _rules(_quiz(q))
+    assert "gift.inexact-weights" in _rules(_quiz(_multiple([i < 11 for i in range(12)])))
 
 
 # -- warnings and errors ----------------------------------------------------------------
@@ -183,17 +208,11 @@ def test_points_warning_names_the_question() -> None:
     ("question", "rule"),
     [
         (
-            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("A",), case_sensitive=True),
+            _short("A", case_sensitive=True),
             "gift.case-sensitive-not-carried",
         ),
         (
-            Question(
-                id="m",
-                type=QuestionType.MATCHING,
-                stem="S",
-                pairs=(Pair("a", "1"), Pair("b", "2")),
-                distractors=("3",),
-            ),
+            Question(id="m", stem="S", body=Matching((Pair("a", "1"), Pair("b", "2")), ("3",))),
             "gift.distractors-not-carried",
         ),
         (_single(tags=("a<b",)), "gift.tag-dropped"),
@@ -219,25 +238,25 @@ def test_category_path(category: str | None, title: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("question", "message"),
     [
-        (_single(choices=(Choice("only", True),)), "has 1 choice(s); Moodle's importer needs at least 2"),
+        (_single(choices=(Choice("only", 1.0),)), "has 1 choice(s); Moodle's importer needs at least 2"),
         (
-            Question(id="m", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),)),
+            Question(id="m", stem="S", body=Matching((Pair("a", "1"),))),
             "has 1 pair(s); Moodle's importer fails on fewer than 2",
         ),
         (
-            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("%50%half",)),
+            _short("%50%half"),
             "accepted answer 1 '%50%half' starts with a weight-like '%N%' that GIFT cannot escape",
         ),
         (
-            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("[html]x",)),
+            _short("[html]x"),
             "accepted answer 1 '[html]x' starts with a format tag that Moodle would strip",
         ),
         (
-            Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("a->b",)),
+            _short("a->b"),
             "accepted answer 1 'a->b' contains '->', which makes it a matching question to Moodle",
         ),
         (
-            Question(id="n", type=QuestionType.NUMERICAL, stem="S", numeric=NumericKey(answer=float("nan"))),
+            Question(id="n", stem="S", body=Numerical((NumericKey(answer=float("nan")),))),
             "has a numeric key that is not a finite number",
         ),
         (_single(stem="bell\x07"), "the stem contains control character U+0007"),
@@ -252,22 +271,22 @@ def test_unwritable_content_is_an_error(question: Question, message: str) -> Non
 
 
 def test_all_errors_of_a_bank_are_reported() -> None:
-    bad1 = _single(id="a", choices=(Choice("x", True),))
-    bad2 = Question(id="b", type=QuestionType.MATCHING, stem="S", pairs=(Pair("a", "1"),))
+    bad1 = _single(id="a", choices=(Choice("x", 1.0),))
+    bad2 = Question(id="b", stem="S", body=Matching((Pair("a", "1"),)))
     with pytest.raises(GiftExportError) as info:
         write(Bank((_quiz(bad1, bad2),)), CTX)
     assert len(info.value.diagnostics) == 2
 
 
 def test_short_answer_asterisk_is_literal() -> None:
-    q = Question(id="s", type=QuestionType.SHORT_ANSWER, stem="S", answers=("a*b",))
+    q = _short("a*b")
     assert "=a\\\\*b" in write_quiz(_quiz(q))[0]
 
 
 def test_numbers() -> None:
-    q = Question(id="n", type=QuestionType.NUMERICAL, stem="S", numeric=NumericKey(low=-1.5, high=2))
+    q = Question(id="n", stem="S", body=Numerical((NumericKey(low=-1.5, high=2),)))
     assert "=-1.5..2\n" in write_quiz(_quiz(q))[0]
-    q = replace(q, numeric=NumericKey(answer=1e-7, tolerance=0))
+    q = replace(q, body=Numerical((NumericKey(answer=1e-7, tolerance=0),)))
     assert "=1e-07\n" in write_quiz(_quiz(q))[0]
 
 
@@ -277,7 +296,7 @@ def test_languages_travel_as_html_spans() -> None:
         id="q",
         title="T",
         lang="ur",
-        questions=(_single(lang="en", choices=(Choice("a", True, lang="ur"), Choice("b"))),),
+        questions=(_single(lang="en", choices=(Choice("a", 1.0, lang="ur"), Choice("b"))),),
     )
     text, diags = write_quiz(quiz)
     assert not [d for d in diags if "lang" in d.rule]
@@ -413,7 +432,7 @@ def test_assessment_warnings_name_what_is_lost() -> None:
 def test_assessment_questions_errors_are_kept() -> None:
     from lmsexport.model import Candidate, Draw, Section
 
-    bad = _single(choices=(Choice("only", True),))
+    bad = _single(choices=(Choice("only", 1.0),))
     quiz = _quiz(bad)
     exam = replace(
         _exam("en"),

@@ -35,15 +35,22 @@ from conftest import make_types_quiz
 from test_html_writer import PAYLOADS, hostile_quiz, hostile_rich_quiz
 
 from lmsexport.model import (
+    Answer,
     Assessment,
     Bank,
+    Choice,
     CodeBlock,
+    Essay,
     Image,
+    Matching,
     Math,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Question,
-    QuestionType,
     Quiz,
+    ShortAnswer,
+    SingleChoice,
     inlines_of,
 )
 from lmsexport.source import load_paths
@@ -133,7 +140,7 @@ def results(page: sync_api.Page) -> dict[str, str | None]:
 
 
 def expected_result(q: Question, correct: bool) -> str:
-    if q.type is QuestionType.ESSAY:
+    if isinstance(q.body, Essay):
         return "ungraded"
     return "correct" if correct else "incorrect"
 
@@ -175,7 +182,7 @@ def test_each_type_alone(open_page, qid: str, correct: bool) -> None:
     assert got[qid] == expected_result(question, correct)
     others = {k: v for k, v in got.items() if k != qid}
     assert set(others.values()) <= {"incorrect", "ungraded"}, "an unanswered question scored"
-    earned = question.points if correct and question.type is not QuestionType.ESSAY else 0
+    earned = question.points if correct and not isinstance(question.body, Essay) else 0
     assert score_text(loaded.page) == f"{format_number(earned)}/{format_number(auto_points(quiz))}"
 
 
@@ -239,11 +246,11 @@ NUMBER_FORMS = {
 def test_numerical_input_forms(open_page) -> None:
     key = NumericKey(answer=12, tolerance=0.5)
     questions = tuple(
-        Question(f"n{i}", QuestionType.NUMERICAL, f"بارہ؟ {typed!r}", numeric=key)
+        Question(id=f"n{i}", stem=f"بارہ؟ {typed!r}", body=Numerical(keys=(key,)))
         for i, typed in enumerate(NUMBER_FORMS)
     )
     # 1.1 - 0.1 is 1.0000000000000002 in floating point: typing 1 must still be right.
-    edge = Question("edge", QuestionType.NUMERICAL, "range", numeric=NumericKey(answer=1.1, tolerance=0.1))
+    edge = Question(id="edge", stem="range", body=Numerical(keys=(NumericKey(answer=1.1, tolerance=0.1),)))
     quiz = Quiz(id="numbers", title="Numbers", lang="ur", questions=(*questions, edge))
     page = open_page(quiz_html(quiz)).page
     review_all(page)
@@ -273,9 +280,11 @@ SHORT_FORMS = {
 def test_short_answer_matching(open_page) -> None:
     questions = []
     for i in range(len(SHORT_FORMS)):
-        questions.append(Question(f"ci{i}", QuestionType.SHORT_ANSWER, "any case", answers=("Café", "FSDP")))
         questions.append(
-            Question(f"cs{i}", QuestionType.SHORT_ANSWER, "case", answers=("FSDP",), case_sensitive=True)
+            Question(id=f"ci{i}", stem="any case", body=ShortAnswer((Answer("Café"), Answer("FSDP"))))
+        )
+        questions.append(
+            Question(id=f"cs{i}", stem="case", body=ShortAnswer((Answer("FSDP"),), case_sensitive=True))
         )
     page = open_page(quiz_html(Quiz(id="texts", title="Texts", lang="en", questions=tuple(questions)))).page
     review_all(page)
@@ -290,8 +299,13 @@ def test_short_answer_matching(open_page) -> None:
 
 def _hidden_texts(quiz: Quiz) -> list[str]:
     texts = [q.explanation for q in quiz.questions if q.explanation]
-    texts += [c.feedback for q in quiz.questions for c in q.choices if c.feedback]
+    texts += [c.feedback for q in quiz.questions for c in _choices(q) if c.feedback]
     return texts
+
+
+def _choices(q: Question) -> tuple[Choice, ...]:
+    """The choices of a single or multiple choice question; none for the other kinds."""
+    return q.body.choices if isinstance(q.body, SingleChoice | MultipleChoice) else ()
 
 
 def test_explanations_hidden_until_submit(open_page) -> None:
@@ -564,7 +578,7 @@ def test_assessment_attempts_by_seed(open_page, which: str) -> None:
             assert {k for k, v in got.items() if v is not None} == set(ids), "an undrawn question was scored"
             # Each question's mark counts its points in this assessment (draw.points_of).
             for pq in page_questions(exam):
-                if pq.question.id in ids and pq.question.type is not QuestionType.ESSAY:
+                if pq.question.id in ids and not isinstance(pq.question.body, Essay):
                     mark = question_box(page, pq.question.id).locator('[data-role="mark"]').inner_text()
                     earned = pq.points if correct else 0
                     assert mark.endswith(f"({format_number(earned)}/{format_number(pq.points)})"), mark
@@ -652,18 +666,21 @@ def test_seed_quiz_keys_move_between_attempts(open_page, quiz_id: str) -> None:
     per attempt, each key lands on every position about equally often."""
     quiz = next(q for q in seed_quizzes() if q.id == quiz_id)
     assert quiz.shuffle
-    singles = [q for q in quiz.questions if q.type is QuestionType.SINGLE and len(q.choices) == 4]
+    singles = {
+        q.id: q.body.key_indexes
+        for q in quiz.questions
+        if isinstance(q.body, SingleChoice) and len(q.body.choices) == 4
+    }
     assert len(singles) >= 4
     page = open_page(quiz_html(quiz), query="?seed=77").page
     attempts = _many_attempts(page, 400)
     assert attempts == predict_attempts(quiz, 77, 400)
-    for q in singles:
-        (key,) = q.correct_indexes
-        positions = [a.choices[q.id].index(key) for a in attempts]
+    for qid, (key,) in singles.items():
+        positions = [a.choices[qid].index(key) for a in attempts]
         counts = [positions.count(p) for p in range(4)]
-        assert _chi_square(counts, [len(attempts) / 4] * 4) < CHI2_999[3], (q.id, counts)
-    source_pattern = [q.correct_indexes[0] for q in singles]
-    shown_patterns = [[a.choices[q.id].index(q.correct_indexes[0]) for q in singles] for a in attempts]
+        assert _chi_square(counts, [len(attempts) / 4] * 4) < CHI2_999[3], (qid, counts)
+    source_pattern = [keys[0] for keys in singles.values()]
+    shown_patterns = [[a.choices[qid].index(keys[0]) for qid, keys in singles.items()] for a in attempts]
     assert shown_patterns.count(source_pattern) <= 1
 
 
@@ -678,9 +695,9 @@ def test_shuffled_choices_still_score_right(open_page) -> None:
             check_all(loaded, quiz, correct)
             # The badge marks the keyed choice wherever it was shown.
             for q in quiz.questions:
-                if q.type is QuestionType.SINGLE:
+                if isinstance(q.body, SingleChoice):
                     key = question_box(loaded.page, q.id).locator("li.is-key input")
-                    assert key.get_attribute("data-choice-index") == str(q.correct_indexes[0])
+                    assert key.get_attribute("data-choice-index") == str(q.body.key_indexes[0])
 
 
 def test_assessment_without_javascript_lists_every_candidate(open_page) -> None:
@@ -757,9 +774,11 @@ def _count(quiz: Quiz, kind: type, where: str) -> int:
     right ('all': explanations, the feedback of picked right choices too)."""
     texts: list = [quiz.description]
     for q in quiz.questions:
-        texts += [q.stem, *(c.text for c in q.choices), *(p.left for p in q.pairs)]
+        pairs = q.body.pairs if isinstance(q.body, Matching) else ()
+        texts += [q.stem, *(c.text for c in _choices(q)), *(p.left for p in pairs)]
         if where == "all":
-            texts += [q.explanation, *(c.feedback for c in q.choices if c.correct)]
+            picked = [c.full if isinstance(q.body, SingleChoice) else c.earns for c in _choices(q)]
+            texts += [q.explanation, *(c.feedback for c, p in zip(_choices(q), picked, strict=True) if p)]
     return sum(isinstance(x, kind) for t in texts for x in inlines_of(t))
 
 

@@ -20,28 +20,35 @@ from hypothesis import strategies as st
 from strategies import RICH, _tiny_png, quizzes
 
 from lmsexport.model import (
+    Answer,
     Bank,
+    Body,
     BulletList,
     Choice,
     Code,
     CodeBlock,
     Emph,
+    Essay,
     Image,
     LineBreak,
     Link,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
     OrderedList,
     Pair,
     Para,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     Str,
     Strong,
     Table,
     Text,
+    TrueFalse,
 )
 from lmsexport.writers import WRITERS, WriteContext, get_writer
 from lmsexport.writers.html import UI_STRINGS, format_number, render_index, render_quiz, script_json, write
@@ -71,7 +78,7 @@ PAYLOADS = [
 def hostile_quiz(payload: str) -> Quiz:
     """A payload in every text position of a quiz, ids included (which the loader would refuse)."""
     choices = (
-        Choice(payload, correct=True, feedback=payload),
+        Choice(payload, credit=1.0, feedback=payload),
         Choice("b " + payload, feedback="fb " + payload),
     )
     return Quiz(
@@ -81,23 +88,22 @@ def hostile_quiz(payload: str) -> Quiz:
         description=payload,
         questions=(
             Question(
-                "q-single" + payload,
-                QuestionType.SINGLE,
-                payload,
+                id="q-single" + payload,
+                stem=payload,
+                body=SingleChoice(choices),
                 explanation=payload,
                 tags=(payload,),
-                choices=choices,
             ),
-            Question("q-short", QuestionType.SHORT_ANSWER, payload, explanation=payload, answers=(payload,)),
+            Question(id="q-short", stem=payload, body=ShortAnswer((Answer(payload),)), explanation=payload),
             Question(
-                "q-match",
-                QuestionType.MATCHING,
-                payload,
+                id="q-match",
+                stem=payload,
+                body=Matching(
+                    pairs=(Pair(payload, "r " + payload), Pair("l2", payload)), distractors=("d " + payload,)
+                ),
                 explanation=payload,
-                pairs=(Pair(payload, "r " + payload), Pair("l2", payload)),
-                distractors=("d " + payload,),
             ),
-            Question("q-essay", QuestionType.ESSAY, payload, explanation=payload),
+            Question(id="q-essay", stem=payload, body=Essay(), explanation=payload),
         ),
     )
 
@@ -143,21 +149,21 @@ def rich_payload(payload: str, blocks: bool = True) -> Rich:
 def hostile_rich_quiz(payload: str) -> Quiz:
     """A payload in every Rich position of a quiz, in every kind of Rich node."""
     rich, line = rich_payload(payload), rich_payload(payload, blocks=False)
-    choices = (Choice(line, correct=True, feedback=rich), Choice(rich, feedback=line), Choice("plain"))
+    single = (Choice(line, credit=1.0, feedback=rich), Choice(rich, feedback=line), Choice("plain"))
+    multiple = tuple(replace(c, credit=x) for c, x in zip(single, (1.0, -0.5, -0.5), strict=True))
     return Quiz(
         id="hostile-rich",
         title=payload,
         lang="ur",
         description=rich,
         questions=(
-            Question("r-single", QuestionType.SINGLE, rich, explanation=rich, choices=choices),
-            Question("r-multiple", QuestionType.MULTIPLE, line, explanation=line, choices=choices),
+            Question(id="r-single", stem=rich, body=SingleChoice(single), explanation=rich),
+            Question(id="r-multiple", stem=line, body=MultipleChoice(multiple), explanation=line),
             Question(
-                "r-match",
-                QuestionType.MATCHING,
-                rich,
+                id="r-match",
+                stem=rich,
+                body=Matching(pairs=(Pair(line, "r " + payload), Pair(rich, payload))),
                 explanation=rich,
-                pairs=(Pair(line, "r " + payload), Pair(rich, payload)),
             ),
         ),
     )
@@ -333,7 +339,13 @@ def test_no_key_feedback_or_explanation_before_submit(types_quiz: Quiz) -> None:
     doc = parse(render_quiz(types_quiz))
     text = visible_text(doc)
     secrets = [q.explanation for q in types_quiz.questions if q.explanation]
-    secrets += [c.feedback for q in types_quiz.questions for c in q.choices if c.feedback]
+    secrets += [
+        c.feedback
+        for q in types_quiz.questions
+        if isinstance(q.body, SingleChoice | MultipleChoice)
+        for c in q.body.choices
+        if c.feedback
+    ]
     secrets += ["FullyShardedDataParallel", "12 ± 0.5"]
     for secret in secrets:
         assert secret not in text
@@ -360,12 +372,13 @@ def test_key_data_block(types_quiz: Quiz) -> None:
 
 
 def test_languages_and_directions(types_quiz: Quiz) -> None:
+    first = types_quiz.questions[0]
+    assert isinstance(first.body, SingleChoice)
     quiz = replace(
         types_quiz,
         questions=(
             replace(
-                types_quiz.questions[0],
-                choices=(*types_quiz.questions[0].choices, Choice("Stage 0", lang="en")),
+                first, body=replace(first.body, choices=(*first.body.choices, Choice("Stage 0", lang="en")))
             ),
             *types_quiz.questions[1:],
         ),
@@ -391,7 +404,7 @@ def test_true_false_labels_and_ui_language(lang: str, labels: list[str], ui_word
         id="tf",
         title="t",
         lang=lang,
-        questions=(Question("q", QuestionType.TRUE_FALSE, "s", truth=False),),
+        questions=(Question(id="q", stem="s", body=TrueFalse(truth=False)),),
     )
     doc = parse(render_quiz(quiz))
     assert doc.get("dir") == html_dir
@@ -488,7 +501,7 @@ def test_index_links_point_at_files_the_build_writes() -> None:
 
 
 def test_ui_strings_in_another_language_than_the_quiz_say_so() -> None:
-    quiz = Quiz(id="ar", title="اختبار", lang="ar", questions=(Question("q", QuestionType.ESSAY, "سؤال"),))
+    quiz = Quiz(id="ar", title="اختبار", lang="ar", questions=(Question(id="q", stem="سؤال", body=Essay()),))
     doc = parse(render_quiz(quiz))
     assert (doc.get("lang"), doc.get("dir")) == ("ar", "rtl")
     for role in ("toolbar", "nav", "actions", "summary", "announce"):
@@ -556,12 +569,17 @@ def expected_texts(question: Question) -> dict[str, Text]:
     out: dict[str, Text] = {"stem": question.stem}
     if question.explanation:
         out["explanation"] = question.explanation
-    for i, c in enumerate(question.choices):
-        out[f"c{i}"] = c.text
-        if c.feedback:
-            out[f"f{i}"] = c.feedback
-    for i, p in enumerate(question.pairs):
-        out[f"l{i}"] = p.left
+    match question.body:
+        case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+            for i, c in enumerate(choices):
+                out[f"c{i}"] = c.text
+                if c.feedback:
+                    out[f"f{i}"] = c.feedback
+        case Matching(pairs=pairs):
+            for i, p in enumerate(pairs):
+                out[f"l{i}"] = p.left
+        case _:
+            pass
     return out
 
 
@@ -604,17 +622,28 @@ def _rich_quiz(draw: st.DrawFn) -> Quiz:
     def maybe(text: Text) -> Text:
         return draw(RICH) if draw(st.integers(0, 2)) == 0 else text
 
+    def rich_body(body: Body) -> Body:
+        match body:
+            case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+                return replace(
+                    body,
+                    choices=tuple(
+                        replace(c, text=maybe(c.text), feedback=maybe(c.feedback) if c.feedback else None)
+                        for c in choices
+                    ),
+                )
+            case Matching(pairs=pairs):
+                return replace(body, pairs=tuple(replace(p, left=maybe(p.left)) for p in pairs))
+            case _:
+                return body
+
     quiz = draw(quizzes())
     questions = [
         replace(
             q,
             stem=maybe(q.stem),
             explanation=maybe(q.explanation) if q.explanation else None,
-            choices=tuple(
-                replace(c, text=maybe(c.text), feedback=maybe(c.feedback) if c.feedback else None)
-                for c in q.choices
-            ),
-            pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
+            body=rich_body(q.body),
         )
         for q in quiz.questions
     ]

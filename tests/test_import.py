@@ -15,7 +15,17 @@ from typer.testing import CliRunner
 
 from lmsexport.cli import app
 from lmsexport.importer import find_sources, read_sources, slug
-from lmsexport.model import Image, Math, Para, QuestionType, Rich, Str, inlines_of
+from lmsexport.model import (
+    Image,
+    Math,
+    MultipleChoice,
+    Para,
+    Rich,
+    ShortAnswer,
+    SingleChoice,
+    Str,
+    inlines_of,
+)
 from lmsexport.source import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,8 +280,9 @@ def test_moodle_xml_html_images_and_tex(tmp_path: Path) -> None:
     assert Math("x^2") in found
     image = next(x for x in found if isinstance(x, Image))
     assert image.media.data == png and image.alt == "A chart"
-    assert q.choices[0].text == Rich((Para((Math("\\frac{1}{2}", True),)),))
-    assert q.choices[1].text == Rich((Para((Str("two"),)),))
+    assert isinstance(q.body, SingleChoice | MultipleChoice)
+    assert q.body.choices[0].text == Rich((Para((Math("\\frac{1}{2}", True),)),))
+    assert q.body.choices[1].text == Rich((Para((Str("two"),)),))
 
 
 def test_old_moodle_image_field_is_kept(tmp_path: Path) -> None:
@@ -315,7 +326,8 @@ def test_qti21_package_images_and_mathml(tmp_path: Path) -> None:
     assert Math("x") in found
     assert any(isinstance(x, Image) and x.media.data == png for x in found)
     assert any("MathML without a TeX annotation" in d.message for d in result.diags)
-    assert [c.correct for c in q.choices] == [True, False] and result.quizzes[0].quiz.shuffle
+    assert isinstance(q.body, SingleChoice) and q.body.credits == (1.0, 0.0)
+    assert result.quizzes[0].quiz.shuffle
 
 
 # --------------------------------------------------------------------------- assessments
@@ -403,7 +415,7 @@ timeDependent="false"><responseDeclaration identifier="R" cardinality="single" b
     listed, pool = exam.sections[0].draws
     assert listed.ids == ("a",) and pool.pick == 1 and pool.points == 2
     q = next(q for quiz in bank.quizzes for q in quiz.questions if q.id == "a")
-    assert q.type is QuestionType.SHORT_ANSWER and q.answers == ("a",) and q.case_sensitive
+    assert isinstance(q.body, ShortAnswer) and q.body.accepted == ("a",) and q.body.case_sensitive
     assert sorted(_snapshot(out)) == ["exam-questions.yaml", "exam.yaml", "pool.yaml"]
     assert 'stem: "Type a: _____"' in (out / "exam-questions.yaml").read_text(encoding="utf-8")
 

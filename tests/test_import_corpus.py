@@ -10,7 +10,20 @@ import pytest
 from typer.testing import CliRunner
 
 from lmsexport.cli import app
-from lmsexport.model import Emph, QuestionType, Rich, Strong, inlines_of, plain_text
+from lmsexport.model import (
+    Emph,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    QuestionType,
+    Rich,
+    ShortAnswer,
+    SingleChoice,
+    Strong,
+    TrueFalse,
+    inlines_of,
+    plain_text,
+)
 from lmsexport.source import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,12 +107,18 @@ def test_moodle_gift_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         QuestionType.NUMERICAL, QuestionType.SHORT_ANSWER, QuestionType.TRUE_FALSE,
         QuestionType.TRUE_FALSE, QuestionType.TRUE_FALSE,
     ]  # fmt: skip
-    assert qs["moodle-activities"].distractors == ("Chat",)
-    assert [p.right for p in qs["moodle-activities"].pairs] == ["Forum", "Choice", "Database", "Wiki"]
-    assert qs["q5"].numeric is not None and qs["q5"].numeric.bounds == (1.0, 5.0)
-    assert qs["shortanswer"].answers == ("Frog",)  # Cat is worth 50%: reported, not accepted
-    assert [c.correct for c in qs["colours"].choices] == [True, False, True, False]
-    assert qs["q1"].truth is False and plain_text(qs["q1"].explanation).startswith("This is, of course")
+    activities = qs["moodle-activities"].body
+    assert isinstance(activities, Matching) and activities.distractors == ("Chat",)
+    assert [p.right for p in activities.pairs] == ["Forum", "Choice", "Database", "Wiki"]
+    q5 = qs["q5"].body
+    assert isinstance(q5, Numerical) and q5.keys[0].bounds == (1.0, 5.0)
+    short = qs["shortanswer"].body
+    # Cat is worth 50%: reported, not accepted
+    assert isinstance(short, ShortAnswer) and short.accepted == ("Frog",)
+    colours = qs["colours"].body
+    assert isinstance(colours, MultipleChoice) and colours.key_indexes == (0, 2) and len(colours.choices) == 4
+    assert qs["q1"].body == TrueFalse(False)
+    assert plain_text(qs["q1"].explanation).startswith("This is, of course")
     assert {"q-2-08-tsl", "q-2-08-tsl-2"} <= set(qs)  # two questions of one name
 
 
@@ -117,8 +136,8 @@ def test_moodle_xml_categories_become_quizzes(tmp_path: Path, monkeypatch: pytes
 def test_moodle_multichoice_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (quiz,) = _bank(IMPORT / "moodle/xml/qtype-multichoice.moodle.xml", tmp_path, monkeypatch).quizzes
     (q,) = quiz.questions
-    assert q.type is QuestionType.MULTIPLE and q.id == "multi-choice-001"
-    assert [plain_text(c.text) for c in q.choices if c.correct] == ["London", "Paris"]
+    assert isinstance(q.body, MultipleChoice) and q.id == "multi-choice-001"
+    assert [plain_text(q.body.choices[i].text) for i in q.body.key_indexes] == ["London", "Paris"]
     assert plain_text(q.explanation) == "Berlin, Paris and London" and quiz.shuffle
 
 
@@ -128,9 +147,10 @@ def test_canvas_qti12_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     (q,) = quiz.questions
     assert quiz.title == "Test Bank" and q.points == 10
     assert isinstance(q.stem, Rich) and any(isinstance(x, Strong) for x in inlines_of(q.stem))
-    assert [c.correct for c in q.choices] == [True, False]
+    assert isinstance(q.body, SingleChoice | MultipleChoice) and q.body.key_indexes == (0,)
+    assert len(q.body.choices) == 2
     assert all(isinstance(c.feedback, Rich) and any(isinstance(x, Emph) for x in inlines_of(c.feedback))
-               for c in q.choices)  # fmt: skip
+               for c in q.body.choices)  # fmt: skip
     assert plain_text(q.explanation) == "meh"
 
 
@@ -138,10 +158,10 @@ def test_canvas_qti21_conversions(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """Canvas's QTI 2.1 items (converted by QTIMigrationTool): instructure metadata gives the
     points and the type; the key comes from the written-out response processing."""
     (tf,) = _bank(IMPORT / "canvas/qti21/true_false.xml", tmp_path / "a", monkeypatch).quizzes[0].questions
-    assert tf.type is QuestionType.TRUE_FALSE and tf.truth is False and tf.points == 10
+    assert tf.body == TrueFalse(False) and tf.points == 10
     (sa,) = _bank(IMPORT / "canvas/qti21/short_answer.xml", tmp_path / "b", monkeypatch).quizzes[0].questions
-    assert sa.type is QuestionType.SHORT_ANSWER and sa.answers == ("short answer", "Something else")
-    assert not sa.case_sensitive and sa.points == 19
+    assert isinstance(sa.body, ShortAnswer) and sa.body.accepted == ("short answer", "Something else")
+    assert not sa.body.case_sensitive and sa.points == 19
 
 
 def test_qti21_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

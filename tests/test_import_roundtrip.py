@@ -25,7 +25,24 @@ from strategies import MD_RICH, RICH, banks
 from lmsexport.build import build
 from lmsexport.importer import find_sources, output_files, read_sources, verify
 from lmsexport.mathml import to_mathml
-from lmsexport.model import Assessment, Bank, Draw, NumericKey, Question, QuestionType, Quiz, Rich, Section
+from lmsexport.model import (
+    Answer,
+    Assessment,
+    Bank,
+    Draw,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    Section,
+    ShortAnswer,
+    SingleChoice,
+)
 from lmsexport.readers.drafts import Images, html_text
 from lmsexport.readers.gift import read_gift
 from lmsexport.readers.richhtml import read_element
@@ -56,12 +73,10 @@ def _import(files: dict[str, bytes], lang: str | None = None) -> tuple[Bank, lis
         return load_paths([out]), [x.format() for x in result.diags]
 
 
-def _bounds(key: NumericKey | None, keep_answer: bool = True) -> NumericKey | None:
+def _bounds(key: NumericKey, keep_answer: bool = True) -> NumericKey:
     """A numerical key by what a QTI file holds: the accepted interval (and the answer)."""
-    if key is None:
-        return None
     low, high = key.bounds
-    return NumericKey(answer=key.answer if keep_answer else None, low=low, high=high)
+    return replace(key, answer=key.answer if keep_answer else None, tolerance=0.0, low=low, high=high)
 
 
 def _kept(fmt: str, quiz: Quiz) -> Quiz:
@@ -70,15 +85,18 @@ def _kept(fmt: str, quiz: Quiz) -> Quiz:
         return quiz
     questions = []
     for q in quiz.questions:
-        if q.type is QuestionType.NUMERICAL:
-            # QTI 1.2 writes a range as vargte/varlte only: the answer inside it is not written.
-            range_only = fmt == "qti12" and q.numeric is not None and q.numeric.low is not None
-            q = replace(q, numeric=_bounds(q.numeric, keep_answer=not range_only))
-        if q.type is QuestionType.SHORT_ANSWER and not q.case_sensitive and fmt == "qti21":
-            seen: dict[str, str] = {}
-            for a in q.answers:  # one mapEntry per answer, case-insensitively
-                seen.setdefault(a.casefold(), a)
-            q = replace(q, answers=tuple(seen.values()))
+        match q.body:
+            case Numerical(keys):
+                # QTI 1.2 writes a range as vargte/varlte only: the answer inside it is not written.
+                bounded = tuple(
+                    _bounds(k, keep_answer=not (fmt == "qti12" and k.low is not None)) for k in keys
+                )
+                q = replace(q, body=replace(q.body, keys=bounded))
+            case ShortAnswer(answers, case_sensitive=False) if fmt == "qti21":
+                seen: dict[str, Answer] = {}
+                for a in answers:  # one mapEntry per answer, case-insensitively
+                    seen.setdefault(a.text.casefold(), a)
+                q = replace(q, body=replace(q.body, answers=tuple(seen.values())))
         if fmt == "qti12":
             q = replace(q, tags=())
         questions.append(q)
@@ -96,13 +114,14 @@ def _kept(fmt: str, quiz: Quiz) -> Quiz:
 def _normal(fmt: str, quiz: Quiz) -> Quiz:
     if fmt in ("gift", "moodlexml"):
         return quiz
-    return replace(
-        quiz,
-        questions=tuple(
-            replace(q, numeric=_bounds(q.numeric, keep_answer=True)) if q.numeric is not None else q
-            for q in quiz.questions
-        ),
-    )
+    questions = []
+    for q in quiz.questions:
+        if isinstance(q.body, Numerical):
+            q = replace(
+                q, body=replace(q.body, keys=tuple(_bounds(k, keep_answer=True) for k in q.body.keys))
+            )
+        questions.append(q)
+    return replace(quiz, questions=tuple(questions))
 
 
 def _diff(a: Quiz, b: Quiz) -> list[str]:
@@ -250,7 +269,7 @@ def test_what_qti_drops_is_what_kept_says(fmt: str) -> None:
         "q",
         "Q",
         "en",
-        (Question("a", QuestionType.ESSAY, "Say", tags=("t",), explanation="e"),),
+        (Question(id="a", stem="Say", body=Essay(), tags=("t",), explanation="e"),),
         category="x/y",
         difficulty=None,
     )
@@ -285,15 +304,16 @@ def _richly(quiz: Quiz, data: st.DataObject) -> Quiz:
         return data.draw(MD_RICH)
 
     def question(q: Question) -> Question:
-        return replace(
-            q,
-            stem=r(),
-            explanation=None if q.explanation is None else r(),
-            choices=tuple(
-                replace(c, text=r(), feedback=None if c.feedback is None else r()) for c in q.choices
-            ),
-            pairs=tuple(replace(p, left=r()) for p in q.pairs),
-        )
+        q = replace(q, stem=r(), explanation=None if q.explanation is None else r())
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                rich = tuple(
+                    replace(c, text=r(), feedback=None if c.feedback is None else r()) for c in choices
+                )
+                q = replace(q, body=replace(q.body, choices=rich))
+            case Matching(pairs):
+                q = replace(q, body=replace(q.body, pairs=tuple(replace(p, left=r()) for p in pairs)))
+        return q
 
     return replace(
         quiz,
@@ -313,10 +333,14 @@ def test_import_of_a_rich_build_is_the_bank(fmt: str, bank: Bank, data: st.DataO
     rich = Bank(tuple(_richly(q, data) for q in bank.quizzes))
     for quiz in rich.quizzes:
         for q in quiz.questions:
-            if len({c.text for c in q.choices}) < len(q.choices) or len({p.left for p in q.pairs}) < len(
-                q.pairs
-            ):
-                return  # choices of one question must stay distinct once rich
+            # choices of one question must stay distinct once rich
+            match q.body:
+                case SingleChoice(choices) | MultipleChoice(choices) if len({c.text for c in choices}) < len(
+                    choices
+                ):
+                    return
+                case Matching(pairs) if len({p.left for p in pairs}) < len(pairs):
+                    return
     # What the source format itself cannot write exactly (writers/markdown.py, tested in
     # test_source_writer.py) is not the import's to prove here.
     assume(all(_survives_the_source_format(q) for q in rich.quizzes))

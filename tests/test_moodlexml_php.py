@@ -23,7 +23,7 @@ from strategies import quizzes
 from test_moodlexml_roundtrip import assessments
 from test_moodlexml_roundtrip import quizzes as rich_quizzes
 
-from lmsexport.model import Assessment, Pair, Question, QuestionType, Quiz
+from lmsexport.model import Answer, Assessment, Matching, Pair, Question, Quiz, ShortAnswer
 from lmsexport.readers.moodlexml import read_quiz
 from lmsexport.writers.moodlexml import write_assessment, write_quiz
 
@@ -89,16 +89,13 @@ def _tricky_quiz() -> Quiz:
     questions = [
         Question(
             id="sa",
-            type=QuestionType.SHORT_ANSWER,
             stem="Type it",
-            answers=tuple(t for t in TRICKY if "]]> ]]>" not in t),
+            body=ShortAnswer(tuple(Answer(t) for t in TRICKY if "]]> ]]>" not in t)),
         ),
         Question(
             id="m",
-            type=QuestionType.MATCHING,
             stem=" / ".join(TRICKY),
-            pairs=tuple(Pair(t, t) for t in TRICKY if "]]> ]]>" not in t),
-            distractors=("]]>&",),
+            body=Matching(tuple(Pair(t, t) for t in TRICKY if "]]> ]]>" not in t), ("]]>&",)),
         ),
     ]
     return Quiz(id="tricky", title="a/b <c> ]]>", lang="en", questions=tuple(questions))
@@ -115,7 +112,9 @@ def test_tricky_texts_read_the_same_in_php_and_round_trip(tmp_path: Path) -> Non
     assert back == quiz
     php = php_leaves([path])[str(path)]["leaves"]
     answers = [text for tag, _, text in php if tag == "text"]  # type: ignore[misc]
-    for t in quiz.questions[0].answers:
+    body = quiz.questions[0].body
+    assert isinstance(body, ShortAnswer)
+    for t in body.accepted:
         assert t.replace("*", "\\*") in answers
 
 

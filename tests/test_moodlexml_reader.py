@@ -11,7 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmsexport.errors import MoodleXmlError
-from lmsexport.model import NumericKey, QuestionType
+from lmsexport.model import (
+    Answer,
+    Choice,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    QuestionType,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
+)
 from lmsexport.readers.moodlexml import (
     MAX_MOODLEXML_BYTES,
     read_moodlexml,
@@ -212,19 +223,21 @@ def test_a_moodle_export_is_read(exported) -> None:
     assert (mc.type, mc.points, mc.tags) == (QuestionType.SINGLE, 2.0, ("zero", "llm"))
     # Moodle's editor wraps every text in a paragraph: one paragraph of words reads back plain.
     assert mc.stem == "Which state does ZeRO stage 1 partition?"
-    assert [(c.text, c.correct, c.feedback) for c in mc.choices] == [
-        ("Optimizer states", True, "Right."),
-        ("Parameters", False, None),
+    assert isinstance(mc.body, SingleChoice)
+    assert [(c.text, c.credit, c.feedback) for c in mc.body.choices] == [
+        ("Optimizer states", 1.0, "Right."),
+        ("Parameters", 0.0, None),
     ]
     assert mc.explanation == "Only the optimizer states."
-    assert (sa.type, sa.answers, sa.case_sensitive) == (QuestionType.SHORT_ANSWER, ("FSDP",), True)
-    assert num.numeric == NumericKey(answer=12.0, tolerance=0.5)
-    assert [(p.left, p.right) for p in match.pairs] == [
+    assert sa.body == ShortAnswer((Answer("FSDP"),), case_sensitive=True)
+    assert num.body == Numerical(keys=(NumericKey(answer=12.0, tolerance=0.5),))
+    assert isinstance(match.body, Matching)
+    assert [(p.left, p.right) for p in match.body.pairs] == [
         ("Stage 1", "Optimizer states"),
         ("Stage 2", "Gradients"),
     ]
-    assert match.distractors == ("Activations",)
-    assert (tf.type, tf.truth) == (QuestionType.TRUE_FALSE, True)
+    assert match.body.distractors == ("Activations",)
+    assert tf.body == TrueFalse(True)
     assert quiz.shuffle is True
 
 
@@ -292,7 +305,7 @@ def test_true_false_old_style_texts_are_taken_in_order() -> None:
         "<answer fraction='0'><text>Wahr</text></answer><answer fraction='100'><text>Falsch</text></answer>"
     )
     quiz, warnings = read_quiz(_one(body, "truefalse"), "x.xml")
-    assert quiz.questions[0].truth is False
+    assert quiz.questions[0].body == TrueFalse(False)
     assert [d.rule for d in warnings] == ["moodlexml.truefalse-texts"]
 
 
@@ -301,7 +314,7 @@ def test_true_false_last_answer_decides() -> None:
         "<answer fraction='100'><text>true</text></answer><answer fraction='100'><text>false</text></answer>"
     )
     quiz, _ = read_quiz(_one(body, "truefalse"), "x.xml")
-    assert quiz.questions[0].truth is False
+    assert quiz.questions[0].body == TrueFalse(False)
 
 
 def test_weights_not_adding_to_100_are_warned_about() -> None:
@@ -310,7 +323,8 @@ def test_weights_not_adding_to_100_are_warned_about() -> None:
         "<answer fraction='20'><text>b</text></answer><answer fraction='0'><text>c</text></answer>"
     )
     quiz, warnings = read_quiz(_one(body), "x.xml")
-    assert [c.correct for c in quiz.questions[0].choices] == [True, True, False]
+    # Read as right/wrong: the default credits of two right choices and a wrong one.
+    assert quiz.questions[0].body == MultipleChoice((Choice("a", 0.5), Choice("b", 0.5), Choice("c", -1.0)))
     assert sorted(d.rule for d in warnings) == ["moodlexml.weights-simplified", "moodlexml.weights-sum"]
 
 
@@ -334,9 +348,9 @@ def test_numerical_range_comment_is_used_only_when_the_visible_key_matches() -> 
         "<answer fraction='100'><text>{}</text><tolerance>1</tolerance></answer>"
     )
     good, _ = read_quiz(_one(body.replace("{}", "2"), "numerical"), "x.xml")
-    assert good.questions[0].numeric == NumericKey(answer=1.5, low=1.0, high=3.0)
+    assert good.questions[0].body == Numerical(keys=(NumericKey(answer=1.5, low=1.0, high=3.0),))
     tampered, _ = read_quiz(_one(body.replace("{}", "5"), "numerical"), "x.xml")
-    assert tampered.questions[0].numeric == NumericKey(answer=5.0, tolerance=1.0)
+    assert tampered.questions[0].body == Numerical(keys=(NumericKey(answer=5.0, tolerance=1.0),))
 
 
 def test_bad_metadata_values_are_ignored() -> None:

@@ -21,11 +21,17 @@ from strategies import BLOCKS, INLINES, _normal, banks
 
 from lmsexport.build import moodlexml_assessment_round_trip
 from lmsexport.model import (
+    Answer,
     Assessment,
+    Body,
     Candidate,
     Choice,
     Difficulty,
     Draw,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Para,
@@ -35,8 +41,12 @@ from lmsexport.model import (
     Quiz,
     Rich,
     Section,
+    ShortAnswer,
+    SingleChoice,
     Str,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
 from lmsexport.readers.moodlexml import read_assessment, read_quiz
 from lmsexport.writers import Output
@@ -73,24 +83,26 @@ FORMATTED: st.SearchStrategy[Text] = TEXT | RICH
 @st.composite
 def questions(draw: st.DrawFn, qid: str) -> Question:
     qtype = draw(st.sampled_from(list(QuestionType)))
-    extra: dict[str, object] = {}
+    body: Body
     if qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
         n = draw(st.integers(2, 6))
-        right = set(
-            draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if qtype.value == "multiple" else 1))
+        multiple = qtype is QuestionType.MULTIPLE
+        right = set(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if multiple else 1)))
+        flags = [i in right for i in range(n)]
+        credits = default_multiple_credits(flags) if multiple else tuple(1.0 if r else 0.0 for r in flags)
+        choices = tuple(
+            Choice(draw(FORMATTED), credit=credit, feedback=draw(st.none() | FORMATTED), lang=draw(LANG))
+            for credit in credits
         )
-        extra["choices"] = tuple(
-            Choice(draw(FORMATTED), correct=i in right, feedback=draw(st.none() | FORMATTED), lang=draw(LANG))
-            for i in range(n)
-        )
+        body = MultipleChoice(choices) if multiple else SingleChoice(choices)
     elif qtype is QuestionType.TRUE_FALSE:
-        extra["truth"] = draw(st.booleans())
+        body = TrueFalse(draw(st.booleans()))
     elif qtype is QuestionType.SHORT_ANSWER:
-        extra["answers"] = tuple(draw(st.lists(PLAIN, min_size=1, max_size=3)))
-        extra["case_sensitive"] = draw(st.booleans())
+        answers = tuple(Answer(a) for a in draw(st.lists(PLAIN, min_size=1, max_size=3)))
+        body = ShortAnswer(answers, case_sensitive=draw(st.booleans()))
     elif qtype is QuestionType.NUMERICAL:
         lo, hi = sorted((draw(NUM), draw(NUM)))
-        extra["numeric"] = draw(
+        key = draw(
             st.sampled_from(
                 [
                     NumericKey(answer=lo, tolerance=abs(hi) / 7),
@@ -100,21 +112,23 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
                 ]
             )
         )
+        body = Numerical(keys=(key,))
     elif qtype is QuestionType.MATCHING:
-        extra["pairs"] = tuple(
+        pairs = tuple(
             Pair(a, b) for a, b in draw(st.lists(st.tuples(FORMATTED, PLAIN), min_size=2, max_size=4))
         )
-        extra["distractors"] = tuple(draw(st.lists(PLAIN, max_size=2)))
+        body = Matching(pairs, tuple(draw(st.lists(PLAIN, max_size=2))))
+    else:
+        body = Essay()
     return Question(
         id=qid,
-        type=qtype,
         stem=draw(FORMATTED),
+        body=body,
         explanation=draw(st.none() | FORMATTED),
         points=draw(POINTS),
         lang=draw(LANG),
         tags=draw(TAGS),
         difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
-        **extra,  # type: ignore[arg-type]
     )
 
 
@@ -124,9 +138,10 @@ def _canonical_langs(quiz: Quiz) -> Quiz:
     for q in quiz.questions:
         q = replace(q, lang=q.lang if q.lang != quiz.lang else None)
         lang = quiz.lang_of(q)
-        qs.append(
-            replace(q, choices=tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.choices))
-        )
+        if isinstance(q.body, SingleChoice | MultipleChoice):
+            choices = tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in q.body.choices)
+            q = replace(q, body=replace(q.body, choices=choices))
+        qs.append(q)
     return replace(quiz, questions=tuple(qs))
 
 
@@ -175,6 +190,14 @@ def _richer(quiz: Quiz, draw: st.DrawFn) -> Quiz:
     def maybe(text: Text | None) -> Text | None:
         return draw(RICH) if text is not None and draw(st.booleans()) else text
 
+    def richer_body(body: Body) -> Body:
+        if isinstance(body, SingleChoice | MultipleChoice):
+            choices = tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in body.choices)
+            return replace(body, choices=choices)
+        if isinstance(body, Matching):
+            return replace(body, pairs=tuple(replace(p, left=maybe(p.left)) for p in body.pairs))
+        return body
+
     return replace(
         quiz,
         questions=tuple(
@@ -183,8 +206,7 @@ def _richer(quiz: Quiz, draw: st.DrawFn) -> Quiz:
                 stem=maybe(q.stem),
                 explanation=maybe(q.explanation),
                 difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
-                choices=tuple(replace(c, text=maybe(c.text), feedback=maybe(c.feedback)) for c in q.choices),
-                pairs=tuple(replace(p, left=maybe(p.left)) for p in q.pairs),
+                body=richer_body(q.body),
             )
             for q in quiz.questions
         ),

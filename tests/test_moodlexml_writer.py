@@ -10,7 +10,24 @@ import pytest
 from lxml import etree
 
 from lmsexport.errors import MoodleXmlExportError, Severity
-from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Answer,
+    Bank,
+    Body,
+    Choice,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    Pair,
+    Question,
+    Quiz,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
+    default_multiple_credits,
+)
 from lmsexport.readers.moodlexml import read_quiz
 from lmsexport.writers import WriteContext, folder_of, get_writer
 from lmsexport.writers.moodlexml import (
@@ -32,9 +49,21 @@ def _quiz(*questions: Question, **kw: object) -> Quiz:
     return Quiz(questions=questions, **fields)  # type: ignore[arg-type]
 
 
-def _single(**kw: object) -> Question:
-    base = Question(id="s1", type=QuestionType.SINGLE, stem="Pick", choices=(Choice("a", True), Choice("b")))
+def _single(choices: tuple[Choice, ...] | None = None, **kw: object) -> Question:
+    base = Question(id="s1", stem="Pick", body=SingleChoice(choices or (Choice("a", 1.0), Choice("b"))))
     return replace(base, **kw)
+
+
+def _multiple(*right: bool) -> MultipleChoice:
+    """Choices "0", "1", ... with the default credits of the right ones."""
+    credits = default_multiple_credits(right)
+    return MultipleChoice(tuple(Choice(str(i), credit) for i, credit in enumerate(credits)))
+
+
+def _short(*answers: str, case_sensitive: bool = False) -> Question:
+    return Question(
+        id="sa", stem="s", body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive=case_sensitive)
+    )
 
 
 def _doc(quiz: Quiz) -> etree._Element:
@@ -79,10 +108,10 @@ def test_same_bank_same_bytes() -> None:
     ],
 )
 def test_plain_texts_are_one_cdata_section_exactly_where_moodle_uses_one(answer: str, raw: bytes) -> None:
-    q = Question(id="sa", type=QuestionType.SHORT_ANSWER, stem="s", answers=(answer,))
-    data, _ = write_quiz(_quiz(q))
+    data, _ = write_quiz(_quiz(_short(answer)))
     assert raw in data
-    assert read_quiz(data, "q.xml")[0].questions[0].answers == (answer,)
+    body = read_quiz(data, "q.xml")[0].questions[0].body
+    assert isinstance(body, ShortAnswer) and body.accepted == (answer,)
 
 
 @pytest.mark.parametrize(
@@ -101,7 +130,7 @@ def test_plain_text_problem(text: str, problem: str | None) -> None:
 
 
 def test_unwritable_plain_texts_are_errors() -> None:
-    q = Question(id="sa", type=QuestionType.SHORT_ANSWER, stem="s", answers=("a]]> <b", "c\rd"))
+    q = _short("a]]> <b", "c\rd")
     with pytest.raises(MoodleXmlExportError) as e:
         write(Bank((_quiz(q),)), CTX)
     assert [d.rule for d in e.value.diagnostics] == ["moodlexml.unwritable"] * 2
@@ -117,7 +146,7 @@ def test_rich_texts_are_html_that_shows_the_plain_text() -> None:
 
 
 def test_every_text_passes_the_control_character_check() -> None:
-    q = _single(choices=(Choice("a\x01", True), Choice("b")))
+    q = _single((Choice("a\x01", 1.0), Choice("b")))
     with pytest.raises(MoodleXmlExportError) as e:
         write(Bank((_quiz(q),)), CTX)
     assert [d.rule for d in e.value.diagnostics] == ["moodlexml.control-character"]
@@ -132,7 +161,7 @@ def test_urdu_is_marked_right_to_left_and_other_languages_are_marked() -> None:
         title="T",
         lang="ur",
         questions=(
-            _single(stem="سوال", choices=(Choice("ہاں", True), Choice("yes", lang="en"))),
+            _single((Choice("ہاں", 1.0), Choice("yes", lang="en")), stem="سوال"),
             _single(id="s2", stem="English", lang="en"),
         ),
     )
@@ -171,16 +200,15 @@ def test_no_explanation_and_no_feedback_are_empty_texts_as_moodle_exports_them()
 
 
 @pytest.mark.parametrize(
-    ("qtype", "penalty"),
+    ("body", "penalty"),
     [
-        (QuestionType.TRUE_FALSE, "1.0000000"),
-        (QuestionType.ESSAY, "0.0000000"),
-        (QuestionType.SHORT_ANSWER, "0.3333333"),
+        (TrueFalse(True), "1.0000000"),
+        (Essay(), "0.0000000"),
+        (ShortAnswer((Answer("x"),)), "0.3333333"),
     ],
 )
-def test_penalty_as_moodle_exports_its_form_defaults(qtype: QuestionType, penalty: str) -> None:
-    extra = {QuestionType.TRUE_FALSE: {"truth": True}, QuestionType.SHORT_ANSWER: {"answers": ("x",)}}
-    q = Question(id="x", type=qtype, stem="s", **extra.get(qtype, {}))  # type: ignore[arg-type]
+def test_penalty_as_moodle_exports_its_form_defaults(body: Body, penalty: str) -> None:
+    q = Question(id="x", stem="s", body=body)
     (el,) = _questions(_quiz(q))
     assert el.findtext("penalty") == penalty
 
@@ -238,12 +266,7 @@ def test_single_and_multiple_fractions_from_moodles_grade_list() -> None:
     single, multiple = _questions(
         _quiz(
             _single(),
-            Question(
-                id="m",
-                type=QuestionType.MULTIPLE,
-                stem="Pick",
-                choices=(Choice("a", True), Choice("b", True), Choice("c", True), Choice("d")),
-            ),
+            Question(id="m", stem="Pick", body=_multiple(True, True, True, False)),
         )
     )
     assert single.findtext("single") == "true"
@@ -254,24 +277,20 @@ def test_single_and_multiple_fractions_from_moodles_grade_list() -> None:
 
 
 def test_inexact_weights_are_warned_about() -> None:
-    q = Question(
-        id="m", type=QuestionType.MULTIPLE, stem="s", choices=tuple(Choice(str(i), True) for i in range(11))
-    )
+    q = Question(id="m", stem="s", body=_multiple(*[True] * 11))
     assert _rules(_quiz(q)) == [("warning", "moodlexml.inexact-weights")]
 
 
 @pytest.mark.parametrize("shuffle", [True, False])
 def test_shuffle_is_carried_on_choices_and_matching(shuffle: bool) -> None:
-    m = Question(
-        id="m", type=QuestionType.MATCHING, stem="s", pairs=(Pair("a", "1"), Pair("b", "2"), Pair("c", "3"))
-    )
+    m = Question(id="m", stem="s", body=Matching((Pair("a", "1"), Pair("b", "2"), Pair("c", "3"))))
     quiz = _quiz(_single(), m, shuffle=shuffle)
     assert [q.findtext("shuffleanswers") for q in _questions(quiz)] == [str(shuffle).lower()] * 2
     assert read_quiz(write_quiz(quiz)[0], "q.xml")[0].shuffle is shuffle
 
 
 def test_true_false_answers_are_recognised_by_their_texts() -> None:
-    (el,) = _questions(_quiz(Question(id="tf", type=QuestionType.TRUE_FALSE, stem="s", truth=False)))
+    (el,) = _questions(_quiz(Question(id="tf", stem="s", body=TrueFalse(False))))
     assert [(a.findtext("text"), a.get("fraction")) for a in el.iter("answer")] == [
         ("true", "0"),
         ("false", "100"),
@@ -279,10 +298,7 @@ def test_true_false_answers_are_recognised_by_their_texts() -> None:
 
 
 def test_short_answer_case_and_literal_asterisk() -> None:
-    q = Question(
-        id="sa", type=QuestionType.SHORT_ANSWER, stem="s", answers=("2*3", "Six"), case_sensitive=True
-    )
-    (el,) = _questions(_quiz(q))
+    (el,) = _questions(_quiz(_short("2*3", "Six", case_sensitive=True)))
     assert el.findtext("usecase") == "1"
     assert [a.findtext("text") for a in el.iter("answer")] == ["2\\*3", "Six"]
     assert {a.get("fraction") for a in el.iter("answer")} == {"100"}
@@ -290,52 +306,48 @@ def test_short_answer_case_and_literal_asterisk() -> None:
 
 def test_numerical_range_is_midpoint_and_half_width_with_the_exact_range_in_a_comment() -> None:
     key = NumericKey(answer=19.5, low=19.0, high=21.0)
-    quiz = _quiz(Question(id="n", type=QuestionType.NUMERICAL, stem="s", numeric=key))
+    quiz = _quiz(Question(id="n", stem="s", body=Numerical(keys=(key,))))
     (el,) = _questions(quiz)
     assert (el.findtext("answer/text"), el.findtext("answer/tolerance")) == ("20", "1")
     assert isinstance(el[0], etree._Comment) and '"range": [19.0, 21.0]' in el[0].text
-    assert read_quiz(write_quiz(quiz)[0], "q.xml")[0].questions[0].numeric == key
+    assert read_quiz(write_quiz(quiz)[0], "q.xml")[0].questions[0].body == Numerical(keys=(key,))
 
 
 def test_numerical_range_at_the_float_limit_does_not_overflow() -> None:
     key = NumericKey(low=-1.7e308, high=1.7e308)
-    quiz = _quiz(Question(id="n", type=QuestionType.NUMERICAL, stem="s", numeric=key))
+    quiz = _quiz(Question(id="n", stem="s", body=Numerical(keys=(key,))))
     (el,) = _questions(quiz)
     assert (el.findtext("answer/text"), el.findtext("answer/tolerance")) == ("0", "1.7e+308")
-    assert read_quiz(write_quiz(quiz)[0], "q.xml")[0].questions[0].numeric == key
+    assert read_quiz(write_quiz(quiz)[0], "q.xml")[0].questions[0].body == Numerical(keys=(key,))
 
 
 def test_numerical_tolerance_and_units_off() -> None:
     key = NumericKey(answer=12.0, tolerance=0.5)
-    (el,) = _questions(_quiz(Question(id="n", type=QuestionType.NUMERICAL, stem="s", numeric=key)))
+    (el,) = _questions(_quiz(Question(id="n", stem="s", body=Numerical(keys=(key,)))))
     assert (el.findtext("answer/text"), el.findtext("answer/tolerance")) == ("12", "0.5")
     assert el.findtext("showunits") == "3"
     assert not [c for c in el if isinstance(c, etree._Comment)]
 
 
 def test_matching_distractors_are_subquestions_with_empty_text() -> None:
-    q = Question(
-        id="m",
-        type=QuestionType.MATCHING,
-        stem="s",
-        pairs=(Pair("a", "1"), Pair("b", "2")),
-        distractors=("3",),
-    )
+    q = Question(id="m", stem="s", body=Matching((Pair("a", "1"), Pair("b", "2")), ("3",)))
     (el,) = _questions(_quiz(q))
     subs = [(s.findtext("text"), s.findtext("answer/text")) for s in el.iter("subquestion")]
     assert subs == [("a", "1"), ("b", "2"), ("", "3")]
 
 
 def test_matching_warnings_and_errors() -> None:
-    two = Question(id="m", type=QuestionType.MATCHING, stem="s", pairs=(Pair("a", "1"), Pair("b", "2")))
+    pairs = Matching((Pair("a", "1"), Pair("b", "2")))
+    two = Question(id="m", stem="s", body=pairs)
     assert _rules(_quiz(two)) == [("warning", "moodlexml.match-form-minimum")]
-    merged = replace(two, distractors=("1",))
+    merged = replace(two, body=replace(pairs, distractors=("1",)))
     assert _rules(_quiz(merged)) == [("warning", "moodlexml.distractor-merged")]
-    assert _rules(_quiz(replace(two, pairs=two.pairs[:1]))) == [("error", "moodlexml.too-few-pairs")]
+    one = replace(two, body=replace(pairs, pairs=pairs.pairs[:1]))
+    assert _rules(_quiz(one)) == [("error", "moodlexml.too-few-pairs")]
 
 
 def test_essay_has_moodles_form_defaults() -> None:
-    (el,) = _questions(_quiz(Question(id="e", type=QuestionType.ESSAY, stem="s")))
+    (el,) = _questions(_quiz(Question(id="e", stem="s", body=Essay())))
     assert [el.findtext(t) for t in ("responseformat", "responserequired", "responsefieldlines")] == [
         "editor", "1", "15",
     ]  # fmt: skip
@@ -343,9 +355,9 @@ def test_essay_has_moodles_form_defaults() -> None:
 
 def test_every_error_of_a_bank_is_reported_together() -> None:
     bad = (
-        _single(choices=(Choice("a", True),)),
-        _single(id="s2", choices=(Choice("a", True), Choice("b", True))),
-        Question(id="m", type=QuestionType.MULTIPLE, stem="s", choices=(Choice("a"), Choice("b"))),
+        _single((Choice("a", 1.0),)),
+        _single((Choice("a", 1.0), Choice("b", 1.0)), id="s2"),
+        Question(id="m", stem="s", body=MultipleChoice((Choice("a"), Choice("b")))),
     )
     with pytest.raises(MoodleXmlExportError) as e:
         write(Bank((_quiz(*bad),)), CTX)

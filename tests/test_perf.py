@@ -30,7 +30,7 @@ from lmsexport import cache as cache_mod
 from lmsexport import moodle, validate
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
-from lmsexport.model import Question, Quiz, direction
+from lmsexport.model import MultipleChoice, Question, Quiz, SingleChoice, direction
 from lmsexport.package import serialize
 from lmsexport.readers import gift as gift_reader
 from lmsexport.source import discover, load_paths
@@ -95,16 +95,22 @@ def _other_texts(question: Question) -> Question:
     def other(text: str) -> str:
         return "\n".join(f"<&{line[::-1]}\u200f]]>" for line in text.split("\n"))
 
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        body = replace(
+            body,
+            choices=tuple(
+                replace(c, text=other(c.text), feedback=other(c.feedback) if c.feedback else c.feedback)
+                for c in body.choices
+            ),
+        )
     return replace(
         question,
         id=question.id + "-b",
         tags=tuple(t + "b" for t in question.tags),
         stem=other(question.stem),
         explanation=other(question.explanation) if question.explanation else question.explanation,
-        choices=tuple(
-            replace(c, text=other(c.text), feedback=other(c.feedback) if c.feedback else c.feedback)
-            for c in question.choices
-        ),
+        body=body,
     )
 
 

@@ -14,7 +14,7 @@ from lxml import etree
 from strategies import banks, rich_banks_with_assessments
 
 from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
-from lmsexport.model import Bank, QuestionType, Quiz
+from lmsexport.model import Bank, Matching, MultipleChoice, Quiz, SingleChoice, TrueFalse
 from lmsexport.validate import validate_package
 from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
 from lmsexport.writers import WRITERS
@@ -66,20 +66,23 @@ def model_texts(quiz: Quiz) -> list[str]:
     out = []
     for q in quiz.questions:
         out.append(q.stem)
-        if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-            out += [c.text for c in q.choices]
-        elif q.type is QuestionType.TRUE_FALSE:
-            out += ["True", "False"]
-        elif q.type is QuestionType.MATCHING:
-            rights: list[str] = []
-            for text in [p.right for p in q.pairs] + list(q.distractors):
-                if text not in rights:
-                    rights.append(text)
-            for pair in q.pairs:
-                out += [pair.left, *rights]
+        feedback = []
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                out += [c.text for c in choices]
+                feedback = [c.feedback for c in choices if c.feedback]
+            case TrueFalse():
+                out += ["True", "False"]
+            case Matching(pairs, distractors):
+                rights: list[str] = []
+                for text in [p.right for p in pairs] + list(distractors):
+                    if text not in rights:
+                        rights.append(text)
+                for pair in pairs:
+                    out += [pair.left, *rights]
         if q.explanation:
             out.append(q.explanation)
-        out += [c.feedback for c in q.choices if c.feedback]
+        out += feedback
     return out
 
 

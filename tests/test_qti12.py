@@ -22,7 +22,7 @@ import pytest
 from lxml import etree
 
 from lmsexport.errors import SchemaValidationError
-from lmsexport.model import Bank, Choice, NumericKey, Question, QuestionType, Quiz
+from lmsexport.model import Bank, Choice, Numerical, NumericKey, Question, Quiz, ShortAnswer, SingleChoice
 from lmsexport.validate_qti12 import (
     check_canvas_meta,
     parse_untrusted_qti12,
@@ -107,7 +107,7 @@ def test_numerical_keeps_the_tolerance_or_range(key: NumericKey, condition: str)
     """Exact answer with its margin, or a range, as Canvas's exporter writes them and its
     numeric_interaction.rb reads them back (exact_answer with margin / range_answer); bounds
     computed in decimal, so 0.3 - 0.1 is 0.2, not 0.19999999999999998."""
-    q = Question("n", QuestionType.NUMERICAL, "How many?", numeric=key)
+    q = Question(id="n", stem="How many?", body=Numerical(keys=(key,)))
     item = items(Quiz("q", "T", "en", (q,)))["n"]
     var = item.find(".//respcondition[setvar]/conditionvar")
 
@@ -189,11 +189,10 @@ def test_every_text_comes_back_exactly() -> None:
     """Markup-looking text is text: escaped once as HTML, once as XML, and read back whole."""
     nasty = "<b>x</b> & ]]> &amp; <script>alert(1)</script>\nسطر دوم"
     q = Question(
-        "q1",
-        QuestionType.SINGLE,
-        nasty,
+        id="q1",
+        stem=nasty,
         explanation=nasty,
-        choices=(Choice(nasty, correct=True, feedback=nasty), Choice("b")),
+        body=SingleChoice((Choice(nasty, credit=1.0, feedback=nasty), Choice("b"))),
     )
     item = items(Quiz("qz", nasty, "ur", (q,)))["q1"]
     texts = [text_of(m) for m in item.iter("mattext")]
@@ -300,7 +299,9 @@ def test_manifest_is_valid_cp_and_names_the_files(types_quiz: Quiz) -> None:
 
 def test_canvas_case_sensitivity_is_warned(types_bank: Bank) -> None:
     quiz = types_bank.quizzes[0]
-    q = replace(quiz.questions[3], case_sensitive=True)
+    short = quiz.questions[3]
+    assert isinstance(short.body, ShortAnswer)
+    q = replace(short, body=replace(short.body, case_sensitive=True))
     warnings = qti12.lossy_warnings(replace(quiz, questions=(q,)))
     assert [w.rule for w in warnings] == ["qti12.canvas-case-sensitive"]
     assert items(replace(quiz, questions=(q,)))["t-short"].find(".//varequal").get("case") == "Yes"

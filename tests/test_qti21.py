@@ -14,7 +14,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from lmsexport.model import Bank, Choice, NumericKey, Pair, Question, QuestionType, Quiz
+from lmsexport.model import (
+    Answer,
+    Bank,
+    Choice,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    Pair,
+    Question,
+    QuestionType,
+    Quiz,
+    ShortAnswer,
+    SingleChoice,
+    TrueFalse,
+    default_multiple_credits,
+)
 from lmsexport.package import serialize
 from lmsexport.validate import validate_tree
 from lmsexport.writers import WriteContext, qti21
@@ -192,24 +209,26 @@ def test_correct_response_matches_the_model_key(types_quiz: Quiz) -> None:
     for q in types_quiz.questions:
         item = qti21.item_tree(types_quiz, q)
         got = correct_values(item)
-        if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-            texts = {c.get("identifier"): c.text for c in item.iterfind(".//q:simpleChoice", NS)}
-            assert sorted(texts[v] for v in got) == sorted(c.text for c in q.choices if c.correct)
-        elif q.type is QuestionType.TRUE_FALSE:
-            assert got == ["TRUE" if q.truth else "FALSE"]
-        elif q.type is QuestionType.SHORT_ANSWER:
-            assert got == [q.answers[0]]
-        elif q.type is QuestionType.NUMERICAL:
-            assert q.numeric is not None and q.numeric.answer is not None
-            assert [float(v) for v in got] == [q.numeric.answer]
-        elif q.type is QuestionType.MATCHING:
-            text = {c.get("identifier"): c.text for c in item.iterfind(".//q:simpleAssociableChoice", NS)}
-            pairs = [tuple(text[i] for i in v.split()) for v in got]
-            assert pairs == [(p.left, p.right) for p in q.pairs]
-        else:
-            assert q.type is QuestionType.ESSAY
-            assert got == []
-            assert item.find("q:responseDeclaration/q:correctResponse", NS) is None
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                texts = {c.get("identifier"): c.text for c in item.iterfind(".//q:simpleChoice", NS)}
+                right = [choices[i].text for i in q.body.key_indexes]
+                assert sorted(texts[v] for v in got) == sorted(right)
+            case TrueFalse(truth):
+                assert got == ["TRUE" if truth else "FALSE"]
+            case ShortAnswer(answers):
+                assert got == [answers[0].text]
+            case Numerical() as body:
+                assert body.key.answer is not None
+                assert [float(v) for v in got] == [body.key.answer]
+            case Matching(pairs):
+                text = {c.get("identifier"): c.text for c in item.iterfind(".//q:simpleAssociableChoice", NS)}
+                got_pairs = [tuple(text[i] for i in v.split()) for v in got]
+                assert got_pairs == [(p.left, p.right) for p in pairs]
+            case _:
+                assert isinstance(q.body, Essay)
+                assert got == []
+                assert item.find("q:responseDeclaration/q:correctResponse", NS) is None
 
 
 # --------------------------------------------------------------------------- language and direction
@@ -240,11 +259,12 @@ def test_package_carries_the_stylesheet(types_bank: Bank) -> None:
 def test_a_choice_in_another_language_is_marked() -> None:
     q = Question(
         id="mixed",
-        type=QuestionType.SINGLE,
         stem="کون سا درست ہے؟",
-        choices=(
-            Choice("Optimizer states", correct=True, lang="en", feedback="یہ درست ہے۔"),
-            Choice("گریڈینٹس"),
+        body=SingleChoice(
+            (
+                Choice("Optimizer states", credit=1.0, lang="en", feedback="یہ درست ہے۔"),
+                Choice("گریڈینٹس"),
+            )
         ),
     )
     quiz = Quiz(id="mixed-quiz", title="t", lang="ur", questions=(q,))
@@ -258,7 +278,7 @@ def test_a_choice_in_another_language_is_marked() -> None:
 
 
 def test_line_breaks_are_kept_and_markup_is_escaped() -> None:
-    q = Question(id="lines", type=QuestionType.ESSAY, stem="x < y && z\nline two", explanation="a\nb")
+    q = Question(id="lines", stem="x < y && z\nline two", body=Essay(), explanation="a\nb")
     quiz = Quiz(id="q", title="t", lang="en", questions=(q,))
     item = qti21.item_tree(quiz, q)
     p = item.find("q:itemBody/q:p", NS)
@@ -356,13 +376,11 @@ def test_scoring_semantics(types_quiz: Quiz) -> None:
 def test_case_sensitive_short_answer_and_range_numerical() -> None:
     sa = Question(
         id="sa",
-        type=QuestionType.SHORT_ANSWER,
         stem="?",
-        answers=("NCCL", "nccl"),
-        case_sensitive=True,
+        body=ShortAnswer((Answer("NCCL"), Answer("nccl")), case_sensitive=True),
         points=2,
     )
-    num = Question(id="nu", type=QuestionType.NUMERICAL, stem="?", numeric=NumericKey(low=1.5, high=2.5))
+    num = Question(id="nu", stem="?", body=Numerical(keys=(NumericKey(low=1.5, high=2.5),)))
     quiz = Quiz(id="z", title="t", lang="en", questions=(sa, num))
     sa_item, num_item = qti21.item_tree(quiz, sa), qti21.item_tree(quiz, num)
     assert score(sa_item, "NCCL")["SCORE"] == 2 and score(sa_item, "Nccl")["SCORE"] == 0
@@ -374,10 +392,8 @@ def test_case_sensitive_short_answer_and_range_numerical() -> None:
 def test_matching_with_a_shared_right_side() -> None:
     q = Question(
         id="m",
-        type=QuestionType.MATCHING,
         stem="?",
-        pairs=(Pair("a", "x"), Pair("b", "x"), Pair("c", "y")),
-        distractors=("z",),
+        body=Matching((Pair("a", "x"), Pair("b", "x"), Pair("c", "y")), distractors=("z",)),
     )
     quiz = Quiz(id="z", title="t", lang="en", questions=(q,))
     item = qti21.item_tree(quiz, q)
@@ -408,14 +424,16 @@ def test_any_single_or_multiple_question_is_valid(
     stem: str, choices: list[str], correct: int, points: float
 ) -> None:
     picked = correct % len(choices)
-    for qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        q = Question(
-            id="p1",
-            type=qtype,
-            stem=stem,
-            points=points,
-            choices=tuple(Choice(c, correct=i == picked) for i, c in enumerate(choices)),
-        )
+    flags = [i == picked for i in range(len(choices))]
+    single = SingleChoice(
+        tuple(Choice(c, credit=1.0 if f else 0.0) for c, f in zip(choices, flags, strict=True))
+    )
+    multiple = MultipleChoice(
+        tuple(Choice(c, credit=cr) for c, cr in zip(choices, default_multiple_credits(flags), strict=True))
+    )
+    for body in (single, multiple):
+        qtype = QuestionType.SINGLE if isinstance(body, SingleChoice) else QuestionType.MULTIPLE
+        q = Question(id="p1", stem=stem, points=points, body=body)
         quiz = Quiz(id="prop", title=stem, lang="ur", questions=(q,))
         item = qti21.item_tree(quiz, q)
         assert validate_tree(item, "item", "p1") == []
@@ -437,21 +455,19 @@ def test_any_text_question_is_valid(texts: list[str], lang: str, case_sensitive:
     questions = (
         Question(
             id="sa",
-            type=QuestionType.SHORT_ANSWER,
             stem=texts[0],
-            answers=tuple(texts),
-            case_sensitive=case_sensitive,
+            body=ShortAnswer(tuple(Answer(t) for t in texts), case_sensitive=case_sensitive),
             explanation=texts[-1],
         ),
         Question(
             id="ma",
-            type=QuestionType.MATCHING,
             stem=texts[0],
-            pairs=tuple(Pair(a, b) for a, b in zip(left, right, strict=False)),
-            distractors=(texts[-1],),
+            body=Matching(
+                tuple(Pair(a, b) for a, b in zip(left, right, strict=False)), distractors=(texts[-1],)
+            ),
         ),
-        Question(id="es", type=QuestionType.ESSAY, stem="\n".join(texts)),
-        Question(id="tf", type=QuestionType.TRUE_FALSE, stem=texts[1], truth=False),
+        Question(id="es", stem="\n".join(texts), body=Essay()),
+        Question(id="tf", stem=texts[1], body=TrueFalse(False)),
     )
     quiz = Quiz(id="prop", title=texts[0], lang=lang, questions=questions)
     for q in questions:

@@ -20,7 +20,21 @@ from test_html_writer import _rich_quiz
 
 from lmsexport.build import build
 from lmsexport.media import sniff
-from lmsexport.model import Bank, Math, Media, Question, QuestionType, Quiz, Rich, Text, inlines_of
+from lmsexport.model import (
+    Bank,
+    Essay,
+    Matching,
+    Math,
+    Media,
+    MultipleChoice,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    SingleChoice,
+    Text,
+    inlines_of,
+)
 from lmsexport.readers.richhtml import read_html
 from lmsexport.source import load_paths
 from lmsexport.validate_qti12 import validate_cartridge, validate_qti12_package
@@ -126,13 +140,15 @@ def item_texts(item: etree._Element, question: Question, image) -> dict[str, Tex
     feedback = {fb.get("ident"): fb.find(f".//{ns}mattext") for fb in item.iter(f"{ns}itemfeedback")}
     if question.explanation:
         out["explanation"] = read_text(feedback[qti12.GENERAL_FB], question.explanation, image)
-    if question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
         labels = item.findall(f".//{ns}response_label")
-        for i, (label, choice) in enumerate(zip(labels, question.choices, strict=True)):
+        for i, (label, choice) in enumerate(zip(labels, body.choices, strict=True)):
             out[f"c{i}"] = read_text(label.find(f".//{ns}mattext"), choice.text, image)
             if choice.feedback:
                 out[f"f{i}"] = read_text(feedback[f"{label.get('ident')}_fb"], choice.feedback, image)
-    for i, (lid, pair) in enumerate(zip(item.findall(f".//{ns}response_lid"), question.pairs, strict=False)):
+    pairs = body.pairs if isinstance(body, Matching) else ()
+    for i, (lid, pair) in enumerate(zip(item.findall(f".//{ns}response_lid"), pairs, strict=False)):
         out[f"l{i}"] = read_text(lid.find(f"{ns}material/{ns}mattext"), pair.left, image)
     assert set(out) == set(expected)
     return out
@@ -142,13 +158,15 @@ def expected_texts(question: Question) -> dict[str, Text]:
     out: dict[str, Text] = {"stem": question.stem}
     if question.explanation:
         out["explanation"] = question.explanation
-    if question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        for i, c in enumerate(question.choices):
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        for i, c in enumerate(body.choices):
             out[f"c{i}"] = c.text
             if c.feedback:
                 out[f"f{i}"] = c.feedback
-    for i, p in enumerate(question.pairs):
-        out[f"l{i}"] = p.left
+    if isinstance(body, Matching):
+        for i, p in enumerate(body.pairs):
+            out[f"l{i}"] = p.left
     return out
 
 
@@ -325,15 +343,23 @@ def _other(question: Question) -> Question:
             return None if text is None else "<&" + text[::-1] + "]]>"
         return Rich(tuple(reversed(text.blocks)))
 
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        body = replace(
+            body,
+            choices=tuple(
+                replace(
+                    c, text=other(c.text) or "y", feedback=other(c.feedback) if c.feedback else c.feedback
+                )
+                for c in body.choices
+            ),
+        )
     return replace(
         question,
         id=question.id + "-b",
         stem=other(question.stem) or "x",
         explanation=other(question.explanation) if question.explanation else question.explanation,
-        choices=tuple(
-            replace(c, text=other(c.text) or "y", feedback=other(c.feedback) if c.feedback else c.feedback)
-            for c in question.choices
-        ),
+        body=body,
     )
 
 
@@ -382,7 +408,7 @@ def test_a_literal_tex_delimiter_is_not_a_formula() -> None:
     from lmsexport.model import Para, Str
 
     text = "cost \\(n\\) or $$x$$ in prose"
-    quiz = Quiz("lit", "Lit", "en", (Question("q", QuestionType.ESSAY, Rich((Para((Str(text),)),))),))
+    quiz = Quiz("lit", "Lit", "en", (Question(id="q", stem=Rich((Para((Str(text),)),)), body=Essay()),))
     out = build(Bank((quiz,)), FORMATS)
     files = members(out.files["qti12/lit.zip"])
     item = etree.fromstring(files["lit/lit.xml"]).find(".//item")

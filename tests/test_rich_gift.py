@@ -22,13 +22,17 @@ from lmsexport.model import (
     Bank,
     Code,
     CodeBlock,
+    Essay,
+    Matching,
     Math,
+    MultipleChoice,
     Para,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    SingleChoice,
     Str,
+    Text,
     media_of,
 )
 from lmsexport.readers.gift import read_gift, read_quiz, split_rich, unescape_rich
@@ -87,6 +91,16 @@ def test_reads_back_equal(bank: Bank, output, text: str) -> None:
     assert diags == []
 
 
+def _texts(q: Question) -> tuple[Text | None, ...]:
+    """The stem, explanation, matching left items and choice texts and feedback of a question."""
+    parts: tuple[Text | None, ...] = (q.stem, q.explanation)
+    if isinstance(q.body, Matching):
+        parts += tuple(p.left for p in q.body.pairs)
+    if isinstance(q.body, SingleChoice | MultipleChoice):
+        parts += tuple(x for c in q.body.choices for x in (c.text, c.feedback))
+    return parts
+
+
 def test_every_rich_text_is_html_that_starts_with_a_block(bank: Bank, text: str) -> None:
     texts = []
     for item in read_gift(text, "rich-text.gift.txt").items:
@@ -94,13 +108,7 @@ def test_every_rich_text_is_html_that_starts_with_a_block(bank: Bank, text: str)
         if item.qtype == "multichoice":
             texts += [t for a in item.answers for t in (a.text, a.feedback)]
     texts = [t for t in texts if t is not None]
-    rich = [
-        t
-        for q in bank.quizzes[0].questions
-        for t in (q.stem, q.explanation, *(p.left for p in q.pairs))
-        + tuple(x for c in q.choices for x in (c.text, c.feedback))
-        if isinstance(t, Rich)
-    ]
+    rich = [t for q in bank.quizzes[0].questions for t in _texts(q) if isinstance(t, Rich)]
     assert len(texts) == len(rich) == 25
     for t in texts:
         assert re.match(r'<div lang="(ur|en)" dir="(rtl|ltr)"><(p|pre|ul|ol|table)>', t.text), t.text
@@ -171,7 +179,7 @@ def _quiz(*questions: Question) -> Quiz:
     ],
 )
 def test_literal_math_delimiters_are_warned_about(stem) -> None:
-    q = Question(id="e", type=QuestionType.ESSAY, stem=stem)
+    q = Question(id="e", stem=stem, body=Essay())
     _, diags = write_quiz(_quiz(q))
     (d,) = [d for d in diags if d.rule == "gift.math-delimiter-in-text"]
     assert d.severity is Severity.WARNING and "the stem" in d.message and d.hint
@@ -179,7 +187,7 @@ def test_literal_math_delimiters_are_warned_about(stem) -> None:
 
 def test_delimiters_in_code_or_formulas_are_not_warned_about() -> None:
     stem = Rich((Para((Code(r"\(x\)"), Str(" and "), Math("x", True))),))
-    _, diags = write_quiz(_quiz(Question(id="e", type=QuestionType.ESSAY, stem=stem)))
+    _, diags = write_quiz(_quiz(Question(id="e", stem=stem, body=Essay())))
     assert not [d for d in diags if d.rule == "gift.math-delimiter-in-text"]
 
 

@@ -11,7 +11,7 @@ import pytest
 from test_html_writer import expected_texts, parse, read_back, template_texts, text_elements
 
 from lmsexport.build import build
-from lmsexport.model import Bank, CodeBlock, Para, Question, QuestionType, Quiz, Rich, Str
+from lmsexport.model import Bank, CodeBlock, Essay, Para, Question, Quiz, Rich, Str
 from lmsexport.source import load_paths
 from lmsexport.writers.html import code_css, render_quiz
 
@@ -79,7 +79,7 @@ def test_rtl_code_keeps_its_direction(page: bytes) -> None:
 
 
 def _code_quiz(block: CodeBlock) -> Quiz:
-    question = Question("c", QuestionType.ESSAY, Rich((Para((Str("Read:"),)), block)))
+    question = Question(id="c", stem=Rich((Para((Str("Read:"),)), block)), body=Essay())
     return Quiz(id="code", title="Code", lang="en", questions=(question,))
 
 

@@ -25,17 +25,20 @@ from lmsexport.model import (
     Code,
     CodeBlock,
     Emph,
+    Essay,
     Image,
     LineBreak,
     Link,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
     Pair,
     Para,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    SingleChoice,
     Str,
     Strong,
     Table,
@@ -137,12 +140,11 @@ def test_an_image_in_several_fields_is_a_file_of_each() -> None:
     image = Rich((Para((Str("See "), Image(BAR, "a bar"))),))
     q = Question(
         id="img",
-        type=QuestionType.SINGLE,
         stem=image,
         explanation=image,
-        choices=(Choice(image, correct=True, feedback=image), Choice("no")),
+        body=SingleChoice((Choice(image, credit=1.0, feedback=image), Choice("no"))),
     )
-    m = Question(id="m", type=QuestionType.MATCHING, stem="Match.", pairs=(Pair(image, "a"), Pair("b", "b")))
+    m = Question(id="m", stem="Match.", body=Matching((Pair(image, "a"), Pair("b", "b"))))
     quiz = _quiz(q, m)
     data, _ = write_quiz(quiz)
     doc = etree.fromstring(data)
@@ -159,7 +161,7 @@ def test_an_image_in_several_fields_is_a_file_of_each() -> None:
 def test_a_description_shows_its_images_as_data_uris() -> None:
     """A category keeps no files (qformat_xml::import_category() reads only its text)."""
     quiz = _quiz(
-        Question(id="e", type=QuestionType.ESSAY, stem="Write."),
+        Question(id="e", stem="Write.", body=Essay()),
         description=Rich((Para((Str("Figure: "), Image(STAGES, "stages"))),)),
     )
     data, diags = write_quiz(quiz)
@@ -182,10 +184,12 @@ def test_every_construct_round_trips_in_every_field() -> None:
     )
     q = Question(
         id="all",
-        type=QuestionType.MULTIPLE,
         stem=rich,
         explanation=rich,
-        choices=(Choice(rich, correct=True, feedback=rich, lang="ur"), Choice("plain"), Choice(rich)),
+        # The default credits of one right choice and two wrong ones.
+        body=MultipleChoice(
+            (Choice(rich, credit=1.0, feedback=rich, lang="ur"), Choice("plain", -0.5), Choice(rich, -0.5))
+        ),
     )
     quiz = _quiz(q, description=rich)
     back, diags = _round_trip(quiz)
@@ -198,7 +202,7 @@ def test_every_construct_round_trips_in_every_field() -> None:
 
 def test_a_literal_delimiter_is_kept_from_mathjax_and_warned_about() -> None:
     rich = Rich((Para((Str("Write \\(x\\) or $$y$$ in TeX; "), Math("z"))),))
-    quiz = _quiz(Question(id="d", type=QuestionType.ESSAY, stem=rich, explanation="Plain \\[ too"))
+    quiz = _quiz(Question(id="d", stem=rich, body=Essay(), explanation="Plain \\[ too"))
     data, diags = write_quiz(quiz)
     assert [d.rule for d in diags] == ["moodlexml.math-delimiter-in-text"] * 2
     assert diags[0].hint == "write it as code (in backticks), which MathJax leaves alone"
@@ -218,16 +222,16 @@ def test_a_literal_delimiter_is_kept_from_mathjax_and_warned_about() -> None:
 def test_markup_between_braces_next_to_a_formula_is_warned_about() -> None:
     """filter/mathjaxloader's escape_html_tag_wrapper() turns `<...>` inside `{...}` into text."""
     rich = Rich((Para((Str("The set {"), Code("a"), Str("} has "), Math("1"), Str(" element"))),))
-    _, diags = write_quiz(_quiz(Question(id="b", type=QuestionType.ESSAY, stem=rich)))
+    _, diags = write_quiz(_quiz(Question(id="b", stem=rich, body=Essay())))
     assert [d.rule for d in diags] == ["moodlexml.markup-in-braces"]
     # Without a formula the filter leaves the text alone.
     plain = Rich((Para((Str("The set {"), Code("a"), Str("}"))),))
-    assert write_quiz(_quiz(Question(id="b", type=QuestionType.ESSAY, stem=plain)))[1] == []
+    assert write_quiz(_quiz(Question(id="b", stem=plain, body=Essay())))[1] == []
 
 
 def test_a_formula_holding_its_own_closing_delimiter_is_refused() -> None:
     rich = Rich((Para((Math("a \\) b"),)),))
-    bank = Bank((_quiz(Question(id="t", type=QuestionType.ESSAY, stem=rich)),))
+    bank = Bank((_quiz(Question(id="t", stem=rich, body=Essay())),))
     with pytest.raises(MoodleXmlExportError) as e:
         write(bank, CTX)
     assert [d.rule for d in e.value.diagnostics] == ["moodlexml.unwritable"]
@@ -237,7 +241,7 @@ def test_an_image_over_the_limit_is_refused() -> None:
     big = Media("big.png", BAR.data + b"\0" * MAX_IMAGE_BYTES, "image/png", 48, 12)
     rich = Rich((Para((Image(big, "big"),)),))
     with pytest.raises(MoodleXmlExportError) as e:
-        write(Bank((_quiz(Question(id="t", type=QuestionType.ESSAY, stem=rich)),)), CTX)
+        write(Bank((_quiz(Question(id="t", stem=rich, body=Essay())),)), CTX)
     assert [d.rule for d in e.value.diagnostics] == ["moodlexml.bad-image"]
 
 
@@ -285,7 +289,8 @@ def test_moodle_html_is_read_leniently_naming_what_is_dropped() -> None:
         )
     )
     # A paragraph of words comes back plain; anything more stays rich (a span's style is dropped).
-    assert [c.text for c in q.choices] == ["Up", Rich((Para((Str("Down by "), Math("x^2"))),))]
+    assert isinstance(q.body, SingleChoice | MultipleChoice)
+    assert [c.text for c in q.body.choices] == ["Up", Rich((Para((Str("Down by "), Math("x^2"))),))]
     assert [d.format() for d in warnings] == [
         "bank.xml:3: warning: question 'chart': the model has no place for <h3>, <iframe>, embedded files "
         "no image shows; dropped"

@@ -26,14 +26,15 @@ from lmsexport.model import (
     BulletList,
     Choice,
     Code,
+    Essay,
     Image,
     Link,
     Media,
     Para,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    SingleChoice,
     Str,
     Table,
 )
@@ -209,7 +210,7 @@ def _image_quiz(images: list[Media], qids: tuple[str, ...] = ("a", "b")) -> Quiz
         return Rich((Para((Str("see "), Image(media, "alt text"))),))
 
     questions = tuple(
-        Question(id=qid, type=QuestionType.ESSAY, stem=Rich(tuple(b for m in images for b in stem(m).blocks)))
+        Question(id=qid, stem=Rich(tuple(b for m in images for b in stem(m).blocks)), body=Essay())
         for qid in qids
     )
     return Quiz(id="pics", title="t", lang="en", questions=questions)
@@ -285,9 +286,8 @@ def test_feedback_is_flattened_to_inline_content_with_a_warning() -> None:
     )
     q = Question(
         id="fb",
-        type=QuestionType.SINGLE,
         stem="?",
-        choices=(Choice("a", correct=True), Choice("b", feedback=feedback)),
+        body=SingleChoice((Choice("a", credit=1.0), Choice("b", feedback=feedback))),
         explanation=Rich((Para((Link("https://example.org/x", (Str("see"),), title="t"),)),)),
     )
     quiz = Quiz(id="flat", title="t", lang="ur", questions=(q,))
@@ -303,7 +303,7 @@ def test_feedback_is_flattened_to_inline_content_with_a_warning() -> None:
 
 def test_a_table_with_a_header_only_is_valid() -> None:
     table = Table(header=(((Str("h1"),), (Str("h2"),))), rows=(), aligns=("center", None))
-    q = Question(id="t", type=QuestionType.ESSAY, stem=Rich((table,)))
+    q = Question(id="t", stem=Rich((table,)), body=Essay())
     item = qti21.item_tree(Quiz(id="z", title="t", lang="en", questions=(q,)), q)
     assert validate.validate_tree(item, "item", "t") == []
     body = item.find(f".//{Q}tbody")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lmsexport.build import build, gift_round_trip, moodlexml_round_trip
-from lmsexport.model import Bank
+from lmsexport.model import Bank, SingleChoice
 from lmsexport.source import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +34,9 @@ def test_a_faithful_file_reads_back_clean(bank: Bank, fmt: str) -> None:
 def test_a_changed_choice_is_named(bank: Bank, fmt: str) -> None:
     check, path, rule = CHECKS[fmt]
     out = build(bank, [fmt])
-    choice = bank.quizzes[0].questions[0].choices[1].text
+    body = bank.quizzes[0].questions[0].body
+    assert isinstance(body, SingleChoice)
+    choice = body.choices[1].text
     assert isinstance(choice, str) and out.files[path].count(choice.encode()) >= 1
     out.files[path] = out.files[path].replace(choice.encode(), b"something else", 1)
     (d,) = check(bank, out)

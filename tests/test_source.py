@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
-from lmsexport.model import QuestionType
+from lmsexport.model import SingleChoice
 from lmsexport.source import MAX_DEPTH, MAX_FILE_BYTES, load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,8 @@ def test_seed_bank_loads() -> None:
         for q in quiz.questions:
             # the three seed quizzes are single-answer; the fourth has every type but essay
             if quiz.id != "zero-memory-arithmetic":
-                assert q.type is QuestionType.SINGLE
-                assert len(q.correct_indexes) == 1, q.id
+                assert isinstance(q.body, SingleChoice), q.id
+                assert len(q.body.key_indexes) == 1, q.id
             assert q.explanation, q.id
 
 

@@ -12,7 +12,19 @@ from hypothesis import strategies as st
 from strategies import MD_RICH, quizzes
 
 from lmsexport.editor_schema import schema
-from lmsexport.model import Code, Math, Question, QuestionType, Quiz, Rich, Str, Table
+from lmsexport.model import (
+    Code,
+    Essay,
+    Matching,
+    Math,
+    MultipleChoice,
+    Question,
+    Quiz,
+    Rich,
+    SingleChoice,
+    Str,
+    Table,
+)
 from lmsexport.source import load_paths, load_text
 from lmsexport.writers.source import write_quiz
 
@@ -42,15 +54,16 @@ def _richly(quiz: Quiz, texts: st.DataObject) -> Quiz:
         return texts.draw(MD_RICH)
 
     def question(q: Question) -> Question:
-        return replace(
-            q,
-            stem=r(),
-            explanation=None if q.explanation is None else r(),
-            choices=tuple(
-                replace(c, text=r(), feedback=None if c.feedback is None else r()) for c in q.choices
-            ),
-            pairs=tuple(replace(p, left=r()) for p in q.pairs),
-        )
+        q = replace(q, stem=r(), explanation=None if q.explanation is None else r())
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                rich = tuple(
+                    replace(c, text=r(), feedback=None if c.feedback is None else r()) for c in choices
+                )
+                q = replace(q, body=replace(q.body, choices=rich))
+            case Matching(pairs):
+                q = replace(q, body=replace(q.body, pairs=tuple(replace(p, left=r()) for p in pairs)))
+        return q
 
     return replace(
         quiz,
@@ -65,10 +78,13 @@ def test_any_rich_quiz_round_trips(quiz: Quiz, data: st.DataObject) -> None:
     rich = _richly(quiz, data)
     # choices of one question must stay distinct once rich
     for q in rich.questions:
-        if len(set(c.text for c in q.choices)) < len(q.choices) or len(set(p.left for p in q.pairs)) < len(
-            q.pairs
-        ):
-            return
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices) if len({c.text for c in choices}) < len(
+                choices
+            ):
+                return
+            case Matching(pairs) if len({p.left for p in pairs}) < len(pairs):
+                return
     text, lost = write_quiz(rich, image_paths=None)
     if any(m for m in lost):
         return
@@ -88,7 +104,7 @@ def test_the_repository_bank_round_trips() -> None:
 
 
 def test_notes_and_header_are_comments() -> None:
-    quiz = Quiz("q", "T", "ur", (Question("a", QuestionType.ESSAY, "s"),))
+    quiz = Quiz("q", "T", "ur", (Question(id="a", stem="s", body=Essay()),))
     text, _ = write_quiz(quiz, notes={"a": ["from bank.xml:12", "id was 'A 1'"]}, header=["imported"])
     assert text.startswith('# imported\nid: "q"\n')
     assert "  # from bank.xml:12\n  # id was 'A 1'\n  - id: \"a\"\n" in text
@@ -112,7 +128,7 @@ def test_adjacent_lists_stay_apart() -> None:
         )
     )
     quiz = Quiz(
-        "q", "T", "en", (Question("a", QuestionType.ESSAY, stem, explanation=Rich((Para((Str("e"),)),))),)
+        "q", "T", "en", (Question(id="a", stem=stem, body=Essay(), explanation=Rich((Para((Str("e"),)),))),)
     )
     assert _round_trip(quiz) == quiz
 
@@ -125,7 +141,7 @@ def test_code_and_formulas_in_a_table_cell_keep_their_pipes() -> None:
         id="pipes",
         title="t",
         lang="en",
-        questions=(Question("q", QuestionType.ESSAY, Rich((table,))),),
+        questions=(Question(id="q", stem=Rich((table,)), body=Essay()),),
     )
     text, lost = write_quiz(quiz, image_paths=None)
     assert not lost and r"`x \| y`" in text and r"$\|v\| + \\|w\\|$" in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import assert_never
 
 from ..errors import Diagnostic
 from ..model import (
@@ -16,22 +17,28 @@ from ..model import (
     Code,
     CodeBlock,
     Emph,
+    Essay,
     Image,
     Inline,
     LineBreak,
     Link,
+    Matching,
     Math,
+    MultipleChoice,
+    Numerical,
     OrderedList,
     Para,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Strong,
     Table,
     Text,
+    TrueFalse,
     is_rtl,
     plain_text,
 )
@@ -75,9 +82,6 @@ class Finding:
     diag: Diagnostic
     question: str | None = None
     """The question the finding is about (its id line's ignore comments apply), if any."""
-
-
-CHOICE_TYPES = (QuestionType.SINGLE, QuestionType.MULTIPLE)
 
 
 # --------------------------------------------------------------------------- rich text as runs
@@ -172,11 +176,11 @@ class QuizLinter:
         if self.on("LX103"):
             self.longest_key()
         for q in quiz.questions:
-            if q.type in CHOICE_TYPES:
+            if isinstance(q.body, SingleChoice | MultipleChoice):
                 if self.on("LX104"):
-                    self.clang(q)
+                    self.clang(q, q.body)
                 if self.on("LX201", "LX202") and quiz.shuffle:
-                    self.positional_choices(q)
+                    self.positional_choices(q, q.body)
             if self.on("LX301"):
                 self.negative_stem(q)
             if self.on("LX501", "LX502"):
@@ -207,33 +211,42 @@ class QuizLinter:
         yield q.stem, lang, lambda: self.field(q, "stem")
         if q.explanation is not None:
             yield q.explanation, lang, lambda: self.field(q, "explanation")
-        for c in q.choices:
-            at = c.loc
-            yield c.text, c.lang or lang, lambda at=at: at  # type: ignore[misc]
-            if c.feedback is not None:
-                yield c.feedback, c.lang or lang, lambda at=at: at  # type: ignore[misc]
-        for p in q.pairs:
-            at = p.loc
-            yield p.left, lang, lambda at=at: at  # type: ignore[misc]
-            yield p.right, lang, lambda at=at: at  # type: ignore[misc]
-        for a in q.answers:
-            yield a, lang, lambda: self.field(q, "answers")
-        for d in q.distractors:
-            yield d, lang, lambda: self.field(q, "distractors")
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                for c in choices:
+                    at = c.loc
+                    yield c.text, c.lang or lang, lambda at=at: at  # type: ignore[misc]
+                    if c.feedback is not None:
+                        yield c.feedback, c.lang or lang, lambda at=at: at  # type: ignore[misc]
+            case Matching(pairs, distractors):
+                for p in pairs:
+                    at = p.loc
+                    yield p.left, lang, lambda at=at: at  # type: ignore[misc]
+                    yield p.right, lang, lambda at=at: at  # type: ignore[misc]
+                for d in distractors:
+                    yield d, lang, lambda: self.field(q, "distractors")
+            case ShortAnswer(answers):
+                for a in answers:
+                    yield a.text, lang, lambda: self.field(q, "answers")
+            case TrueFalse() | Numerical() | Essay():
+                pass
+            case _:
+                assert_never(q.body)
 
     # ------------------------------------------------------------------ LX101, LX102
 
-    def _single_keys(self) -> list[tuple[Question, int, int]]:
+    def _single_keys(self) -> list[tuple[Question, SingleChoice, int]]:
+        """(question, its body, the key's index) of each single choice question with one key."""
         return [
-            (q, q.correct_indexes[0], len(q.choices))
+            (q, q.body, q.body.key_indexes[0])
             for q in self.quiz.questions
-            if q.type is QuestionType.SINGLE and len(q.correct_indexes) == 1 and len(q.choices) >= 2
+            if isinstance(q.body, SingleChoice) and len(q.body.key_indexes) == 1 and len(q.body.choices) >= 2
         ]
 
     def key_positions(self) -> None:
         keyed = self._single_keys()
-        positions = [k for _, k, _ in keyed]
-        sizes = [n for _, _, n in keyed]
+        positions = [k for _, _, k in keyed]
+        sizes = [len(body.choices) for _, body, _ in keyed]
         where = self.src.top_key("shuffle") or self.quiz.loc
         test = stats.key_positions_test(positions, sizes) if self.on("LX101") else None
         if test is not None and test.p < self.alpha:
@@ -275,12 +288,12 @@ class QuizLinter:
     def longest_key(self) -> None:
         trials: list[float] = []
         hits: list[Question] = []
-        for q, key, n in self._single_keys():
-            lengths = [len(normalize(plain_text(c.text)).replace(" ", "")) for c in q.choices]
+        for q, body, key in self._single_keys():
+            lengths = [len(normalize(plain_text(c.text)).replace(" ", "")) for c in body.choices]
             top = max(lengths)
             if lengths.count(top) != 1:
                 continue  # no unique longest choice: the cue cannot exist here
-            trials.append(1.0 / n)
+            trials.append(1.0 / len(body.choices))
             if lengths[key] == top:
                 hits.append(q)
         if len(trials) < 3 or len(hits) <= sum(trials):
@@ -299,10 +312,11 @@ class QuizLinter:
 
     # ------------------------------------------------------------------ LX104
 
-    def clang(self, q: Question) -> None:
+    def clang(self, q: Question, body: SingleChoice | MultipleChoice) -> None:
         stem = content_words(normalize(prose(q.stem)))
-        keys = [c for c in q.choices if c.correct]
-        others = [c for c in q.choices if not c.correct]
+        right = set(body.key_indexes)
+        keys = [c for i, c in enumerate(body.choices) if i in right]
+        others = [c for i, c in enumerate(body.choices) if i not in right]
         if not keys or not others:
             return
         key_words = {w for c in keys for w in content_words(normalize(prose(c.text)))}
@@ -328,8 +342,8 @@ class QuizLinter:
 
     # ------------------------------------------------------------------ LX201, LX202
 
-    def positional_choices(self, q: Question) -> None:
-        for c in q.choices:
+    def positional_choices(self, q: Question, body: SingleChoice | MultipleChoice) -> None:
+        for c in body.choices:
             said = normalize(prose(c.text))
             if ALL_OF_THE_ABOVE.match(said) and "LX201" in self.enabled:
                 rule, what = "LX201", "all of the above"
@@ -413,14 +427,15 @@ class QuizLinter:
 
     def _keys(self, q: Question) -> list[tuple[str, str]]:
         """(normalized key, as shown) for each key of a question whose key is text or a number."""
-        if q.type in CHOICE_TYPES:
-            return [
-                (normalize(plain_text(c.text)), plain_text(c.text).strip()) for c in q.choices if c.correct
-            ]
-        if q.type is QuestionType.SHORT_ANSWER and q.answers:
-            return [(normalize(q.answers[0]), q.answers[0])]
-        if q.type is QuestionType.NUMERICAL and q.numeric is not None and q.numeric.answer is not None:
-            return [(f"{q.numeric.answer:g}", f"{q.numeric.answer:g}")]
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                keys = [choices[i] for i in q.body.key_indexes]
+                return [(normalize(plain_text(c.text)), plain_text(c.text).strip()) for c in keys]
+            case ShortAnswer() if q.body.accepted:
+                first = q.body.accepted[0]
+                return [(normalize(first), first)]
+            case Numerical() if q.body.key.answer is not None:
+                return [(f"{q.body.key.answer:g}", f"{q.body.key.answer:g}")]
         return []
 
     # ------------------------------------------------------------------ LX401-LX406

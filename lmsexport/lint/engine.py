@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Diagnostic
-from ..model import QuestionType, Quiz, SourceLoc, plain_text
+from ..model import MultipleChoice, Quiz, SingleChoice, SourceLoc, plain_text
 from .checks import Finding, QuizLinter
 from .config import LintConfig
 from .dupes import MIN_CHOICES, StemRecord, find, signatures
@@ -85,8 +85,11 @@ def lint_file(path: str, enabled: frozenset[str], alpha: float) -> FileLint:
     if enabled & BANK_RULES:
         for q in doc.questions:
             choices = None
-            if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE) and len(q.choices) >= MIN_CHOICES:
-                choices = tuple(sorted((normalize(plain_text(c.text)), c.correct) for c in q.choices))
+            if isinstance(q.body, SingleChoice | MultipleChoice) and len(q.body.choices) >= MIN_CHOICES:
+                right = set(q.body.key_indexes)
+                choices = tuple(
+                    sorted((normalize(plain_text(c.text)), i in right) for i, c in enumerate(q.body.choices))
+                )
             loc = q.loc or SourceLoc(path)
             result.records.append(StemRecord(q.id, loc, normalize(plain_text(q.stem)), choices))
         if "LX303" in enabled:

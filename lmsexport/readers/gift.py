@@ -46,18 +46,26 @@ from typing import Any, Protocol
 
 from ..errors import Diagnostic, GiftSyntaxError, Severity
 from ..model import (
+    Answer,
     Assessment,
     Choice,
     Difficulty,
+    Essay,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
 from ..moodle import (
     GRADE_TOLERANCE,
@@ -1172,7 +1180,6 @@ class _Mapper:
         # is made at the end (dataclasses.replace on a 15-field frozen class costs ~5 us).
         q: dict[str, Any] = {
             "id": qid,
-            "type": QuestionType.ESSAY,
             "stem": stem,
             "explanation": self.plain(item, item.general_feedback),
             "points": float(meta.get("points", 1.0)),  # type: ignore[arg-type]
@@ -1185,15 +1192,16 @@ class _Mapper:
         typed = getattr(self, "_" + item.qtype)(item, q, meta)
         return None if typed is None else Question(**q | typed)
 
-    # Each returns the fields its type adds to the question's, or None (an error).
+    # Each returns the fields its type adds to the question's (its body), or None (an error).
 
     def _essay(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
-        return {}
+        return {"body": Essay()}
 
     def _truefalse(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
         if any(f is not None and f.text for f in item.true_false_feedback):
             self.warn(item, f"question {q['id']!r}: true/false feedback is dropped", "gift.feedback-dropped")
-        return {"type": QuestionType.TRUE_FALSE, "truth": item.truth}
+        assert item.truth is not None  # the parser sets it on every true/false item
+        return {"body": TrueFalse(item.truth)}
 
     def _multichoice(
         self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]
@@ -1206,31 +1214,37 @@ class _Mapper:
         terms = [(a.fraction.numerator, a.fraction.denominator) for a in item.answers]
         if single and any(0 < n < d for n, d in terms):
             self.warn(item, f"question {qid!r}: partial credit is dropped", "gift.partial-credit-dropped")
+        # Weights are read as right/wrong: a single choice question's key earns 1, a multiple
+        # choice question's choices the bank's default credits.
+        right = [(n == d) if single else n > 0 for n, d in terms]
+        credits = [1.0 if r else 0.0 for r in right] if single else default_multiple_credits(right)
         choices = []
-        for a, (text, lang), (n, d) in zip(item.answers, texts, terms, strict=True):
+        for a, (text, lang), credit in zip(item.answers, texts, credits, strict=True):
             lang = lang or quiz_lang
             choices.append(
                 Choice(
                     text=text or "",
-                    correct=(n == d) if single else n > 0,
+                    credit=credit,
                     feedback=self.plain(item, a.feedback),
                     # Unmarked text is in the quiz's language (the writer marks every other one).
                     lang=lang if lang != qlang else None,
                     loc=a.text.loc,
                 )
             )
-        n_right = sum(c.correct for c in choices)
+        n_right = sum(right)
         if n_right == 0 or (single and n_right != 1):
             self.error(item, f"question {qid!r}: expected {'one' if single else 'a'} right answer, "
                        f"found {n_right}", "gift.bad-key")  # fmt: skip
             return None
-        if not single and sum(a.fraction for a in item.answers if a.fraction > 0) != sum(
+        if single:
+            return {"body": SingleChoice(tuple(choices))}
+        if sum(a.fraction for a in item.answers if a.fraction > 0) != sum(
             nearest_grade(Fraction(1, n_right)) for _ in range(n_right)
         ):
             self.warn(
                 item, f"question {qid!r}: weights are read as right/wrong only", "gift.weights-simplified"
             )
-        return {"type": QuestionType.SINGLE if single else QuestionType.MULTIPLE, "choices": tuple(choices)}
+        return {"body": MultipleChoice(tuple(choices))}
 
     def _shortanswer(
         self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]
@@ -1243,9 +1257,8 @@ class _Mapper:
             self.error(item, f"question {q['id']!r} has no answer worth 100%", "gift.bad-key")
             return None
         # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
-        answers = tuple(a.text.text.replace("\\*", "*") for a in right)
-        return {"type": QuestionType.SHORT_ANSWER, "answers": answers,
-                "case_sensitive": bool(meta.get("case_sensitive", False))}  # fmt: skip
+        answers = tuple(Answer(a.text.text.replace("\\*", "*")) for a in right)
+        return {"body": ShortAnswer(answers, case_sensitive=bool(meta.get("case_sensitive", False)))}
 
     def _numerical(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any] | None:
         keys = [a.numeric for a in item.answers if a.numeric is not None and a.fraction == 1]
@@ -1259,13 +1272,13 @@ class _Mapper:
         key = keys[0]
         if "answer" in meta and key.low is not None:
             key = replace(key, answer=float(meta["answer"]))  # type: ignore[arg-type]
-        return {"type": QuestionType.NUMERICAL, "numeric": key}
+        return {"body": Numerical(keys=(key,))}
 
     def _match(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
         pairs = tuple(Pair(self.plain(item, left) or "", right, loc=left.loc) for left, right in item.pairs)
         raw = meta.get("distractors", [])
         distractors = tuple(str(d) for d in raw) if isinstance(raw, list) else ()
-        return {"type": QuestionType.MATCHING, "pairs": pairs, "distractors": distractors}
+        return {"body": Matching(pairs, distractors)}
 
 
 def _default_quiz_id(path: str) -> str:

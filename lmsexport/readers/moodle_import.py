@@ -33,17 +33,25 @@ from pathlib import PurePosixPath
 from ..errors import Diagnostic, GiftSyntaxError, MoodleXmlError
 from ..media import media_from_bytes, media_from_data_uri
 from ..model import (
+    Answer,
     Choice,
     Difficulty,
+    Essay,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
-    QuestionType,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
-from ..moodle import format_percent, multi_answer_weights
+from ..moodle import format_percent, nearest_grade
 from .drafts import (
     QUIZ_LANG,
     DraftQuestion,
@@ -187,23 +195,17 @@ def _multichoice(
     single: bool,
     answers: list[tuple[Text | None, str | None, Fraction, Text | None, SourceLoc]],
 ) -> Question | None:
-    """Choices from (text, lang, fraction, feedback, loc) answers, right/wrong as the model scores."""
+    """Choices from (text, lang, fraction, feedback, loc) answers, right/wrong as the model scores:
+    a single choice's right answer earns full credit, a multiple choice's right and wrong answers
+    the default credits."""
     qlang = q.lang or b.quiz_lang
     choices = []
-    for text, lang, fraction, feedback, loc in answers:
+    for text, lang, _, feedback, loc in answers:
         if text is None:
             b.drop("an empty answer")
             continue
         lang = lang or b.quiz_lang
-        choices.append(
-            Choice(
-                text,
-                (fraction == 1) if single else fraction > 0,
-                feedback,
-                lang if lang != qlang else None,
-                loc,
-            )
-        )
+        choices.append(Choice(text, feedback=feedback, lang=lang if lang != qlang else None, loc=loc))
     fractions = [a[2] for a in answers if a[0] is not None]
     if single:
         partial = [f for f in fractions if 0 < f < 1]
@@ -213,23 +215,24 @@ def _multichoice(
                 + ", ".join(f"{format_percent(f)}%" for f in partial)
                 + "); only the 100% answer counts as right"
             )
-        if not any(c.correct for c in choices) and fractions:
+        right = [f == 1 for f in fractions]
+        if not any(right) and fractions:
             best = max(fractions)
             if best > 0:
-                choices = [replace(c, correct=f == best) for c, f in zip(choices, fractions, strict=True)]
-    else:
-        n_right = sum(c.correct for c in choices)
-        if n_right:
-            right, wrong, _ = multi_answer_weights(n_right, len(choices) - n_right)
-            if any(f != (right if f > 0 else wrong) for f in fractions):
-                b.drop(
-                    "its own weights ("
-                    + ", ".join(f"{format_percent(f)}%" for f in fractions)
-                    + "); lmsexport scores every right choice alike and takes off for wrong ones",
-                    "import.weights",
-                )
-    qtype = QuestionType.SINGLE if single else QuestionType.MULTIPLE
-    return replace(q, type=qtype, choices=tuple(choices))
+                right = [f == best for f in fractions]
+        keyed = [replace(c, credit=1.0 if r else 0.0) for c, r in zip(choices, right, strict=True)]
+        return replace(q, body=SingleChoice(tuple(keyed)))
+    right = [f > 0 for f in fractions]
+    credits = default_multiple_credits(right)
+    if any(right) and any(f != nearest_grade(Fraction(c)) for f, c in zip(fractions, credits, strict=True)):
+        b.drop(
+            "its own weights ("
+            + ", ".join(f"{format_percent(f)}%" for f in fractions)
+            + "); lmsexport scores every right choice alike and takes off for wrong ones",
+            "import.weights",
+        )
+    weighted = [replace(c, credit=credit) for c, credit in zip(choices, credits, strict=True)]
+    return replace(q, body=MultipleChoice(tuple(weighted)))
 
 
 # --------------------------------------------------------------------------- GIFT
@@ -391,8 +394,8 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         explanation, _ = b.texts.convert(item.general_feedback.text, item.general_feedback.format)
     q = Question(
         id="",
-        type=QuestionType.ESSAY,
         stem=stem,
+        body=Essay(),
         explanation=explanation,
         points=float(meta["points"]) if "points" in meta else 1.0,  # type: ignore[arg-type]
         lang=stem_lang,
@@ -403,7 +406,7 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         b.notes.append("a missing-word question: the blank is shown as _____ in the stem")
     typed: Question | None = q
     if item.qtype == "truefalse":
-        typed = replace(q, type=QuestionType.TRUE_FALSE, truth=item.truth)
+        typed = replace(q, body=TrueFalse(item.truth))
         if any(f is not None and f.text for f in item.true_false_feedback):
             b.drop("the feedback on the true/false answers")
     elif item.qtype == "multichoice":
@@ -415,24 +418,21 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         typed = _multichoice(b, q, item.single, answers)
     elif item.qtype == "shortanswer":
         typed = _short_answer(
-            b, q, [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers]
+            b,
+            q,
+            [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers],
+            bool(meta.get("case_sensitive", False)),
         )
-        if typed is not None:
-            typed = replace(typed, case_sensitive=bool(meta.get("case_sensitive", False)))
     elif item.qtype == "numerical":
         keys = [(a.numeric, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers]
-        typed = _numerical(b, q, keys)
-        if (
-            typed is not None
-            and typed.numeric is not None
-            and "answer" in meta
-            and typed.numeric.low is not None
-        ):
-            low, high = typed.numeric.low, typed.numeric.high
+        key = _numeric_key(b, keys)
+        if key is not None and "answer" in meta and key.low is not None:
+            low, high = key.low, key.high
             answer = float(meta["answer"])  # type: ignore[arg-type]
             assert high is not None
             if low <= answer <= high:
-                typed = replace(typed, numeric=replace(typed.numeric, answer=answer))
+                key = replace(key, answer=answer)
+        typed = None if key is None else replace(q, body=Numerical(keys=(key,)))
     elif item.qtype == "match":
         pairs, distractors = [], []
         for left, right in item.pairs:
@@ -444,14 +444,16 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         raw = meta.get("distractors")
         if isinstance(raw, list):
             distractors += [str(d) for d in raw]
-        typed = replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+        typed = replace(q, body=Matching(tuple(pairs), tuple(distractors)))
     if typed is None:
         return None
     b.finish()
     return DraftQuestion(typed, raw_id=item.idnumber or None, name=item.name, notes=b.notes)
 
 
-def _short_answer(b: _Builder, q: Question, answers: list[tuple[str, Fraction, bool]]) -> Question | None:
+def _short_answer(
+    b: _Builder, q: Question, answers: list[tuple[str, Fraction, bool]], case_sensitive: bool
+) -> Question | None:
     """Accepted answers: those worth 100%; the rest are reported."""
     right = []
     for text, fraction, has_feedback in answers:
@@ -469,12 +471,11 @@ def _short_answer(b: _Builder, q: Question, answers: list[tuple[str, Fraction, b
     if not right:
         b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
         return None
-    return replace(q, type=QuestionType.SHORT_ANSWER, answers=tuple(dict.fromkeys(right)))
+    accepted = tuple(Answer(text) for text in dict.fromkeys(right))
+    return replace(q, body=ShortAnswer(accepted, case_sensitive))
 
 
-def _numerical(
-    b: _Builder, q: Question, answers: list[tuple[NumericKey | None, Fraction, bool]]
-) -> Question | None:
+def _numeric_key(b: _Builder, answers: list[tuple[NumericKey | None, Fraction, bool]]) -> NumericKey | None:
     """The first 100% answer is the key; the others are reported."""
     keys = [k for k, f, _ in answers if k is not None and f == 1]
     for key, fraction, has_feedback in answers:
@@ -488,7 +489,7 @@ def _numerical(
     if not keys:
         b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
         return None
-    return replace(q, type=QuestionType.NUMERICAL, numeric=keys[0])
+    return keys[0]
 
 
 def _key_text(key: NumericKey) -> str:
@@ -610,8 +611,8 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
         points = 1.0
     q = Question(
         id="",
-        type=QuestionType.ESSAY,
         stem=stem,
+        body=Essay(),
         explanation=explanation,
         points=points,
         lang=stem_lang,
@@ -621,7 +622,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     typed: Question | None = q
     kind = "matching" if mq.qtype == "match" else mq.qtype
     if kind == "truefalse":
-        typed = replace(q, type=QuestionType.TRUE_FALSE, truth=bool(mq.truth))
+        typed = replace(q, body=TrueFalse(bool(mq.truth)))
     elif kind == "multichoice":
         answers = []
         for a in mq.answers:
@@ -633,10 +634,11 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
         typed = _multichoice(b, q, mq.single, answers)
     elif kind == "shortanswer":
         typed = _short_answer(
-            b, q, [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in mq.answers]
+            b,
+            q,
+            [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in mq.answers],
+            mq.case_sensitive,
         )
-        if typed is not None:
-            typed = replace(typed, case_sensitive=mq.case_sensitive)
     elif kind == "numerical":
         from .moodlexml import php_number
 
@@ -646,20 +648,18 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
             tolerance = php_number(a.tolerance) if a.tolerance else 0.0
             key = None if value is None else NumericKey(answer=value, tolerance=abs(tolerance or 0.0))
             keys.append((key, a.fraction, bool(a.feedback and a.feedback.text)))
-        typed = _numerical(b, q, keys)
+        numeric = _numeric_key(b, keys)
         bounds = meta.get("range")
-        if typed is not None and typed.numeric is not None and isinstance(bounds, list):
+        if numeric is not None and isinstance(bounds, list):
             low, high = float(bounds[0]), float(bounds[1])
-            value, tolerance = typed.numeric.answer, typed.numeric.tolerance
+            value, tolerance = numeric.answer, numeric.tolerance
             # lmsexport's range, if the visible key is the one its writer derives from it.
             if (value, tolerance) == (low / 2 + high / 2, high / 2 - low / 2):
                 answer = meta.get("answer")
-                typed = replace(
-                    typed,
-                    numeric=NumericKey(
-                        answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
-                    ),
+                numeric = NumericKey(
+                    answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
                 )
+        typed = None if numeric is None else replace(q, body=Numerical(keys=(numeric,)))
     elif kind == "matching":
         pairs, distractors = [], []
         for left, right in mq.subquestions:
@@ -668,7 +668,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
                 distractors.append(right)
             else:
                 pairs.append(Pair(text, right, loc=left.loc))
-        typed = replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+        typed = replace(q, body=Matching(tuple(pairs), tuple(distractors)))
     for what in mq.dropped:
         if what == "embedded files":
             continue  # images are carried (also the old <image> field); a lost one is reported

@@ -50,20 +50,28 @@ from lxml import etree
 from ..errors import Diagnostic, MoodleXmlError, Severity
 from ..media import MediaError, decode_base64, media_from_bytes, media_from_data_uri
 from ..model import (
+    Answer,
     Assessment,
     Choice,
     Difficulty,
+    Essay,
     LineBreak,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
-    QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Text,
+    TrueFalse,
+    default_multiple_credits,
 )
 from ..moodle import (
     allowed_grade,
@@ -71,7 +79,6 @@ from ..moodle import (
     format_percent,
     has_markup,
     html_to_plain,
-    multi_answer_weights,
     nearest_grade,
     parse_meta,
     split_lang,
@@ -916,8 +923,8 @@ class _Mapper:
         difficulty = mq.meta.get("difficulty")
         q = Question(
             id=qid,
-            type=QuestionType.ESSAY,
             stem=stem,
+            body=Essay(),
             explanation=self.plain(mq.general_feedback),
             points=mq.mark,
             lang=stem_lang if stem_lang != self.quiz_lang else None,
@@ -944,24 +951,29 @@ class _Mapper:
     def _truefalse(self, mq: MoodleQuestion, q: Question) -> Question | None:
         if mq.truth is None:
             return None
-        return replace(q, type=QuestionType.TRUE_FALSE, truth=mq.truth)
+        return replace(q, body=TrueFalse(mq.truth))
 
     def _multichoice(self, mq: MoodleQuestion, q: Question) -> Question | None:
         qlang = q.lang or self.quiz_lang
         choices = []
-        for a in mq.answers:
+        # Read as right/wrong: a single choice's 100% answer, a multiple choice's positive ones.
+        right_flags = [(a.fraction == 1) if mq.single else a.fraction > 0 for a in mq.answers]
+        credits = (
+            [1.0 if r else 0.0 for r in right_flags] if mq.single else default_multiple_credits(right_flags)
+        )
+        for a, credit in zip(mq.answers, credits, strict=True):
             text, lang = self.text_and_lang(a.text)
             lang = lang or self.quiz_lang  # unmarked text is in the quiz's language
             choices.append(
                 Choice(
                     text=text or "",
-                    correct=(a.fraction == 1) if mq.single else a.fraction > 0,
+                    credit=credit,
                     feedback=self.plain(a.feedback),
                     lang=lang if lang != qlang else None,
                     loc=a.text.loc,
                 )
             )
-        n_right = sum(c.correct for c in choices)
+        n_right = sum(right_flags)
         if mq.single:
             if any(0 < a.fraction < 1 for a in mq.answers):
                 self.warn(
@@ -979,15 +991,17 @@ class _Mapper:
             self.error(mq, f"question {q.id!r}: no answer has a positive fraction", "moodlexml.bad-key")
             return None
         else:
-            right, wrong, _ = multi_answer_weights(n_right, len(choices) - n_right)
-            if any(a.fraction != (right if a.fraction > 0 else wrong) for a in mq.answers):
+            # The file's own weights, unless they are the default credits as Moodle stores them.
+            if any(
+                a.fraction != nearest_grade(Fraction(c)) for a, c in zip(mq.answers, credits, strict=True)
+            ):
                 self.warn(
                     mq,
                     f"question {q.id!r}: weights are read as right/wrong only",
                     "moodlexml.weights-simplified",
                 )
-        qtype = QuestionType.SINGLE if mq.single else QuestionType.MULTIPLE
-        return replace(q, type=qtype, choices=tuple(choices))
+        body = SingleChoice(tuple(choices)) if mq.single else MultipleChoice(tuple(choices))
+        return replace(q, body=body)
 
     def _shortanswer(self, mq: MoodleQuestion, q: Question) -> Question | None:
         right = [a for a in mq.answers if a.fraction == 1]
@@ -1002,8 +1016,8 @@ class _Mapper:
         if not right:
             return None
         # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
-        answers = tuple(a.text.text.replace("\\*", "*") for a in right)
-        return replace(q, type=QuestionType.SHORT_ANSWER, answers=answers, case_sensitive=mq.case_sensitive)
+        answers = tuple(Answer(a.text.text.replace("\\*", "*")) for a in right)
+        return replace(q, body=ShortAnswer(answers, case_sensitive=mq.case_sensitive))
 
     def _numerical(self, mq: MoodleQuestion, q: Question) -> Question | None:
         keys = [a for a in mq.answers if a.fraction == 1 and a.text.text != "*"]
@@ -1027,12 +1041,12 @@ class _Mapper:
                 key = NumericKey(
                     answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
                 )
-        return replace(q, type=QuestionType.NUMERICAL, numeric=key)
+        return replace(q, body=Numerical(keys=(key,)))
 
     def _matching(self, mq: MoodleQuestion, q: Question) -> Question:
         pairs = tuple(Pair(self.plain(t) or "", right, loc=t.loc) for t, right in mq.subquestions if t.text)
         distractors = tuple(right for t, right in mq.subquestions if not t.text)
-        return replace(q, type=QuestionType.MATCHING, pairs=pairs, distractors=distractors)
+        return replace(q, body=Matching(pairs, distractors))
 
 
 def _default_quiz_id(path: str) -> str:

@@ -38,15 +38,24 @@ from lxml import etree
 
 from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
+    Answer,
     Choice,
+    Essay,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
     QuestionType,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
+    default_multiple_credits,
     plain_text,
 )
 from ..validate import package_path
@@ -328,8 +337,8 @@ class _ItemReader:
         points = _number(self.meta.get("points_possible")) or _number(self.meta.get("cc_weighting")) or 1.0
         q = Question(
             id="",
-            type=QuestionType.ESSAY,
             stem=stem,
+            body=Essay(),
             points=points if points > 0 else 1.0,
             lang=self.item.get("{http://www.w3.org/XML/1998/namespace}lang") or lang,
             loc=self.loc,
@@ -426,24 +435,29 @@ class _ItemReader:
                 used.add(fid)
             choices.append(
                 Choice(
-                    text, ident in right, feedback, lang, loc=SourceLoc(self.loc.path, label.sourceline or 0)
+                    text,
+                    1.0 if ident in right else 0.0,
+                    feedback,
+                    lang,
+                    loc=SourceLoc(self.loc.path, label.sourceline or 0),
                 )
             )
-        question = replace(
-            q, type=QuestionType.MULTIPLE if multiple else QuestionType.SINGLE, choices=tuple(choices)
-        )
-        if not multiple and len(choices) == 2 and sum(c.correct for c in choices) == 1:
+        flags = [c.full for c in choices]
+        if not multiple and len(choices) == 2 and sum(flags) == 1:
             truth = _true_false(choices)
             if truth is not None or kind is QuestionType.TRUE_FALSE:
                 if truth is None:
-                    truth = choices[0].correct
+                    truth = flags[0]
                 if any(c.feedback for c in choices):
                     self.drop("the feedback on the true/false answers")
                 self.shuffle = None
-                return replace(question, type=QuestionType.TRUE_FALSE, choices=(), truth=truth)
-        if sum(c.correct for c in choices) > 1 and not multiple:
-            question = replace(question, type=QuestionType.MULTIPLE)
-        return question
+                return replace(q, body=TrueFalse(truth))
+        if multiple or sum(flags) > 1:
+            # right/wrong only: the right choices earn the bank's default credits
+            credits = default_multiple_credits(flags)
+            picks = tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True))
+            return replace(q, body=MultipleChoice(picks))
+        return replace(q, body=SingleChoice(tuple(choices)))
 
     def _short(self, q: Question, conditions: list[_Condition]) -> Question | None:
         top = max((c.score for c in conditions), default=0.0)
@@ -462,7 +476,7 @@ class _ItemReader:
         if not answers:
             self.found.warn(self.loc, f"{self.label}: no accepted answer; skipped", "import.no-key")
             return None
-        return replace(q, type=QuestionType.SHORT_ANSWER, answers=tuple(answers), case_sensitive=all(cases))
+        return replace(q, body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive=all(cases)))
 
     def _numerical(self, q: Question, conditions: list[_Condition]) -> Question | None:
         keys: list[NumericKey] = []
@@ -481,7 +495,7 @@ class _ItemReader:
                 self.loc, f"{self.label}: no numeric key in its response processing; skipped", "import.no-key"
             )
             return None
-        return replace(q, type=QuestionType.NUMERICAL, numeric=keys[0])
+        return replace(q, body=Numerical(keys=(keys[0],)))
 
     def _matching(
         self, q: Question, presentation: etree._Element, conditions: list[_Condition], used: set[str]
@@ -528,7 +542,7 @@ class _ItemReader:
         for ident, text in right_text.items():
             if ident not in used_rights and text and text not in rights and text not in distractors:
                 distractors.append(text)
-        return replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+        return replace(q, body=Matching(tuple(pairs), tuple(distractors)))
 
 
 def _numeric_key(var: etree._Element) -> NumericKey | None:

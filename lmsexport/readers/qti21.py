@@ -42,16 +42,24 @@ from lxml import etree
 from ..errors import Severity
 from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
+    Answer,
     Choice,
     Difficulty,
+    Essay,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     NumericKey,
     Pair,
     Question,
-    QuestionType,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
+    default_multiple_credits,
     plain_text,
 )
 from ..validate import package_path, parse_untrusted
@@ -378,7 +386,7 @@ class _ItemReader:
             self.found.warn(self.loc, f"{self.label} has no question text; skipped", "import.empty-stem")
             return None
         lang = self.root.get(XML_LANG)
-        q = Question(id="", type=QuestionType.ESSAY, stem=stem, lang=lang, loc=self.loc)
+        q = Question(id="", stem=stem, body=Essay(), lang=lang, loc=self.loc)
         used_feedback: set[str] = set()
         kind = kinds[0]
         typed: Question | None
@@ -389,13 +397,8 @@ class _ItemReader:
         elif kind in ("matchInteraction", "associateInteraction"):
             typed = self._match(q, interaction, decl, stem_plain)
         elif qtype_meta == "short_answer_question" and rules.strings:
-            answers = tuple(dict.fromkeys(s for s, _ in rules.strings if s))
-            typed = replace(
-                q,
-                type=QuestionType.SHORT_ANSWER,
-                answers=answers,
-                case_sensitive=all(c for _, c in rules.strings),
-            )
+            answers = tuple(Answer(a) for a in dict.fromkeys(s for s, _ in rules.strings if s))
+            typed = replace(q, body=ShortAnswer(answers, case_sensitive=all(c for _, c in rules.strings)))
         else:
             typed = q
         if typed is None:
@@ -518,7 +521,7 @@ class _ItemReader:
             choices.append(
                 Choice(
                     text,
-                    False,
+                    0.0,
                     feedback,
                     sc.get(XML_LANG),
                     loc=self.files.loc(self.member, sc.sourceline or 0),
@@ -540,14 +543,17 @@ class _ItemReader:
                 "import.no-key",
             )
             return None
-        choices = [replace(c, correct=i in right) for c, i in zip(choices, idents, strict=True)]
+        flags = [i in right for i in idents]
+        # A single choice question's right choices earn full credit; a multiple choice question's
+        # credits are the bank's default rule (right +1/number right, wrong -1/number wrong).
+        credits = default_multiple_credits(flags) if multiple else tuple(1.0 if f else 0.0 for f in flags)
+        choices = [replace(c, credit=credit) for c, credit in zip(choices, credits, strict=True)]
         if values and not multiple:
             partial = sorted({v for v in values.values() if 0 < v < max(values.values())})
             if partial:
                 self.drop(f"partial credit ({', '.join(f'{v:g}' for v in partial)} points for some choices)")
         if values and multiple:
-            n_right = sum(c.correct for c in choices)
-            credits = Question("x", QuestionType.MULTIPLE, "x", choices=tuple(choices)).choice_credit()
+            n_right = sum(flags)
             top = max(values.values())
             scale = top * n_right if top > 0 else 1.0
             if any(
@@ -560,7 +566,7 @@ class _ItemReader:
                     "import.weights",
                 )
         question = replace(
-            q, type=QuestionType.MULTIPLE if multiple else QuestionType.SINGLE, choices=tuple(choices)
+            q, body=MultipleChoice(tuple(choices)) if multiple else SingleChoice(tuple(choices))
         )
         self.shuffle = shuffle
         if not multiple and len(choices) == 2:
@@ -569,7 +575,7 @@ class _ItemReader:
                 if any(c.feedback for c in choices):
                     self.drop("the feedback on the true/false answers")
                 self.shuffle = None
-                return replace(question, type=QuestionType.TRUE_FALSE, choices=(), truth=truth)
+                return replace(question, body=TrueFalse(truth))
         return question
 
     def _text_entry(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
@@ -599,9 +605,7 @@ class _ItemReader:
         if cases and len(set(cases)) > 1:
             self.drop("case sensitivity that differs between answers (all are compared ignoring case)")
             case_sensitive = False
-        return replace(
-            q, type=QuestionType.SHORT_ANSWER, answers=tuple(answers), case_sensitive=case_sensitive
-        )
+        return replace(q, body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive))
 
     def _numerical(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
         answer = _number(decl.correct[0]) if decl.correct else None
@@ -621,7 +625,7 @@ class _ItemReader:
         if key is None:
             self.found.warn(self.loc, f"{self.label}: no numeric key can be found; skipped", "import.no-key")
             return None
-        return replace(q, type=QuestionType.NUMERICAL, numeric=key)
+        return replace(q, body=Numerical(keys=(key,)))
 
     def _match(self, q: Question, interaction: etree._Element, decl: _Decl, plain: bool) -> Question | None:
         sets = _children(interaction, "simpleMatchSet")
@@ -675,7 +679,7 @@ class _ItemReader:
                 continue
             if text not in distractors:
                 distractors.append(text)
-        return replace(q, type=QuestionType.MATCHING, pairs=tuple(pairs), distractors=tuple(distractors))
+        return replace(q, body=Matching(tuple(pairs), tuple(distractors)))
 
 
 def decl_response(interaction: etree._Element) -> str:
@@ -726,9 +730,9 @@ def _true_false(choices: list[Choice]) -> bool | None:
     falses = _FALSE_WORDS | {f.casefold() for _, f in TRUE_FALSE_LABELS.values()}
     if not ({words[0], words[1]} & trues and {words[0], words[1]} & falses) or words[0] == words[1]:
         return None
-    if sum(c.correct for c in choices) != 1:
+    if sum(c.full for c in choices) != 1:
         return None
-    right = words[0] if choices[0].correct else words[1]
+    right = words[0] if choices[0].full else words[1]
     return right in trues
 
 

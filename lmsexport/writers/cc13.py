@@ -54,7 +54,7 @@ import copy
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from lxml import etree
 
@@ -65,17 +65,24 @@ from ..model import (
     Block,
     Choice,
     Draw,
+    Essay,
     Inline,
     LineBreak,
+    Matching,
     Media,
+    MultipleChoice,
+    Numerical,
     Para,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Text,
+    TrueFalse,
 )
 from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
 from . import Output, WriteContext, qti12
@@ -294,19 +301,21 @@ def cc_items(
     out = []
     pairs = ((q, q.points) for q in quiz.questions) if questions is None else questions
     for q, points in pairs:
-        if q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) > 1:
-            for cc in _split_matching(q, points, taken):
-                few = len(cc.question.choices) < choices_min
+        body = q.body
+        if isinstance(body, Matching) and len(qti12.matching_rights(body)) > 1:
+            # each part's choices are the right-hand items
+            few = len(qti12.matching_rights(body)) < choices_min
+            for cc in _split_matching(q, body, points, taken):
                 out.append(replace(cc, profile=MULTIPLE_RESPONSE) if few else cc)
             continue
-        if q.type is QuestionType.SINGLE and len(q.choices) < choices_min:
+        if isinstance(body, SingleChoice) and len(body.choices) < choices_min:
             out.append(CcItem(q.id, q, q, MULTIPLE_RESPONSE, points))
             continue
         if _as_essay(q):
             asked = q
-            if q.type is QuestionType.MATCHING:  # the items to match, listed in the question
-                texts = [q.stem, *(p.left for p in q.pairs), *qti12.matching_rights(q)]
-                asked = replace(q, type=QuestionType.ESSAY, stem=join_texts(texts), pairs=())
+            if isinstance(body, Matching):  # the items to match, listed in the question
+                texts = [q.stem, *(p.left for p in body.pairs), *qti12.matching_rights(body)]
+                asked = replace(q, stem=join_texts(texts), body=Essay())
             out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", points))
             continue
         out.append(CcItem(q.id, q, q, PROFILES[q.type], points))
@@ -316,15 +325,18 @@ def cc_items(
 def _as_essay(q: Question) -> bool:
     """What the profile cannot ask at all: a numerical range with no answer, and a matching
     question whose left items all take one right-hand item (a choice of one is no question)."""
-    if q.type is QuestionType.NUMERICAL:
-        return q.numeric is not None and q.numeric.answer is None
-    return q.type is QuestionType.MATCHING and len(qti12.matching_rights(q)) < 2
+    match q.body:
+        case Numerical():
+            return q.body.key.answer is None
+        case Matching():
+            return len(qti12.matching_rights(q.body)) < 2
+    return False
 
 
-def _split_matching(q: Question, points: float, taken: set[str]) -> list[CcItem]:
-    rights = qti12.matching_rights(q)
+def _split_matching(q: Question, body: Matching, points: float, taken: set[str]) -> list[CcItem]:
+    rights = qti12.matching_rights(body)
     items = []
-    for i, pair in enumerate(q.pairs, 1):
+    for i, pair in enumerate(body.pairs, 1):
         ident = f"{q.id}-{i}"
         while ident in taken:
             ident += "-"
@@ -332,12 +344,11 @@ def _split_matching(q: Question, points: float, taken: set[str]) -> list[CcItem]
         stand_in = replace(
             q,
             id=ident,
-            type=QuestionType.SINGLE,
             stem=join_texts([q.stem, pair.left]),
-            choices=tuple(Choice(text, correct=text == pair.right) for text in rights),
-            pairs=(),
-            distractors=(),
-            points=points / len(q.pairs),
+            body=SingleChoice(
+                tuple(Choice(text, credit=1.0 if text == pair.right else 0.0) for text in rights)
+            ),
+            points=points / len(body.pairs),
         )
         items.append(CcItem(ident, stand_in, q, PROFILES[QuestionType.MATCHING], stand_in.points))
     return items
@@ -392,55 +403,59 @@ def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree.
     qti12.outcomes(resprocessing)
     qti12.general_feedback(resprocessing, q)
     ctx = qti12._Item(quiz, q, lang, item, presentation, resprocessing, STYLE)
+    body = q.body
     if cc.profile == "cc.essay.v0p1":
         qti12._write_essay(ctx)
     elif cc.profile == MULTIPLE_RESPONSE:
-        _write_multiple_response(ctx)
-    elif q.type is QuestionType.SINGLE:
-        qti12._write_single(ctx)
-    elif q.type is QuestionType.TRUE_FALSE:
-        _write_true_false(ctx)
-    elif q.type is QuestionType.SHORT_ANSWER:
-        qti12._write_short_answer(ctx)
-    elif q.type is QuestionType.NUMERICAL:
-        _write_numerical_fib(ctx)
-    else:  # pragma: no cover - every type is handled above (matching is split into singles)
-        raise AssertionError(q.type)
+        assert isinstance(body, SingleChoice | MultipleChoice)
+        _write_multiple_response(ctx, body)
+    else:
+        match body:
+            case SingleChoice():
+                qti12._write_single(ctx, body)
+            case TrueFalse():
+                _write_true_false(ctx, body)
+            case ShortAnswer():
+                qti12._write_short_answer(ctx, body)
+            case Numerical():
+                _write_numerical_fib(ctx, body)
+            case MultipleChoice() | Matching() | Essay():  # pragma: no cover
+                raise AssertionError(q.type)  # they have profiles of their own; matching is split
+            case _:
+                assert_never(body)
     if q.explanation:
         qti12.itemfeedback(item, qti12.GENERAL_FB, q.explanation, lang, STYLE)
-    for ident, choice in zip(qti12.choice_ids(q), q.choices, strict=True):
-        if choice.feedback:
-            qti12.itemfeedback(item, f"{ident}_fb", choice.feedback, lang, STYLE, inline=True)
+    if isinstance(body, SingleChoice | MultipleChoice):
+        qti12.choice_feedbacks(item, body.choices, lang, STYLE)
     return item
 
 
-def _write_multiple_response(ctx: qti12._Item) -> None:
+def _write_multiple_response(ctx: qti12._Item, body: SingleChoice | MultipleChoice) -> None:
     """Canvas's all-or-nothing condition (the profile's setvar can only Set). Moodle's CC
     importer finds the right choices as ``varequal[@case='Yes']`` under the scoring condition
     (entity11.quiz.class.php get_answers), so the right ones say case="Yes" (identifiers are
     compared exactly anyway)."""
-    q = ctx.question
-    ids = qti12.choice_ids(q)
+    ids = qti12.choice_ids(body.choices)
     lid = _el(ctx.presentation, "response_lid", ident=qti12.RESPONSE, rcardinality="Multiple")
     render = _el(lid, "render_choice", shuffle="Yes" if ctx.quiz.shuffle else "No")
-    for ident, choice in zip(ids, q.choices, strict=True):
+    for ident, choice in zip(ids, body.choices, strict=True):
         label = _el(render, "response_label", ident=ident)
         qti12.material(label, choice.text, choice.lang or ctx.lang, style=ctx.style, inline=True)
-    qti12._choice_feedback(ctx)
+    qti12._choice_feedback(ctx, body.choices)
     cond, var = qti12.condition(ctx.resprocessing, False)
     and_ = _el(var, "and")
-    for ident, choice in zip(ids, q.choices, strict=True):
-        if choice.correct:
+    keys = set(body.key_indexes)  # a single choice's full-credit ones, a multiple choice's earning ones
+    for i, ident in enumerate(ids):
+        if i in keys:
             qti12.varequal(and_, qti12.RESPONSE, ident, case=True)
         else:
             qti12.varequal(_el(and_, "not"), qti12.RESPONSE, ident)
     qti12.set_score(cond, "100")
 
 
-def _write_true_false(ctx: qti12._Item) -> None:
+def _write_true_false(ctx: qti12._Item, body: TrueFalse) -> None:
     """Choices ``true`` and ``false`` (Moodle's CC importer requires exactly these idents,
     entity11.quiz.class.php), labelled in the question's language."""
-    q = ctx.question
     lid = _el(ctx.presentation, "response_lid", ident=qti12.RESPONSE, rcardinality="Single")
     render = _el(lid, "render_choice", shuffle="No")
     labels = true_false_labels(ctx.lang)
@@ -448,14 +463,14 @@ def _write_true_false(ctx: qti12._Item) -> None:
     for (ident, _), label in zip(qti12.TRUE_FALSE, labels, strict=True):
         qti12.material(_el(render, "response_label", ident=ident), label, label_lang)
     cond, var = qti12.condition(ctx.resprocessing, False)
-    qti12.varequal(var, qti12.RESPONSE, "true" if q.truth else "false")
+    qti12.varequal(var, qti12.RESPONSE, "true" if body.truth else "false")
     qti12.set_score(cond, "100")
 
 
-def _write_numerical_fib(ctx: qti12._Item) -> None:
+def _write_numerical_fib(ctx: qti12._Item, body: Numerical) -> None:
     """The answer's text as the one accepted answer of a fill-in-the-blank."""
-    key = ctx.question.numeric
-    assert key is not None and key.answer is not None
+    key = body.key
+    assert key.answer is not None
     response = _el(ctx.presentation, "response_str", ident=qti12.RESPONSE, rcardinality="Single")
     qti12.render_fib(response)
     cond, var = qti12.condition(ctx.resprocessing, False)
@@ -810,7 +825,7 @@ def quiz_warnings(quiz: Quiz, version: Version = CC13) -> list[Diagnostic]:
 def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Diagnostic]:
     loc = q.loc or SourceLoc(quiz.id)
     fmt, cc = version.format, f"the Common Cartridge {version.number} profile"
-    if q.type is QuestionType.MULTIPLE:
+    if isinstance(q.body, MultipleChoice):
         # Moodle's 1.1 importer gives each right choice 1/n of the mark and a wrong one nothing
         # (entity11.quiz.class.php get_answers): partial credit without the penalty.
         moodle = (
@@ -824,8 +839,8 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
             f"all or nothing; its partial credit is not carried{moodle}",
             f"{fmt}.partial-credit",
         )
-    if q.type is QuestionType.NUMERICAL and q.numeric is not None:
-        if q.numeric.answer is None:
+    if isinstance(q.body, Numerical):
+        if q.body.key.answer is None:
             yield _warn(
                 loc,
                 f"question {q.id!r}: {cc} has no numerical type and cannot "
@@ -833,7 +848,7 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
                 f"{fmt}.numerical-as-essay",
             )
         else:
-            text = qti12.number(qti12.decimal(q.numeric.answer))
+            text = qti12.number(qti12.decimal(q.body.key.answer))
             yield _warn(
                 loc,
                 f"question {q.id!r}: {cc} has no numerical type; written as "
@@ -842,8 +857,8 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
                 f"{fmt}.numerical-as-fib",
             )
     few = version.choices_min
-    if (q.type is QuestionType.SINGLE and len(q.choices) < few) or (
-        q.type is QuestionType.MATCHING and 1 < len(qti12.matching_rights(q)) < few
+    if (isinstance(q.body, SingleChoice) and len(q.body.choices) < few) or (
+        isinstance(q.body, Matching) and 1 < len(qti12.matching_rights(q.body)) < few
     ):
         yield _warn(
             loc,
@@ -852,21 +867,21 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
             "tick more than one",
             f"{fmt}.few-choices",
         )
-    if q.type is QuestionType.MATCHING and _as_essay(q):
+    if isinstance(q.body, Matching) and _as_essay(q):
         yield _warn(
             loc,
             f"question {q.id!r}: {cc} has no matching type, and with a single "
             "right-hand item it cannot be asked as a choice; written as an essay (graded by hand)",
             f"{fmt}.matching-as-essay",
         )
-    elif q.type is QuestionType.MATCHING:
+    elif isinstance(q.body, Matching):
         yield _warn(
             loc,
             f"question {q.id!r}: {cc} has no matching type; written as "
-            f"{len(q.pairs)} multiple-choice questions, one per left-hand item",
+            f"{len(q.body.pairs)} multiple-choice questions, one per left-hand item",
             f"{fmt}.matching-split",
         )
-    if q.type is QuestionType.SHORT_ANSWER and q.case_sensitive:
+    if isinstance(q.body, ShortAnswer) and q.body.case_sensitive:
         yield _warn(
             loc,
             f'question {q.id!r}: case_sensitive is written (varequal case="Yes") but Canvas\'s and '
@@ -879,7 +894,7 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
 
 
 def _points_warning(q: Question, points: float, version: Version) -> str | None:
-    parts = len(q.pairs) if q.type is QuestionType.MATCHING and not _as_essay(q) else 1
+    parts = len(q.body.pairs) if isinstance(q.body, Matching) and not _as_essay(q) else 1
     if _weighting(points / parts) is not None:
         return None
     worth = f"{num(points)} points over {parts} items" if parts > 1 else f"{num(points)} points"

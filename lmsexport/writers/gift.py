@@ -49,6 +49,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
+from typing import assert_never
 
 from lxml import etree
 
@@ -60,16 +61,22 @@ from ..model import (
     Candidate,
     Choice,
     Draw,
+    Essay,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     Question,
-    QuestionType,
     Quiz,
     Rich,
     Section,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Text,
+    TrueFalse,
     direction,
     inlines_of,
     is_rtl,
@@ -324,21 +331,28 @@ class _QuestionWriter:
         return [f"\t####{self.rich(self.q.explanation, 'the explanation')}"]
 
     def _answer_block(self) -> str:
-        t = self.q.type
-        if t is QuestionType.ESSAY:
-            gf = self._general_feedback()
-            return "{" + (gf[0].strip() if gf else "") + "}"
-        if t is QuestionType.TRUE_FALSE:
-            gf = self._general_feedback()
-            return "{" + ("TRUE" if self.q.truth else "FALSE") + (gf[0].strip() if gf else "") + "}"
-        lines = {
-            QuestionType.SINGLE: self._single,
-            QuestionType.MULTIPLE: self._multiple,
-            QuestionType.SHORT_ANSWER: self._short_answer,
-            QuestionType.NUMERICAL: self._numerical,
-            QuestionType.MATCHING: self._matching,
-        }[t]()
-        opener = "{#" if t is QuestionType.NUMERICAL else "{"
+        body = self.q.body
+        opener = "{"
+        match body:
+            case Essay():
+                gf = self._general_feedback()
+                return "{" + (gf[0].strip() if gf else "") + "}"
+            case TrueFalse(truth=truth):
+                gf = self._general_feedback()
+                return "{" + ("TRUE" if truth else "FALSE") + (gf[0].strip() if gf else "") + "}"
+            case SingleChoice():
+                lines = self._single(body)
+            case MultipleChoice():
+                lines = self._multiple(body)
+            case ShortAnswer():
+                lines = self._short_answer(body)
+            case Numerical():
+                lines = self._numerical(body)
+                opener = "{#"
+            case Matching():
+                lines = self._matching(body)
+            case _:
+                assert_never(body)
         return "\n".join([opener, *lines, *self._general_feedback(), "}"])
 
     def _choice(self, marker: str, choice: Choice, n: int) -> str:
@@ -347,21 +361,21 @@ class _QuestionWriter:
             text += "#" + self.rich(choice.feedback, f"the feedback of choice {n}")
         return "\t" + text
 
-    def _check_choice_count(self) -> None:
-        if len(self.q.choices) < 2:
+    def _check_choice_count(self, choices: tuple[Choice, ...]) -> None:
+        if len(choices) < 2:
             self.error(
                 "gift.too-few-choices",
-                f"has {len(self.q.choices)} choice(s); Moodle's importer needs at least 2",
+                f"has {len(choices)} choice(s); Moodle's importer needs at least 2",
             )
 
-    def _single(self) -> list[str]:
-        self._check_choice_count()
-        return [self._choice("=" if c.correct else "~", c, n) for n, c in enumerate(self.q.choices, 1)]
+    def _single(self, body: SingleChoice) -> list[str]:
+        self._check_choice_count(body.choices)
+        return [self._choice("=" if c.full else "~", c, n) for n, c in enumerate(body.choices, 1)]
 
-    def _multiple(self) -> list[str]:
-        self._check_choice_count()
-        n_correct = sum(c.correct for c in self.q.choices)
-        n_wrong = len(self.q.choices) - n_correct
+    def _multiple(self, body: MultipleChoice) -> list[str]:
+        self._check_choice_count(body.choices)
+        n_correct = len(body.key_indexes)
+        n_wrong = len(body.choices) - n_correct
         if n_correct == 0:
             self.error("gift.no-correct-choice", "has no correct choice")
             return []
@@ -375,22 +389,22 @@ class _QuestionWriter:
         # %100% is refused by the importer; 99.99999% is within its tolerance of 100%.
         right_text = "%99.99999%" if right == 1 else format_weight(right)
         return [
-            self._choice("~" + (right_text if c.correct else format_weight(wrong)), c, n)
-            for n, c in enumerate(self.q.choices, 1)
+            self._choice("~" + (right_text if c.earns else format_weight(wrong)), c, n)
+            for n, c in enumerate(body.choices, 1)
         ]
 
-    def _short_answer(self) -> list[str]:
-        q = self.q
-        if not q.answers:
+    def _short_answer(self, body: ShortAnswer) -> list[str]:
+        answers = body.accepted
+        if not answers:
             self.error("gift.no-answer", "has no accepted answer")
-        if q.case_sensitive:
+        if body.case_sensitive:
             self.meta["case_sensitive"] = True
             self.warn(
                 "gift.case-sensitive-not-carried",
                 "is case sensitive, but GIFT cannot say so: Moodle imports it case-insensitive",
                 "tick 'Case sensitivity' on the question in Moodle after importing",
             )
-        return [f"\t={self._short_answer_text(a, n)}" for n, a in enumerate(q.answers, 1)]
+        return [f"\t={self._short_answer_text(a, n)}" for n, a in enumerate(answers, 1)]
 
     def _short_answer_text(self, answer: str, n: int) -> str:
         what = f"accepted answer {n} {answer!r}"
@@ -410,11 +424,11 @@ class _QuestionWriter:
         # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
         return self.plain(answer.replace("*", "\\*"), what)
 
-    def _numerical(self) -> list[str]:
-        key = self.q.numeric
-        if key is None:
+    def _numerical(self, body: Numerical) -> list[str]:
+        if not body.keys:
             self.error("gift.no-answer", "has no numeric key; Moodle fails on an empty '{#}'")
             return []
+        key = body.key
         values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
         if any(v != v or v in (float("inf"), float("-inf")) for v in values):
             self.error("gift.not-a-number", "has a numeric key that is not a finite number")
@@ -428,22 +442,21 @@ class _QuestionWriter:
             return [f"\t={format_number(key.answer)}:{format_number(key.tolerance)}"]
         return [f"\t={format_number(key.answer)}"]
 
-    def _matching(self) -> list[str]:
-        q = self.q
-        if len(q.pairs) < 2:
+    def _matching(self, body: Matching) -> list[str]:
+        if len(body.pairs) < 2:
             self.error(
                 "gift.too-few-pairs",
-                f"has {len(q.pairs)} pair(s); Moodle's importer fails on fewer than 2",
+                f"has {len(body.pairs)} pair(s); Moodle's importer fails on fewer than 2",
             )
-        if q.distractors:
-            self.meta["distractors"] = list(q.distractors)
+        if body.distractors:
+            self.meta["distractors"] = list(body.distractors)
             self.warn(
                 "gift.distractors-not-carried",
-                f"has {len(q.distractors)} distractor(s), which GIFT cannot express (Moodle drops them)",
+                f"has {len(body.distractors)} distractor(s), which GIFT cannot express (Moodle drops them)",
                 "add the extra answers in Moodle after importing, or export Moodle XML/QTI instead",
             )
         lines = []
-        for n, pair in enumerate(q.pairs, 1):
+        for n, pair in enumerate(body.pairs, 1):
             left = self.rich(pair.left, f"the left item of pair {n}")
             lines.append(f"\t={left} -> {self.plain(pair.right, f'the right item of pair {n}')}")
         return lines

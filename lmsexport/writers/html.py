@@ -25,10 +25,10 @@ an attempt. Choices keep their source index (`data-choice-index`) whatever their
 Scoring (in the browser, documented here), out of each shown question's points (in an
 assessment, `Draw.points_of`):
 - single, true_false: full points for the keyed choice, else 0.
-- multiple: `Question.choice_credit()` summed over the picks, floored at 0 (the model's rule,
-  which QTI and GIFT carry too).
+- multiple: the choices' credits (`MultipleChoice.credits`) summed over the picks, floored at
+  0 (the model's rule, which QTI and GIFT carry too).
 - short_answer: any accepted answer after NFC normalisation and trimming; case-insensitive
-  unless case_sensitive.
+  unless ShortAnswer.case_sensitive.
 - numerical: Latin, Arabic-Indic and Extended Arabic-Indic (Urdu) digits, "." "," or "٫"
   as decimal separator; right within NumericKey.bounds (with a 1e-9 relative slack so that
   float rounding of answer +- tolerance never rejects a boundary value).
@@ -50,7 +50,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import quote
 
 import jinja2
@@ -65,14 +65,21 @@ from ..model import (
     BulletList,
     CodeBlock,
     Draw,
+    Essay,
     Image,
+    Matching,
     Math,
+    MultipleChoice,
+    Numerical,
     OrderedList,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     Text,
+    TrueFalse,
     direction,
 )
 from . import Output, WriteContext
@@ -381,9 +388,10 @@ def templates(question: Question, qid: str) -> Markup:
     out = []
     if question.explanation:
         out.append(f'<template id="{qid}-x">{body(question.explanation)}</template>\n')
-    for i, c in enumerate(question.choices):
-        if c.feedback:
-            out.append(f'<template id="{qid}-f{i}">{body(c.feedback)}</template>\n')
+    if isinstance(question.body, SingleChoice | MultipleChoice):
+        for i, c in enumerate(question.body.choices):
+            if c.feedback:
+                out.append(f'<template id="{qid}-f{i}">{body(c.feedback)}</template>\n')
     return Markup("".join(out))
 
 
@@ -402,11 +410,16 @@ def _has_code(texts: Iterable[Text | None]) -> bool:
 def _texts(question: Question) -> Iterator[Text | None]:
     yield question.stem
     yield question.explanation
-    for c in question.choices:
-        yield c.text
-        yield c.feedback
-    for p in question.pairs:
-        yield p.left
+    match question.body:
+        case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+            for c in choices:
+                yield c.text
+                yield c.feedback
+        case Matching(pairs=pairs):
+            for p in pairs:
+                yield p.left
+        case _:
+            pass
 
 
 # --------------------------------------------------------------------------- page assets
@@ -454,16 +467,15 @@ def script_json(data: Any) -> Markup:
 # --------------------------------------------------------------------------- questions
 
 
-def _matching_options(question: Question) -> list[str]:
+def _matching_options(matching: Matching) -> list[str]:
     # Sorted so that the option order gives nothing away (source order would line the
     # rights up with their lefts); duplicates collapse to one option.
-    texts = dict.fromkeys([p.right for p in question.pairs] + list(question.distractors))
+    texts = dict.fromkeys([p.right for p in matching.pairs] + list(matching.distractors))
     return sorted(texts, key=lambda t: (t.casefold(), t))
 
 
-def _numeric_key_text(question: Question) -> str:
-    key = question.numeric
-    assert key is not None
+def _numeric_key_text(numerical: Numerical) -> str:
+    key = numerical.key
     if key.low is not None and key.high is not None:
         return f"{format_number(key.low)} – {format_number(key.high)}"
     assert key.answer is not None
@@ -495,7 +507,7 @@ class Item:
     @property
     def shuffle(self) -> bool:
         """Whether its choices are shuffled per attempt."""
-        return self.quiz.shuffle and self.question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE)
+        return self.quiz.shuffle and isinstance(self.question.body, SingleChoice | MultipleChoice)
 
 
 def _key_data(item: Item) -> dict[str, Any]:
@@ -513,28 +525,31 @@ def _key_data(item: Item) -> dict[str, Any]:
         "explanation": f"{item.qid}-x" if question.explanation else None,
         "shuffle": item.shuffle,
     }
-    t = question.type
-    if t in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        data["correct"] = list(question.correct_indexes)
-        data["credit"] = list(question.choice_credit())
-        data["feedback"] = [
-            f"{item.qid}-f{i}" if c.feedback else None for i, c in enumerate(question.choices)
-        ]
-    elif t is QuestionType.TRUE_FALSE:
-        data["correct"] = [0 if question.truth else 1]
-        data["credit"] = [1.0, 0.0] if question.truth else [0.0, 1.0]
-        data["feedback"] = [None, None]
-    elif t is QuestionType.SHORT_ANSWER:
-        data["answers"] = list(question.answers)
-        data["caseSensitive"] = question.case_sensitive
-    elif t is QuestionType.NUMERICAL:
-        assert question.numeric is not None
-        data["bounds"] = list(question.numeric.bounds)
-        data["keyText"] = _numeric_key_text(question)
-    elif t is QuestionType.MATCHING:
-        options = _matching_options(question)
-        data["key"] = [options.index(p.right) for p in question.pairs]
-        data["options"] = options
+    match question.body:
+        case SingleChoice() | MultipleChoice() as choice_body:
+            data["correct"] = list(choice_body.key_indexes)
+            data["credit"] = list(choice_body.credits)
+            data["feedback"] = [
+                f"{item.qid}-f{i}" if c.feedback else None for i, c in enumerate(choice_body.choices)
+            ]
+        case TrueFalse(truth=truth):
+            data["correct"] = [0 if truth else 1]
+            data["credit"] = [1.0, 0.0] if truth else [0.0, 1.0]
+            data["feedback"] = [None, None]
+        case ShortAnswer() as short:
+            data["answers"] = list(short.accepted)
+            data["caseSensitive"] = short.case_sensitive
+        case Numerical() as numerical:
+            data["bounds"] = list(numerical.key.bounds)
+            data["keyText"] = _numeric_key_text(numerical)
+        case Matching() as matching:
+            options = _matching_options(matching)
+            data["key"] = [options.index(p.right) for p in matching.pairs]
+            data["options"] = options
+        case Essay():
+            pass
+        case _:
+            assert_never(question.body)
     return data
 
 
@@ -586,7 +601,7 @@ def _render_page(
         js=Markup(js),
         csp=_csp(css, js),
         data=script_json(data),
-        has_essay=any(it.question.type is QuestionType.ESSAY for it in items),
+        has_essay=any(isinstance(it.question.body, Essay) for it in items),
         QT=QuestionType,
         matching_options=_matching_options,
         tf_labels=_true_false_labels,
@@ -597,7 +612,7 @@ def render_quiz(quiz: Quiz) -> str:
     """One quiz as a self-contained HTML page."""
     header = quiz.header
     items = [Item(n, q, header, q.points) for n, q in enumerate(quiz.questions, 1)]
-    auto = sum(q.points for q in quiz.questions if q.type is not QuestionType.ESSAY)
+    auto = sum(q.points for q in quiz.questions if not isinstance(q.body, Essay))
     return _render_page(
         kind="quiz",
         page_id=quiz.id,
@@ -619,8 +634,7 @@ def _auto_points(assessment: Assessment) -> float | None:
     total = 0.0
     for draw in assessment.draws:
         values = [
-            0.0 if c.question.type is QuestionType.ESSAY else draw.points_of(c.question)
-            for c in draw.candidates
+            0.0 if isinstance(c.question.body, Essay) else draw.points_of(c.question) for c in draw.candidates
         ]
         if not draw.is_random:
             total += sum(values)

@@ -27,8 +27,8 @@ Moodle is tabled in docs/moodle-xml.md.
   (Moodle does not trim it: it is written bare), `<penalty>`/`<hidden>` as Moodle's exporter
   writes a question made with its forms' defaults.
 * Grades (`fraction`) are percentages from Moodle's list of allowed grades, shared with the
-  GIFT writer (lmsexport.moodle.multi_answer_weights): a multi-answer question's right choices
-  share +100 % and its wrong ones -100 %.
+  GIFT writer (lmsexport.moodle.nearest_grade): each choice's credit as the nearest allowed grade
+  (by default a multi-answer question's right choices share +100 % and its wrong ones -100 %).
 * What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
   question's own difficulty, the quiz's id, title, language, difficulty and category as the
   source has them, and `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which
@@ -49,6 +49,7 @@ import math
 import re
 from dataclasses import replace
 from fractions import Fraction
+from typing import assert_never
 
 from lxml import etree
 
@@ -61,27 +62,35 @@ from ..model import (
     Candidate,
     Choice,
     Draw,
+    Essay,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Text,
+    TrueFalse,
     inlines_of,
     is_rtl,
     media_of,
 )
 from ..moodle import (
+    allowed_grade,
     draw_category_names,
     draw_instruction,
     format_number,
     format_percent,
     lang_span,
-    multi_answer_weights,
     name_from_stem,
+    nearest_grade,
     protect_tex,
     rebuild_instructions,
     rich_div,
@@ -253,15 +262,10 @@ def _marked(lang: str, quiz_lang: str) -> bool:
 
 _fraction = functools.cache(format_percent)
 
-_TYPE_WRITERS = {
-    QuestionType.SINGLE: "_multichoice",
-    QuestionType.MULTIPLE: "_multichoice",
-    QuestionType.TRUE_FALSE: "_truefalse",
-    QuestionType.SHORT_ANSWER: "_shortanswer",
-    QuestionType.NUMERICAL: "_numerical",
-    QuestionType.MATCHING: "_matching",
-    QuestionType.ESSAY: "_essay",
-}
+
+def _grade(credit: float) -> Fraction:
+    """A credit as the grade Moodle stores for it: the nearest one on its list."""
+    return nearest_grade(Fraction(credit))
 
 
 def _comment(prefix: str, data: dict[str, object]) -> etree._Comment:
@@ -516,7 +520,21 @@ class _QuestionWriter:
         """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
         if q.difficulty is not None:
             self.meta["difficulty"] = q.difficulty.value
-        getattr(self, _TYPE_WRITERS[q.type])(el)
+        match q.body:
+            case SingleChoice() | MultipleChoice() as body:
+                self._multichoice(el, body)
+            case TrueFalse(truth=truth):
+                self._truefalse(el, truth)
+            case ShortAnswer() as body:
+                self._shortanswer(el, body)
+            case Numerical() as body:
+                self._numerical(el, body)
+            case Matching() as body:
+                self._matching(el, body)
+            case Essay():
+                self._essay(el)
+            case _:
+                assert_never(q.body)
         self._tags(el)
         if self.meta:
             el.insert(0, _comment(META_PREFIX, self.meta))
@@ -557,38 +575,42 @@ class _QuestionWriter:
     def _shuffle(self) -> str:
         return "true" if self.quiz.shuffle else "false"
 
-    def _multichoice(self, el: etree._Element) -> None:
-        q = self.q
-        if len(q.choices) < 2:
+    def _multichoice(self, el: etree._Element, body: SingleChoice | MultipleChoice) -> None:
+        choices = body.choices
+        if len(choices) < 2:
             self.error(
                 "moodlexml.too-few-choices",
-                f"has {len(q.choices)} choice(s); Moodle's multichoice type refuses fewer than 2",
+                f"has {len(choices)} choice(s); Moodle's multichoice type refuses fewer than 2",
             )
-        n_correct = sum(c.correct for c in q.choices)
-        single = q.type is QuestionType.SINGLE
-        if single:
+        n_correct = len(body.key_indexes)
+        single = isinstance(body, SingleChoice)
+        fractions = [_grade(c) for c in body.credits]
+        if isinstance(body, SingleChoice):
             if n_correct != 1:
                 self.error("moodlexml.bad-key", f"is single-answer with {n_correct} correct choices")
-            right, wrong = Fraction(1), Fraction(0)
-        else:
-            if n_correct == 0:
-                self.error("moodlexml.bad-key", "has no correct choice")
-                n_correct = 1
-            n_wrong = len(q.choices) - n_correct
-            right, wrong, exact = multi_answer_weights(n_correct, n_wrong)
-            if not exact:
-                self.warn(
-                    "moodlexml.inexact-weights",
+        elif n_correct == 0:
+            self.error("moodlexml.bad-key", "has no correct choice")
+        elif any(allowed_grade(Fraction(c)) is None for c in body.credits):
+            n_wrong = len(choices) - n_correct
+            if body.default_credits:
+                right = fractions[body.key_indexes[0]]
+                wrong = next((f for f, c in zip(fractions, choices, strict=True) if not c.earns), Fraction(0))
+                message = (
                     f"{n_correct} correct / {n_wrong} wrong choices cannot be weighted exactly with "
-                    f"Moodle's grades; wrote {format_percent(right)}% and {format_percent(wrong)}%",
+                    f"Moodle's grades; wrote {format_percent(right)}% and {format_percent(wrong)}%"
                 )
+            else:
+                message = "choice credits cannot be written exactly with Moodle's grades; wrote " + ", ".join(
+                    f"{format_percent(f)}%" for f in fractions
+                )
+            self.warn("moodlexml.inexact-weights", message)
         _sub(el, "single", "true" if single else "false")
         _sub(el, "shuffleanswers", self._shuffle())
         _sub(el, "answernumbering", "abc")
         _sub(el, "showstandardinstruction", "0")
         self._combined_feedback(el)
-        for n, choice in enumerate(q.choices, 1):
-            self._choice(el, choice, right if choice.correct else wrong, n)
+        for n, (choice, fraction) in enumerate(zip(choices, fractions, strict=True), 1):
+            self._choice(el, choice, fraction, n)
 
     def _choice(self, el: etree._Element, choice: Choice, fraction: Fraction, n: int) -> None:
         answer = self._answer(el, fraction, _HTML_ANSWER)
@@ -596,27 +618,27 @@ class _QuestionWriter:
         self.rich(answer[1][0], choice.feedback, f"the feedback of choice {n}")
         self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
 
-    def _truefalse(self, el: etree._Element) -> None:
+    def _truefalse(self, el: etree._Element, truth: bool) -> None:
         # import_truefalse() recognises the answers by their texts `true` and `false`.
         for value in (True, False):
-            answer = self._answer(el, Fraction(int(value == self.q.truth)), _PLAIN_ANSWER)
+            answer = self._answer(el, Fraction(int(value == truth)), _PLAIN_ANSWER)
             answer[0].text = "true" if value else "false"
 
-    def _shortanswer(self, el: etree._Element) -> None:
-        q = self.q
-        if not q.answers:
+    def _shortanswer(self, el: etree._Element, body: ShortAnswer) -> None:
+        if not body.answers:
             self.error("moodlexml.no-answer", "has no accepted answer")
-        _sub(el, "usecase", "1" if q.case_sensitive else "0")
-        for n, text in enumerate(q.answers, 1):
-            answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
+        _sub(el, "usecase", "1" if body.case_sensitive else "0")
+        for n, accepted in enumerate(body.answers, 1):
+            text = accepted.text
+            answer = self._answer(el, _grade(accepted.credit), _PLAIN_ANSWER)
             # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
             self.plain(answer[0], text.replace("*", "\\*"), f"accepted answer {n} {text!r}")
 
-    def _numerical(self, el: etree._Element) -> None:
-        key = self.q.numeric
-        if key is None:
+    def _numerical(self, el: etree._Element, body: Numerical) -> None:
+        if not body.keys:
             self.error("moodlexml.no-answer", "has no numeric key")
             return
+        key = body.key
         values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
         if not all(math.isfinite(v) for v in values):
             self.error("moodlexml.not-a-number", "has a numeric key that is not a finite number")
@@ -636,22 +658,21 @@ class _QuestionWriter:
         _sub(answer, "tolerance", format_number(tolerance))
         _append(el, _NO_UNITS)
 
-    def _matching(self, el: etree._Element) -> None:
-        q = self.q
-        if len(q.pairs) < 2:
+    def _matching(self, el: etree._Element, body: Matching) -> None:
+        if len(body.pairs) < 2:
             self.error(
                 "moodlexml.too-few-pairs",
-                f"has {len(q.pairs)} pair(s); a matching question needs at least 2",
+                f"has {len(body.pairs)} pair(s); a matching question needs at least 2",
             )
-        elif len(q.pairs) + len(q.distractors) < 3:
+        elif len(body.pairs) + len(body.distractors) < 3:
             self.warn(
                 "moodlexml.match-form-minimum",
                 "has 2 pairs and no distractor: Moodle imports it, but its editing form refuses to save "
                 "a matching question with fewer than 3 answers",
                 "add a distractor",
             )
-        rights = {p.right for p in q.pairs}
-        for d in q.distractors:
+        rights = {p.right for p in body.pairs}
+        for d in body.distractors:
             if d in rights:
                 self.warn(
                     "moodlexml.distractor-merged",
@@ -659,12 +680,12 @@ class _QuestionWriter:
                 )
         _sub(el, "shuffleanswers", self._shuffle())
         self._combined_feedback(el)
-        for n, pair in enumerate(q.pairs, 1):
+        for n, pair in enumerate(body.pairs, 1):
             sub = _copy(el, _SUBQUESTION)
             self.plain(sub[1][0], pair.right, f"the right item of pair {n}")
             # After the answer: the left item's files go between its <text> and the <answer>.
             self.rich(sub[0], pair.left, f"the left item of pair {n}")
-        for n, text in enumerate(q.distractors, 1):
+        for n, text in enumerate(body.distractors, 1):
             # Moodle's way to store a distractor: a subquestion with an empty text.
             sub = _copy(el, _SUBQUESTION)
             self.plain(sub[1][0], text, f"distractor {n}")
@@ -681,7 +702,7 @@ def _category(
     category = _sub(root, "question", type="category")
     _set_text(_sub(_sub(category, "category"), "text"), path)
     if info is not None:
-        about = Question(id=quiz.id, type=QuestionType.ESSAY, stem="", loc=quiz.loc)
+        about = Question(id=quiz.id, stem="", body=Essay(), loc=quiz.loc)
         header = _QuestionWriter(quiz, about, what)
         header.field(category, "info", info, "the description", quiz.lang)
         diagnostics.extend(header.diagnostics)

@@ -42,6 +42,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from typing import assert_never
 
 from lxml import etree
 
@@ -50,15 +51,23 @@ from ..mathml import to_mathml
 from ..model import (
     Assessment,
     Bank,
+    Choice,
     Draw,
+    Essay,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Text,
+    TrueFalse,
     direction,
     media_of,
     plain_text,
@@ -212,12 +221,19 @@ def question_texts(question: Question) -> Iterator[Text]:
     yield question.stem
     if question.explanation is not None:
         yield question.explanation
-    for choice in question.choices:
-        yield choice.text
-        if choice.feedback is not None:
-            yield choice.feedback
-    for pair in question.pairs:
-        yield pair.left
+    match question.body:
+        case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+            for choice in choices:
+                yield choice.text
+                if choice.feedback is not None:
+                    yield choice.feedback
+        case Matching(pairs=pairs):
+            for pair in pairs:
+                yield pair.left
+        case TrueFalse() | ShortAnswer() | Numerical() | Essay():
+            pass  # no texts this format writes besides the stem and explanation
+        case _:
+            assert_never(question.body)
 
 
 def media_files(texts: Iterable[Text | None]) -> dict[str, Media]:
@@ -256,8 +272,8 @@ def meta_field(parent: etree._Element, label: str, entry: str) -> None:
     _el(field, "fieldentry", entry)
 
 
-def choice_ids(question: Question) -> list[str]:
-    return [f"C{i}" for i in range(1, len(question.choices) + 1)]
+def choice_ids(choices: tuple[Choice, ...]) -> list[str]:
+    return [f"C{i}" for i in range(1, len(choices) + 1)]
 
 
 def outcomes(resprocessing: etree._Element) -> None:
@@ -334,7 +350,7 @@ class _Item:
 def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, Text, str | None]]) -> None:
     """response_lid/render_choice with (ident, text, lang or None) entries."""
     lid = _el(ctx.presentation, "response_lid", ident=RESPONSE, rcardinality=cardinality)
-    shuffle = ctx.quiz.shuffle and ctx.question.type is not QuestionType.TRUE_FALSE
+    shuffle = ctx.quiz.shuffle and not isinstance(ctx.question.body, TrueFalse)
     render = _el(lid, "render_choice", shuffle="Yes" if shuffle else "No")
     for ident, text, lang in entries:
         material(
@@ -342,65 +358,59 @@ def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, Text, str | 
         )
 
 
-def _choice_feedback(ctx: _Item) -> None:
+def _choice_feedback(ctx: _Item, choices: tuple[Choice, ...]) -> None:
     """One continuing condition per choice that has feedback (qti_items.rb
     answer_feedback_respconditions), before the scoring condition: Canvas's converter sets each
     condition's answer weight in order, so the scoring condition must come last."""
-    for ident, choice in zip(choice_ids(ctx.question), ctx.question.choices, strict=True):
+    for ident, choice in zip(choice_ids(choices), choices, strict=True):
         if choice.feedback:
             cond, var = condition(ctx.resprocessing, True)
             varequal(var, RESPONSE, ident)
             show(cond, f"{ident}_fb")
 
 
-def _write_single(ctx: _Item) -> None:
-    q = ctx.question
-    ids = choice_ids(q)
-    _choices(ctx, "Single", [(i, c.text, c.lang) for i, c in zip(ids, q.choices, strict=True)])
-    _choice_feedback(ctx)
+def _write_single(ctx: _Item, body: SingleChoice) -> None:
+    ids = choice_ids(body.choices)
+    _choices(ctx, "Single", [(i, c.text, c.lang) for i, c in zip(ids, body.choices, strict=True)])
+    _choice_feedback(ctx, body.choices)
     cond, var = condition(ctx.resprocessing, False)
-    varequal(var, RESPONSE, ids[q.correct_indexes[0]])
+    varequal(var, RESPONSE, ids[body.key_indexes[0]])
     set_score(cond, "100")
 
 
-def _write_multiple(ctx: _Item) -> None:
-    q = ctx.question
-    ids = choice_ids(q)
-    _choices(ctx, "Multiple", [(i, c.text, c.lang) for i, c in zip(ids, q.choices, strict=True)])
-    _choice_feedback(ctx)
+def _write_multiple(ctx: _Item, body: MultipleChoice) -> None:
+    ids = choice_ids(body.choices)
+    _choices(ctx, "Multiple", [(i, c.text, c.lang) for i, c in zip(ids, body.choices, strict=True)])
+    _choice_feedback(ctx, body.choices)
     # Canvas's one condition (qti_items.rb multiple_answers_resprocessing): every right choice
     # and no wrong one. Canvas grades the question with its own partial-credit rule.
     cond, var = condition(ctx.resprocessing, False)
     and_ = _el(var, "and")
-    for ident, choice in zip(ids, q.choices, strict=True):
-        varequal(and_ if choice.correct else _el(and_, "not"), RESPONSE, ident)
+    for ident, choice in zip(ids, body.choices, strict=True):
+        varequal(and_ if choice.earns else _el(and_, "not"), RESPONSE, ident)
     set_score(cond, "100")
 
 
-def _write_true_false(ctx: _Item) -> None:
-    q = ctx.question
+def _write_true_false(ctx: _Item, body: TrueFalse) -> None:
     _choices(ctx, "Single", [(ident, text, "en") for ident, text in TRUE_FALSE])
     cond, var = condition(ctx.resprocessing, False)
-    varequal(var, RESPONSE, TRUE_FALSE[0][0] if q.truth else TRUE_FALSE[1][0])
+    varequal(var, RESPONSE, TRUE_FALSE[0][0] if body.truth else TRUE_FALSE[1][0])
     set_score(cond, "100")
 
 
-def _write_short_answer(ctx: _Item) -> None:
-    q = ctx.question
+def _write_short_answer(ctx: _Item, body: ShortAnswer) -> None:
     render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"))
     # Every accepted answer in one condition, as Canvas's exporter writes it (qti_items.rb
     # short_answer_resprocessing): Canvas (extended_text_interaction.rb) and Moodle's CC
     # importer (get_answers_fib) read each varequal of it as one accepted answer.
     cond, var = condition(ctx.resprocessing, False)
-    for answer in q.answers:
-        varequal(var, RESPONSE, answer, case=q.case_sensitive)
+    for answer in body.accepted:
+        varequal(var, RESPONSE, answer, case=body.case_sensitive)
     set_score(cond, "100")
 
 
-def _write_numerical(ctx: _Item) -> None:
-    q = ctx.question
-    key = q.numeric
-    assert key is not None
+def _write_numerical(ctx: _Item, body: Numerical) -> None:
+    key = body.key
     render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"), "Decimal")
     cond, var = condition(ctx.resprocessing, False)
     if key.low is not None and key.high is not None:
@@ -422,24 +432,23 @@ def _write_numerical(ctx: _Item) -> None:
     set_score(cond, "100")
 
 
-def matching_rights(question: Question) -> list[str]:
+def matching_rights(body: Matching) -> list[str]:
     """The right-hand items: each pair's right once, in order, then the distractors."""
     rights: list[str] = []
-    for text in [p.right for p in question.pairs] + list(question.distractors):
+    for text in [p.right for p in body.pairs] + list(body.distractors):
         if text not in rights:
             rights.append(text)
     return rights
 
 
-def _write_matching(ctx: _Item) -> None:
-    q = ctx.question
-    rights = matching_rights(q)
+def _write_matching(ctx: _Item, body: Matching) -> None:
+    rights = matching_rights(body)
     right_id = {text: f"R{i}" for i, text in enumerate(rights, 1)}
     shuffle = "Yes" if ctx.quiz.shuffle else "No"
     # One response_lid per left item, each listing every right-hand item (qti_items.rb
     # matching_response_lid); Canvas takes the first one's list as the matches, distractors
     # included (associate_interaction.rb get_canvas_matches).
-    for i, pair in enumerate(q.pairs, 1):
+    for i, pair in enumerate(body.pairs, 1):
         lid = _el(ctx.presentation, "response_lid", ident=f"response_L{i}")
         material(lid, pair.left, ctx.lang, style=ctx.style, inline=True)
         render = _el(lid, "render_choice", shuffle=shuffle)
@@ -447,8 +456,8 @@ def _write_matching(ctx: _Item) -> None:
             material(_el(render, "response_label", ident=right_id[text]), text, ctx.lang, plain=True)
     # Each right pair adds its share; continue="Yes" so a standard QTI 1.2 player scores every
     # pair (Canvas's exporter leaves the default, "No"; Canvas itself reads only the structure).
-    share = f"{100 / len(q.pairs):.2f}"
-    for i, pair in enumerate(q.pairs, 1):
+    share = f"{100 / len(body.pairs):.2f}"
+    for i, pair in enumerate(body.pairs, 1):
         cond, var = condition(ctx.resprocessing, True)
         varequal(var, f"response_L{i}", right_id[pair.right])
         set_score(cond, share, action="Add")
@@ -461,15 +470,25 @@ def _write_essay(ctx: _Item) -> None:
     _el(condition(ctx.resprocessing, False)[1], "other")
 
 
-_WRITERS = {
-    QuestionType.SINGLE: _write_single,
-    QuestionType.MULTIPLE: _write_multiple,
-    QuestionType.TRUE_FALSE: _write_true_false,
-    QuestionType.SHORT_ANSWER: _write_short_answer,
-    QuestionType.NUMERICAL: _write_numerical,
-    QuestionType.MATCHING: _write_matching,
-    QuestionType.ESSAY: _write_essay,
-}
+def _write_body(ctx: _Item) -> None:
+    """The response and its processing, by the kind of the question."""
+    match body := ctx.question.body:
+        case SingleChoice():
+            _write_single(ctx, body)
+        case MultipleChoice():
+            _write_multiple(ctx, body)
+        case TrueFalse():
+            _write_true_false(ctx, body)
+        case ShortAnswer():
+            _write_short_answer(ctx, body)
+        case Numerical():
+            _write_numerical(ctx, body)
+        case Matching():
+            _write_matching(ctx, body)
+        case Essay():
+            _write_essay(ctx)
+        case _:
+            assert_never(body)
 
 
 def item_tree(
@@ -527,13 +546,19 @@ def build_item_tree(
     resprocessing = _el(item, "resprocessing")
     outcomes(resprocessing)
     general_feedback(resprocessing, question)
-    _WRITERS[question.type](_Item(quiz, question, lang, item, presentation, resprocessing, style))
+    _write_body(_Item(quiz, question, lang, item, presentation, resprocessing, style))
     if question.explanation:
         itemfeedback(item, GENERAL_FB, question.explanation, lang, style)
-    for ident, choice in zip(choice_ids(question), question.choices, strict=True):
+    if isinstance(question.body, SingleChoice | MultipleChoice):
+        choice_feedbacks(item, question.body.choices, lang, style)
+    return item
+
+
+def choice_feedbacks(item: etree._Element, choices: tuple[Choice, ...], lang: str, style: Flavour) -> None:
+    """``<choice>_fb`` item feedback for each choice that has feedback."""
+    for ident, choice in zip(choice_ids(choices), choices, strict=True):
         if choice.feedback:
             itemfeedback(item, f"{ident}_fb", choice.feedback, lang, style, inline=True)
-    return item
 
 
 # --------------------------------------------------------------------------- item skeletons
@@ -561,13 +586,19 @@ _MARK = "\ue000"
 def text_shape(question: Question) -> tuple[object, ...]:
     """What of a question besides its id and texts decides its item (with the writer's own
     settings, which the caller adds to the key)."""
-    return (
-        question.type,
-        question.lang,
-        question.truth,
-        bool(question.explanation),
-        tuple((c.correct, c.lang, bool(c.feedback)) for c in question.choices),
-    )
+    body: tuple[object, ...]
+    match question.body:
+        case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+            body = tuple((c.credit, c.lang, bool(c.feedback)) for c in choices)
+        case TrueFalse(truth=truth):
+            body = (truth,)
+        case Essay():
+            body = ()
+        case ShortAnswer() | Numerical() | Matching():
+            body = (question.body,)  # not skeleton types: the whole body, to be safe
+        case _:
+            assert_never(question.body)
+    return (question.type, question.lang, bool(question.explanation), body)
 
 
 @dataclass(frozen=True)
@@ -615,17 +646,22 @@ def _make_skeleton(
         "stem": (lambda q: q.stem, False),
         "explanation": (lambda q: q.explanation, False),
     }
-    choices = []
-    for i, c in enumerate(question.choices):
-        texts[f"c{i}"] = ((lambda q, i=i: q.choices[i].text), True)  # type: ignore[misc]
-        texts[f"f{i}"] = ((lambda q, i=i: q.choices[i].feedback), True)  # type: ignore[misc]
-        choices.append(replace(c, text=mark(f"c{i}"), feedback=mark(f"f{i}") if c.feedback else c.feedback))
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        choices = []
+        for i, c in enumerate(body.choices):
+            texts[f"c{i}"] = ((lambda q, i=i: _choice(q, i).text), True)  # type: ignore[misc]
+            texts[f"f{i}"] = ((lambda q, i=i: _choice(q, i).feedback), True)  # type: ignore[misc]
+            choices.append(
+                replace(c, text=mark(f"c{i}"), feedback=mark(f"f{i}") if c.feedback else c.feedback)
+            )
+        body = replace(body, choices=tuple(choices))
     stand_in = replace(
         question,
         id=mark("id"),
         stem=mark("stem"),
         explanation=mark("explanation") if question.explanation else question.explanation,
-        choices=tuple(choices),
+        body=body,
     )
     item = build(stand_in)
     slots: list[tuple[tuple[int, ...], str | None, Callable[[Question], str]]] = []
@@ -663,6 +699,12 @@ def _make_skeleton(
 
         slots.append((path, None, value))
     return Skeleton(item, tuple(slots))
+
+
+def _choice(question: Question, index: int) -> Choice:
+    """A choice of a question of a choice shape (what a skeleton's choice slot holds)."""
+    assert isinstance(question.body, SingleChoice | MultipleChoice)
+    return question.body.choices[index]
 
 
 def assessment_tree(quiz: Quiz) -> etree._Element:
@@ -902,7 +944,7 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
     out = []
     for q in quiz.questions:
         loc = q.loc or SourceLoc(quiz.id)
-        if q.type is QuestionType.SHORT_ANSWER and q.case_sensitive:
+        if isinstance(q.body, ShortAnswer) and q.body.case_sensitive:
             out.append(
                 _warn(
                     loc,

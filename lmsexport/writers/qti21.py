@@ -33,6 +33,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
+from typing import assert_never
 
 from lxml import etree
 
@@ -41,17 +42,25 @@ from ..errors import Diagnostic, Severity
 from ..mathml import to_mathml
 from ..model import (
     Assessment,
+    Choice,
     Draw,
+    Essay,
+    Matching,
     Math,
     Media,
+    MultipleChoice,
+    Numerical,
     Para,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
+    SingleChoice,
     SourceLoc,
     Str,
     Text,
+    TrueFalse,
     direction,
     inlines_of,
     media_of,
@@ -190,11 +199,14 @@ FEEDBACK_FLATTENED = (
 def question_texts(question: Question) -> list[Text]:
     """Every text of a question an item shows, in reading order."""
     texts: list[Text] = [question.stem]
-    for c in question.choices:
-        texts.append(c.text)
-        if c.feedback is not None:
-            texts.append(c.feedback)
-    texts += [p.left for p in question.pairs]
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        for c in body.choices:
+            texts.append(c.text)
+            if c.feedback is not None:
+                texts.append(c.feedback)
+    elif isinstance(body, Matching):
+        texts += [p.left for p in body.pairs]
     if question.explanation is not None:
         texts.append(question.explanation)
     return texts
@@ -213,12 +225,14 @@ def question_media(question: Question) -> list[Media]:
 
 def _is_plain(question: Question) -> bool:
     """Whether every text of a question is plain (on the hot path of every item: kept cheap)."""
-    return (
-        isinstance(question.stem, str)
-        and not isinstance(question.explanation, Rich)
-        and all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in question.choices)
-        and all(isinstance(p.left, str) for p in question.pairs)
-    )
+    if not isinstance(question.stem, str) or isinstance(question.explanation, Rich):
+        return False
+    body = question.body
+    if isinstance(body, SingleChoice | MultipleChoice):
+        return all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in body.choices)
+    if isinstance(body, Matching):
+        return all(isinstance(p.left, str) for p in body.pairs)
+    return True
 
 
 _VERBATIM = frozenset(_q(t) for t in ("pre", "code", "span", "em", "strong", "a"))
@@ -341,8 +355,8 @@ class _Ctx:
             self.renderer.lost.append(FEEDBACK_FLATTENED)
 
 
-def _choice_feedback(ctx: _Ctx) -> bool:
-    return any(c.feedback for c in ctx.question.choices)
+def _choice_feedback(choices: tuple[Choice, ...]) -> bool:
+    return any(c.feedback for c in choices)
 
 
 def _simple_choices(
@@ -367,14 +381,14 @@ def _simple_choices(
             ctx.inline_text(fb, feedback)
 
 
-def _choice_ids(question: Question) -> list[str]:
-    return [f"C{i}" for i in range(1, len(question.choices) + 1)]
+def _choice_ids(choices: tuple[Choice, ...]) -> list[str]:
+    return [f"C{i}" for i in range(1, len(choices) + 1)]
 
 
-def _write_single(ctx: _Ctx) -> None:
+def _write_single(ctx: _Ctx, body: SingleChoice) -> None:
     q = ctx.question
-    ids = _choice_ids(q)
-    _response_decl(ctx.item, "RESPONSE", "single", "identifier", [ids[i] for i in q.correct_indexes])
+    ids = _choice_ids(body.choices)
+    _response_decl(ctx.item, "RESPONSE", "single", "identifier", [ids[i] for i in body.key_indexes])
     ci = _sub(
         ctx.body,
         "choiceInteraction",
@@ -382,7 +396,7 @@ def _write_single(ctx: _Ctx) -> None:
         shuffle=_bool(ctx.quiz.shuffle),
         maxChoices="1",
     )
-    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(q.choices)])
+    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(body.choices)])
 
     def matches_correct(parent: etree._Element) -> None:
         match = _sub(parent, "match")
@@ -392,29 +406,28 @@ def _write_single(ctx: _Ctx) -> None:
     _score_if(ctx.rp, q.points, matches_correct)
 
 
-def _write_multiple(ctx: _Ctx) -> None:
+def _write_multiple(ctx: _Ctx, body: MultipleChoice) -> None:
     q = ctx.question
-    ids = _choice_ids(q)
-    correct = q.correct_indexes
-    decl = _response_decl(ctx.item, "RESPONSE", "multiple", "identifier", [ids[i] for i in correct])
-    # The model's one scoring rule: right picks share +points, wrong picks share -points, so
-    # ticking every box scores 0 (lowerBound), not a pass.
-    entries = [(ids[i], q.points * credit) for i, credit in enumerate(q.choice_credit())]
+    ids = _choice_ids(body.choices)
+    decl = _response_decl(ctx.item, "RESPONSE", "multiple", "identifier", [ids[i] for i in body.key_indexes])
+    # Each pick earns its credit of the points; a total below 0 counts as 0 (lowerBound): with
+    # the default credits ticking every box scores 0, not a pass.
+    entries = [(ids[i], q.points * credit) for i, credit in enumerate(body.credits)]
     _mapping(decl, entries, q.points)
     ci = _sub(
         ctx.body,
         "choiceInteraction",
         responseIdentifier="RESPONSE",
         shuffle=_bool(ctx.quiz.shuffle),
-        maxChoices=str(len(q.choices)),
+        maxChoices=str(len(body.choices)),
     )
-    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(q.choices)])
+    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(body.choices)])
     _score_map(ctx.rp, "RESPONSE")
 
 
-def _write_true_false(ctx: _Ctx) -> None:
+def _write_true_false(ctx: _Ctx, body: TrueFalse) -> None:
     q = ctx.question
-    right = "TRUE" if q.truth else "FALSE"
+    right = "TRUE" if body.truth else "FALSE"
     _response_decl(ctx.item, TF_RESPONSE, "single", "identifier", [right])
     # The order true, false is the convention every LMS shows; shuffling two choices only confuses.
     ci = _sub(ctx.body, "choiceInteraction", responseIdentifier=TF_RESPONSE, shuffle="false", maxChoices="1")
@@ -430,30 +443,30 @@ def _write_true_false(ctx: _Ctx) -> None:
     _score_if(ctx.rp, q.points, matches_right)
 
 
-def _write_short_answer(ctx: _Ctx) -> None:
+def _write_short_answer(ctx: _Ctx, body: ShortAnswer) -> None:
     q = ctx.question
-    decl = _response_decl(ctx.item, "RESPONSE", "single", "string", [q.answers[0]])
+    answers = [a.text for a in body.answers]
+    decl = _response_decl(ctx.item, "RESPONSE", "single", "string", [answers[0]])
     seen: set[str] = set()
     entries = []
-    for answer in q.answers:
-        key = answer if q.case_sensitive else answer.casefold()
+    for answer in answers:
+        key = answer if body.case_sensitive else answer.casefold()
         if key not in seen:  # a mapping must not list one key twice
             seen.add(key)
             entries.append((answer, q.points))
-    _mapping(decl, entries, q.points, caseSensitive=_bool(q.case_sensitive))
+    _mapping(decl, entries, q.points, caseSensitive=_bool(body.case_sensitive))
     _sub(
         _sub(ctx.body, "p"),
         "textEntryInteraction",
         responseIdentifier="RESPONSE",
-        expectedLength=str(max(len(a) for a in q.answers)),
+        expectedLength=str(max(len(a) for a in answers)),
     )
     _score_map(ctx.rp, "RESPONSE")
 
 
-def _write_numerical(ctx: _Ctx) -> None:
+def _write_numerical(ctx: _Ctx, body: Numerical) -> None:
     q = ctx.question
-    key = q.numeric
-    assert key is not None
+    key = body.key
     _response_decl(
         ctx.item, "RESPONSE", "single", "float", [num(key.answer)] if key.answer is not None else []
     )
@@ -470,14 +483,14 @@ def _write_numerical(ctx: _Ctx) -> None:
     _score_if(ctx.rp, q.points, within_bounds)
 
 
-def _write_matching(ctx: _Ctx) -> None:
+def _write_matching(ctx: _Ctx, body: Matching) -> None:
     q = ctx.question
     rights: list[str] = []
-    for text in [p.right for p in q.pairs] + list(q.distractors):
+    for text in [p.right for p in body.pairs] + list(body.distractors):
         if text not in rights:  # two lefts may share one right: one choice, matchMax 2
             rights.append(text)
     right_id = {text: f"R{i}" for i, text in enumerate(rights, 1)}
-    pairs = [f"L{i} {right_id[p.right]}" for i, p in enumerate(q.pairs, 1)]
+    pairs = [f"L{i} {right_id[p.right]}" for i, p in enumerate(body.pairs, 1)]
     decl = _response_decl(ctx.item, "RESPONSE", "multiple", "directedPair", pairs)
     _mapping(decl, [(pair, q.points / len(pairs)) for pair in pairs], q.points)
     mi = _sub(
@@ -485,14 +498,14 @@ def _write_matching(ctx: _Ctx) -> None:
         "matchInteraction",
         responseIdentifier="RESPONSE",
         shuffle=_bool(ctx.quiz.shuffle),
-        maxAssociations=str(len(q.pairs)),
+        maxAssociations=str(len(body.pairs)),
     )
     lefts = _sub(mi, "simpleMatchSet")
-    for i, pair in enumerate(q.pairs, 1):
+    for i, pair in enumerate(body.pairs, 1):
         ctx.text(_sub(lefts, "simpleAssociableChoice", identifier=f"L{i}", matchMax="1"), pair.left)
     right_set = _sub(mi, "simpleMatchSet")
     for text in rights:
-        uses = sum(1 for p in q.pairs if p.right == text)
+        uses = sum(1 for p in body.pairs if p.right == text)
         _add_text(
             _sub(right_set, "simpleAssociableChoice", identifier=right_id[text], matchMax=str(max(uses, 1))),
             text,
@@ -506,15 +519,25 @@ def _write_essay(ctx: _Ctx) -> None:
     _sub(ctx.body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
 
 
-_WRITERS: dict[QuestionType, Callable[[_Ctx], None]] = {
-    QuestionType.SINGLE: _write_single,
-    QuestionType.MULTIPLE: _write_multiple,
-    QuestionType.TRUE_FALSE: _write_true_false,
-    QuestionType.SHORT_ANSWER: _write_short_answer,
-    QuestionType.NUMERICAL: _write_numerical,
-    QuestionType.MATCHING: _write_matching,
-    QuestionType.ESSAY: _write_essay,
-}
+def _write_body(ctx: _Ctx) -> None:
+    """The declaration, interaction and response processing of the question's kind."""
+    match ctx.question.body:
+        case SingleChoice() as body:
+            _write_single(ctx, body)
+        case MultipleChoice() as body:
+            _write_multiple(ctx, body)
+        case TrueFalse() as body:
+            _write_true_false(ctx, body)
+        case ShortAnswer() as body:
+            _write_short_answer(ctx, body)
+        case Numerical() as body:
+            _write_numerical(ctx, body)
+        case Matching() as body:
+            _write_matching(ctx, body)
+        case Essay():
+            _write_essay(ctx)
+        case _:
+            assert_never(ctx.question.body)
 
 
 def _bool(value: bool) -> str:
@@ -592,9 +615,11 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
         renderer.blocks(question.stem, _sub(body, "div"))
     rp = etree.Element(_q("responseProcessing"))
     ctx = _Ctx(quiz, question, lang, item, body, rp, renderer)
-    _WRITERS[question.type](ctx)
+    _write_body(ctx)
 
-    choice_ids = question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE) and _choice_feedback(ctx)
+    choice_ids = isinstance(question.body, SingleChoice | MultipleChoice) and _choice_feedback(
+        question.body.choices
+    )
     explanation = bool(question.explanation)
     if choice_ids or explanation:
         response = "RESPONSE" if choice_ids else None
@@ -656,17 +681,19 @@ def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
     stem = question.stem
     if question.type not in _FAST_TYPES or not isinstance(stem, str) or not _is_plain(question):
         return None
+    body = question.body
+    choices = body.choices if isinstance(body, SingleChoice | MultipleChoice) else ()
     return (
         question.type,
         question.points,
         quiz.shuffle,
         quiz.lang_of(question),
-        question.truth,
+        body.truth if isinstance(body, TrueFalse) else None,
         stem.count("\n") + 1,  # the stem is written even when empty
         _lines(question.explanation),
         tuple(
-            (c.correct, c.lang, c.text.count("\n") + 1 if isinstance(c.text, str) else 0, _lines(c.feedback))
-            for c in question.choices
+            (c.credit, c.lang, c.text.count("\n") + 1 if isinstance(c.text, str) else 0, _lines(c.feedback))
+            for c in choices
         ),
     )
 
@@ -679,7 +706,8 @@ def _fields(question: Question) -> list[str]:
     out = [question.id, *stem.split("\n")]
     if isinstance(explanation, str) and explanation:
         out += explanation.split("\n")
-    for c in question.choices:
+    body = question.body
+    for c in body.choices if isinstance(body, SingleChoice | MultipleChoice) else ():
         if isinstance(c.text, str):
             out += c.text.split("\n")
         if isinstance(c.feedback, str) and c.feedback:
@@ -707,16 +735,18 @@ class _Skeleton:
             return "\n".join(_PLACEHOLDER.format(next(counter)) for _ in text.split("\n"))
 
         # Same order as _fields: id, stem, explanation, then each choice's text and feedback.
-        stand_in = replace(
-            question,
-            id=ph(question.id),
-            stem=ph(question.stem),
-            explanation=ph(question.explanation) if question.explanation else question.explanation,
-            choices=tuple(
-                replace(c, text=ph(c.text), feedback=ph(c.feedback) if c.feedback else c.feedback)
-                for c in question.choices
-            ),
-        )
+        id_, stem = ph(question.id), ph(question.stem)
+        explanation = ph(question.explanation) if question.explanation else question.explanation
+        body = question.body
+        if isinstance(body, SingleChoice | MultipleChoice):
+            body = replace(
+                body,
+                choices=tuple(
+                    replace(c, text=ph(c.text), feedback=ph(c.feedback) if c.feedback else c.feedback)
+                    for c in body.choices
+                ),
+            )
+        stand_in = replace(question, id=id_, stem=stem, explanation=explanation, body=body)
         n_fields = next(counter)
         tree = build_item_tree(quiz, stand_in)
         index = {_PLACEHOLDER.format(i): i for i in range(n_fields)}
@@ -947,19 +977,17 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
         out.append(_description_warning("quiz", quiz.id, quiz.loc))
     for q in quiz.questions:
         loc = q.loc or SourceLoc(quiz.id)
-        if q.type is QuestionType.SHORT_ANSWER and len(q.answers) > 1:
+        body = q.body
+        if isinstance(body, ShortAnswer) and len(body.answers) > 1:
             out.append(
                 _warn(
                     loc,
                     f"question {q.id!r}: Canvas keeps only the first accepted answer "
-                    f"({q.answers[0]!r}) of a QTI text-entry item",
+                    f"({body.answers[0].text!r}) of a QTI text-entry item",
                     "qti21.canvas-short-answer",
                 )
             )
-        if (
-            q.type is QuestionType.TRUE_FALSE
-            and true_false_labels(quiz.lang_of(q)) != TRUE_FALSE_LABELS["en"]
-        ):
+        if isinstance(body, TrueFalse) and true_false_labels(quiz.lang_of(q)) != TRUE_FALSE_LABELS["en"]:
             out.append(
                 _warn(
                     loc,
@@ -968,7 +996,7 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-true-false",
                 )
             )
-        if q.type is QuestionType.NUMERICAL:
+        if isinstance(body, Numerical):
             out.append(
                 _warn(
                     loc,
@@ -977,7 +1005,9 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-numerical",
                 )
             )
-        if any(c.feedback and _has_markup(c.text) for c in q.choices):
+        if isinstance(body, SingleChoice | MultipleChoice) and any(
+            c.feedback and _has_markup(c.text) for c in body.choices
+        ):
             out.append(
                 _warn(
                     loc,

@@ -24,7 +24,17 @@ from lxml import etree
 
 from .. import __version__
 from ..errors import Diagnostic, LmsExportError, SchemaValidationError, Severity
-from ..model import Assessment, Bank, Question, QuestionType, Quiz, SourceLoc, plain_text
+from ..model import (
+    Assessment,
+    Bank,
+    MultipleChoice,
+    Question,
+    QuestionType,
+    Quiz,
+    SingleChoice,
+    SourceLoc,
+    plain_text,
+)
 from ..package import (
     CP_NS,
     LOM_DIFFICULTY,
@@ -142,7 +152,9 @@ _RESOURCE_CACHE_MAX = 1024
 
 
 def _has_feedback(question: Question) -> bool:
-    return bool(question.explanation) or any(c.feedback for c in question.choices)
+    body = question.body
+    choices = body.choices if isinstance(body, SingleChoice | MultipleChoice) else ()
+    return bool(question.explanation) or any(c.feedback for c in choices)
 
 
 def build_item_resource(resources: etree._Element, quiz: Quiz, question: Question) -> None:

@@ -14,11 +14,27 @@ Comments (``notes``) say where each question came from and what changed on the w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 import yaml
 
-from ..model import Assessment, Draw, Question, QuestionType, Quiz, Rich, Text
+from ..model import (
+    Assessment,
+    Choice,
+    Draw,
+    Essay,
+    Matching,
+    MultipleChoice,
+    Numerical,
+    Question,
+    QuestionType,
+    Quiz,
+    Rich,
+    ShortAnswer,
+    SingleChoice,
+    Text,
+    TrueFalse,
+)
 from .markdown import plain_to_markdown, to_markdown
 
 
@@ -119,40 +135,49 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
     if q.tags:
         out["tags"] = _Flow(q.tags)
     out["stem"] = text(q.stem)
-    if q.type in (QuestionType.SINGLE, QuestionType.MULTIPLE):
-        choices = []
-        for c in q.choices:
-            choice: dict[str, Any] = {"text": text(c.text)}
-            if c.correct:
-                choice["correct"] = True
-            if c.feedback is not None:
-                choice["feedback"] = text(c.feedback)
-            if c.lang:
-                choice["lang"] = c.lang
-            choices.append(choice)
-        out["choices"] = choices
-    elif q.type is QuestionType.TRUE_FALSE:
-        out["answer"] = bool(q.truth)
-    elif q.type is QuestionType.SHORT_ANSWER:
-        out["answers"] = list(q.answers)
-        if q.case_sensitive:
-            out["case_sensitive"] = True
-    elif q.type is QuestionType.NUMERICAL:
-        key = q.numeric
-        assert key is not None
-        if key.answer is not None:
-            out["answer"] = _num(key.answer)
-        if key.low is not None and key.high is not None:
-            out["range"] = _Flow([_num(key.low), _num(key.high)])
-        elif key.tolerance:
-            out["tolerance"] = _num(key.tolerance)
-    elif q.type is QuestionType.MATCHING:
-        out["pairs"] = [{"left": text(p.left), "right": p.right} for p in q.pairs]
-        if q.distractors:
-            out["distractors"] = list(q.distractors)
+    match q.body:
+        case SingleChoice(choices):
+            # The source format marks the key with a flag; its credits are 1 and 0.
+            out["choices"] = [_choice(c, c.full, text) for c in choices]
+        case MultipleChoice(choices):
+            # The flags of the right picks; the loader gives them the default credits.
+            out["choices"] = [_choice(c, c.earns, text) for c in choices]
+        case TrueFalse(truth):
+            out["answer"] = truth
+        case ShortAnswer(answers, case_sensitive):
+            out["answers"] = [a.text for a in answers]
+            if case_sensitive:
+                out["case_sensitive"] = True
+        case Numerical() as body:
+            key = body.key
+            if key.answer is not None:
+                out["answer"] = _num(key.answer)
+            if key.low is not None and key.high is not None:
+                out["range"] = _Flow([_num(key.low), _num(key.high)])
+            elif key.tolerance:
+                out["tolerance"] = _num(key.tolerance)
+        case Matching(pairs, distractors):
+            out["pairs"] = [{"left": text(p.left), "right": p.right} for p in pairs]
+            if distractors:
+                out["distractors"] = list(distractors)
+        case Essay():
+            pass
+        case _:
+            assert_never(q.body)
     if q.explanation is not None:
         out["explanation"] = text(q.explanation)
     return out
+
+
+def _choice(c: Choice, right: bool, text: _Texts) -> dict[str, Any]:
+    choice: dict[str, Any] = {"text": text(c.text)}
+    if right:
+        choice["correct"] = True
+    if c.feedback is not None:
+        choice["feedback"] = text(c.feedback)
+    if c.lang:
+        choice["lang"] = c.lang
+    return choice
 
 
 def needs_markup(quiz: Quiz) -> bool:
@@ -160,8 +185,11 @@ def needs_markup(quiz: Quiz) -> bool:
     texts: list[Text | None] = [quiz.description]
     for q in quiz.questions:
         texts += [q.stem, q.explanation]
-        texts += [t for c in q.choices for t in (c.text, c.feedback)]
-        texts += [p.left for p in q.pairs]
+        match q.body:
+            case SingleChoice(choices) | MultipleChoice(choices):
+                texts += [t for c in choices for t in (c.text, c.feedback)]
+            case Matching(pairs):
+                texts += [p.left for p in pairs]
     return any(isinstance(t, Rich) for t in texts)
 
 
