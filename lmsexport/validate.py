@@ -117,6 +117,13 @@ OTHER_QTI_NAMESPACES = {
 """Root namespaces of QTI documents lmsexport does not validate, and what they are. QTI 1.x
 documents have no namespace; their root is ``questestinterop``."""
 _SCHEMA_REVISION = re.compile(r"imsqti_v(\d+)p(\d+)p(\d+)\.xsd$")
+_APIP_NAMESPACE = re.compile(
+    r"^http://www\.imsglobal\.org/xsd/apip/apipv(\d+)p(\d+)/(?:[a-z]+/imsqti_v(\d+)p(\d+)|imscp_v1p1)$"
+)
+"""APIP's own namespaces for the QTI documents it wraps (.../apipv1p0/qtiitem/imsqti_v2p1, qtisection,
+qtitest, ...) and for its manifest (.../apipv1p0/imscp_v1p1), which names no QTI version: the
+manifest's resource types do (imsqti_apipitem_xmlv2p1). The APIP extension that plain QTI 2.1 items
+may carry (apipv1p0/imsapip_qtiv1p0, bundled in schemas/apip/) is not a root and does not match."""
 
 SCHEMA_REVISIONS = {
     "http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_v2p1p1.xsd": ("QTI 2.1.1", "QTI 2.1"),
@@ -469,12 +476,31 @@ def kind_of(tree: etree._ElementTree) -> str | None:
     return ROOT_KINDS.get(tree.getroot().tag)
 
 
+def _apip_version(tree: etree._ElementTree) -> str | None:
+    """ "APIP 1.0 (QTI 2.1)" when the root is in one of APIP's namespaces ("APIP 1.0" for a
+    manifest whose resources name no QTI version)."""
+    root = tree.getroot()
+    ns = etree.QName(root).namespace or ""
+    if (m := _APIP_NAMESPACE.match(ns)) is None:
+        return None
+    apip = f"APIP {m[1]}.{m[2]}"
+    if m[3] is not None:
+        return f"{apip} (QTI {m[3]}.{m[4]})"
+    versions = sorted(
+        {(int(v[1]), int(v[2])) for t in _resource_types(root, ns) if (v := _QTI_RESOURCE_TYPE.match(t))}
+    )
+    return f"{apip} ({', '.join(f'QTI {a}.{b}' for a, b in versions)})" if versions else apip
+
+
 def _other_version(tree: etree._ElementTree) -> str | None:
-    """ "QTI 2.2.4", "QTI 2.0", "QTI 1.x", ... when the root is a QTI document of another version."""
+    """ "QTI 2.2.4", "QTI 2.0", "QTI 1.x", "APIP 1.0 (QTI 2.1)", ... when the root is a QTI
+    document of another version or of APIP."""
     root = tree.getroot()
     qname = etree.QName(root)
     if qname.namespace is None and qname.localname == "questestinterop":
         return "QTI 1.x"
+    if (apip := _apip_version(tree)) is not None:
+        return apip
     label = OTHER_QTI_NAMESPACES.get(qname.namespace or "")
     if label is None:
         return None
@@ -487,13 +513,21 @@ def _other_version(tree: etree._ElementTree) -> str | None:
 
 
 def _unsupported(name: str, line: int, what: str) -> Diagnostic:
+    if "results" in what:
+        hint = None
+    elif what.startswith("APIP"):
+        # APIP's documents are QTI in APIP's own namespaces, which no bundled schema declares.
+        hint = (
+            "export it as a plain QTI 2.1 package (without APIP's namespaces), "
+            "or validate it with APIP's own schemas"
+        )
+    else:
+        hint = "export it as QTI 2.1 (authoring tools such as TAO and Onyx offer a QTI 2.1 export)"
     return Diagnostic(
         SourceLoc(name, line),
         f"{what}: lmsexport validates QTI 2.1 (items, tests, sections, their content packages); not checked",
         rule="qti.unsupported-version",
-        hint=None
-        if "results" in what
-        else "export it as QTI 2.1 (authoring tools such as TAO and Onyx offer a QTI 2.1 export)",
+        hint=hint,
     )
 
 
@@ -809,6 +843,11 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
     else:
         manifest, found = _load_member(zf, files["imsmanifest.xml"], f"{zname}!imsmanifest.xml", True)
         out += found
+    if manifest is not None and (apip := _apip_version(manifest)) is not None:
+        types = _resource_types(manifest.getroot(), etree.QName(manifest.getroot()).namespace or "")
+        what = f"{apip} package (resource types {', '.join(types)})" if types else f"{apip} package"
+        out.append(_unsupported(f"{zname}!imsmanifest.xml", manifest.getroot().sourceline or 0, what))
+        return sorted(out, key=Diagnostic.sort_key)
     if manifest is not None and kind_of(manifest) == "manifest":
         if (version := _package_version(manifest)) is not None:
             what = f"{version} package (resource types {', '.join(_qti_resource_types(manifest))})"
@@ -862,7 +901,12 @@ def _validate_zip(zf: zipfile.ZipFile, zname: str) -> list[Diagnostic]:
 
 
 def _qti_resource_types(manifest: etree._ElementTree) -> list[str]:
-    types = {res.get("type", "") for res in manifest.iter(f"{{{CP_NS}}}resource")}
+    return _resource_types(manifest.getroot(), CP_NS)
+
+
+def _resource_types(root: etree._Element, ns: str) -> list[str]:
+    """The QTI resource types of a manifest whose elements are in namespace ``ns``."""
+    types = {res.get("type", "") for res in root.iter(f"{{{ns}}}resource")}
     return sorted(t for t in types if _QTI_RESOURCE_TYPE.match(t))
 
 
@@ -885,7 +929,11 @@ def _wrong_root(tree: etree._ElementTree | None, expected: str) -> bool:
     if tree is None:
         return False
     root = tree.getroot()
-    return root.tag != f"{{{QTI_NS}}}{expected}" and etree.QName(root).namespace not in OTHER_QTI_NAMESPACES
+    return (
+        root.tag != f"{{{QTI_NS}}}{expected}"
+        and etree.QName(root).namespace not in OTHER_QTI_NAMESPACES
+        and _apip_version(tree) is None
+    )
 
 
 def _check_manifest_refs(

@@ -374,6 +374,46 @@ def test_other_qti_versions_get_one_message(ns: str, location: str, label: str) 
     assert diag.message.startswith(f"{label} document (assessmentItem): lmsexport validates QTI 2.1")
 
 
+@pytest.mark.parametrize(
+    ("ns", "label"),
+    [
+        ("http://www.imsglobal.org/xsd/apip/apipv1p0/qtiitem/imsqti_v2p1", "APIP 1.0 (QTI 2.1)"),
+        ("http://www.imsglobal.org/xsd/apip/apipv1p0/qtiitem/imsqti_v2p2", "APIP 1.0 (QTI 2.2)"),
+    ],
+)
+def test_apip_documents_name_apip_and_their_qti_version(ns: str, label: str) -> None:
+    data = _ITEM.replace(b'xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1"', f'xmlns="{ns}"'.encode())
+    data = re.sub(rb'xsi:schemaLocation="[^"]*"', b"", data)
+    (diag,) = validate.validate_xml_bytes(data, "a.xml")
+    assert diag.rule == "qti.unsupported-version" and diag.severity is Severity.ERROR
+    assert diag.message.startswith(f"{label} document (assessmentItem): lmsexport validates QTI 2.1")
+    assert "APIP" in (diag.hint or "")
+
+
+def test_apip_manifest_names_the_qti_version_of_its_resources() -> None:
+    """APIP's manifest namespace names no QTI version; its resource types do."""
+    manifest = (
+        b'<manifest xmlns="http://www.imsglobal.org/xsd/apip/apipv1p0/imscp_v1p1" identifier="m">'
+        b"<organizations/><resources>"
+        b'<resource identifier="i" type="imsqti_apipitem_xmlv2p2" href="i.xml"/>'
+        b'<resource identifier="c" type="controlfile/apip_xmlv1p0" href="c.xml"/>'
+        b"</resources></manifest>"
+    )
+    (diag,) = validate.validate_xml_bytes(manifest, "imsmanifest.xml")
+    assert diag.rule == "qti.unsupported-version"
+    assert diag.message.startswith("APIP 1.0 (QTI 2.2) document (manifest): ")
+    bare = re.sub(rb"<resources>.*</resources>", b"<resources/>", manifest)
+    (diag,) = validate.validate_xml_bytes(bare, "imsmanifest.xml")
+    assert diag.message.startswith("APIP 1.0 document (manifest): ")
+
+
+def test_apip_extension_namespace_is_not_a_version() -> None:
+    """The APIP extension plain QTI 2.1 items may carry (schemas/apip/) is no root of APIP's."""
+    ext = b'<apipAccessibility xmlns="http://www.imsglobal.org/xsd/apip/apipv1p0/imsapip_qtiv1p0"/>'
+    (diag,) = validate.validate_xml_bytes(ext, "x.xml")
+    assert diag.rule == "xml.unknown-root"
+
+
 def test_qti1_document_is_named() -> None:
     (diag,) = validate.validate_xml_bytes(b"<questestinterop><item ident='a'/></questestinterop>", "q.xml")
     assert diag.rule == "qti.unsupported-version" and diag.message.startswith("QTI 1.x document")

@@ -106,6 +106,22 @@ MANIFEST_22 = (
         'http://www.imsglobal.org/xsd/qti/qtiv2p2/qtiv2p2_imscpv1p2_v1p0.xsd" identifier="m1"',
     )
 )
+# APIP 1.0 (as TAO and the SmarterApp tools write it): QTI 2.1 in APIP's own namespaces, the
+# manifest's too, its resource types imsqti_apip*_xmlv2p1.
+APIP_ITEM = ITEM.replace(
+    f'xmlns="{QTI}"', 'xmlns="http://www.imsglobal.org/xsd/apip/apipv1p0/qtiitem/imsqti_v2p1"'
+)
+APIP_MANIFEST = (
+    MANIFEST.replace("QTIv2.1 Package", "APIP Package")
+    .replace("imsqti_item_xmlv2p1", "imsqti_apipitem_xmlv2p1")
+    .replace(
+        'xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" identifier="m1"',
+        'xmlns="http://www.imsglobal.org/xsd/apip/apipv1p0/imscp_v1p1" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        'xsi:schemaLocation="http://www.imsglobal.org/xsd/apip/apipv1p0/imscp_v1p1 '
+        'http://www.imsglobal.org/profile/apip/apipv1p0/apipv1p0_imscpv1p2_v1p0.xsd" identifier="m1"',
+    )
+)
 
 # A test whose section is a file of its own (assessmentSectionRef), as Onyx and TAO write them.
 TEST_WITH_SECTION_REF = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -325,6 +341,8 @@ def cases() -> dict[str, bytes]:
         "not-well-formed.zip": _zip(_good(**{"items/q1.xml": ITEM.replace("</itemBody>", "")})),
         "qti22-package.zip": _zip(_good(**{"imsmanifest.xml": MANIFEST_22, "items/q1.xml": ITEM_22})),
         "qti20-item.zip": _zip(_good(**{"items/q1.xml": ITEM_20})),
+        "apip-package.zip": _zip(_good(**{"imsmanifest.xml": APIP_MANIFEST, "items/q1.xml": APIP_ITEM})),
+        "apip-item.zip": _zip(_good(**{"items/q1.xml": APIP_ITEM})),
         "section-invalid.zip": _zip(_section_package(SECTION.replace(' title="S1"', ""))),
         "section-missing.zip": _zip([(n, d) for n, d in _section_package() if n != "sections/s1.xml"]),
         "section-ref-to-item.zip": _zip(
