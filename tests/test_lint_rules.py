@@ -155,6 +155,56 @@ def test_lx102_cycle_and_run(tmp_path: Path, lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "ur"])
+@pytest.mark.parametrize(
+    ("positions", "kind"),
+    [
+        ([0, 1, 2, 3] * 2, "cycle of 4 (1, 2, 3, 4, 1, 2, 3, 4)"),  # issue 25: two turns, eight questions
+        ([2, 0, 1] * 2 + [2], "cycle of 3"),
+        ([1, 3] * 3, "cycle of 2"),
+        ([2] * 5, "position 3 in 5 questions in a row"),
+    ],
+)
+def test_lx102_whole_quiz_pattern(tmp_path: Path, lang: str, positions: list[int], kind: str) -> None:
+    """A pattern over the whole quiz has one place to be, not one per start: two turns of a
+    cycle of four in eight questions is significant (p = 0.0052), where a stretch of the same
+    length inside a longer quiz is not."""
+    found = lint(tmp_path, {"a.yaml": keyed_quiz(lang, positions)}, select=("LX102",))
+    assert rules(found) == ["LX102"]
+    assert kind in found[0].message
+    assert f"over all {len(positions)} single-choice questions" in found[0].message
+    assert found[0].loc.line == 6  # the first question's id
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+@pytest.mark.parametrize(
+    "positions",
+    [
+        [0, 1, 2, 0, 1, 2],  # two turns of three in six questions: p = 0.021
+        [0, 1, 2, 3, 0, 1, 2],  # a turn and three quarters
+        [0, 1, 2, 3, 0, 1, 2, 3, 2],  # two turns, then the ninth breaks it: a stretch, p = 0.13
+        [1, 1, 1, 1],  # four in a row, four questions: p = 0.016
+        [0, 1, 2, 3, 0, 1, 2, 3, 1, 3, 0, 2, 2, 0, 3, 1, 3, 2, 1, 0],  # two turns at the start of 20
+    ],
+)
+def test_lx102_quiet_on_short_patterns(tmp_path: Path, lang: str, positions: list[int]) -> None:
+    assert lint(tmp_path, {"a.yaml": keyed_quiz(lang, positions)}, select=("LX102",)) == []
+
+
+@pytest.mark.parametrize("n", [8, 12, 20, 40])
+def test_lx102_chance_rate(n: int) -> None:
+    """LX102 fires on random four-choice keys (what shuffling gives) in under 1% of quizzes of
+    8, 12, 20 and 40 questions (measured with 200,000 quizzes each: 0.49%, 0.09%, 0.29%, 0.21%;
+    docs/lint.md). A fixed seed keeps the test deterministic."""
+    rng = random.Random(25 * n)
+    quizzes = 20_000
+    fired = 0
+    for _ in range(quizzes):
+        pattern = stats.key_pattern([rng.randrange(4) for _ in range(n)], [4] * n)
+        fired += pattern is not None and pattern.p < 0.01
+    assert fired / quizzes < 0.01
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
 def test_lx102_quiet_without_pattern(tmp_path: Path, lang: str) -> None:
     assert (
         lint(tmp_path, {"a.yaml": keyed_quiz(lang, [0, 2, 3, 1, 1, 0, 3, 2, 2, 1, 0, 3])}, select=("LX102",))
@@ -625,6 +675,14 @@ def test_key_pattern() -> None:
     run = stats.key_pattern([0, 1, 2, 2, 2, 2, 2, 2, 3], [4] * 9)
     assert run is not None and run.period == 1 and run.start == 2 and run.length == 6
     assert stats.key_pattern([0, 1], [4, 4]) is None
+    whole = stats.key_pattern([0, 1, 2, 3] * 2, [4] * 8)
+    assert whole is not None and whole.whole and whole.period == 4 and whole.length == 8
+    # p: the quiz's keys have period 4, 3, 2 or 1 (union bound)
+    assert whole.p == pytest.approx(0.25**4 + 0.25**5 + 0.25**6 + 0.25**7)
+    mixed = stats.key_pattern([0, 1, 2] * 2, [3, 4, 4, 4, 4, 3])
+    assert mixed is not None and mixed.whole
+    # equalities of period 3: (3, 4), (4, 4), (4, 3) choices: 1/4 each
+    assert mixed.chance == pytest.approx(0.25**3)
 
 
 # --------------------------------------------------------------------------- the command

@@ -273,11 +273,16 @@ class QuizLinter:
                 if pattern.period == 1
                 else f"the keys' positions repeat a cycle of {pattern.period} ({seq})"
             )
+            if pattern.whole:
+                span = f"over all {len(positions)} single-choice questions, '{first.id}' to '{last.id}'"
+                why = f"p = {pattern.p:.2g} that a quiz's keys have so short a period"
+            else:
+                span = f"from '{first.id}' to '{last.id}'"
+                why = f"p = {pattern.p:.2g} corrected for the patterns looked for"
             self.add(
                 "LX102",
                 first.loc,
-                f"{kind}, from '{first.id}' to '{last.id}': chance {pattern.chance:.2g}, "
-                f"p = {pattern.p:.2g} corrected for the patterns looked for (< {self.alpha:g})",
+                f"{kind}, {span}: chance {pattern.chance:.2g}, {why} (< {self.alpha:g})",
                 "reorder some questions' choices so the key positions follow no pattern, "
                 "or let the LMS shuffle (shuffle: true)",
                 first.id,

@@ -103,7 +103,11 @@ class Pattern:
     chance: float
     """Probability of this stretch under the null, before the correction for the number of tests."""
     p: float
-    """chance times the number of (start, period) pairs looked at (Bonferroni), at most 1."""
+    """For a stretch, chance times the number of (start, period) pairs looked at (Bonferroni);
+    for the whole quiz, the probability that the whole quiz has this period or a shorter one.
+    At most 1."""
+    whole: bool = False
+    """True: the pattern covers every question (the quiz's keys are periodic as a whole)."""
 
 
 MAX_PERIOD = 6
@@ -118,9 +122,14 @@ def key_pattern(positions: Sequence[int], sizes: Sequence[int]) -> Pattern | Non
     min(n_i, n_j) / (n_i * n_j). A stretch that is also periodic with a smaller period (a run
     seen as a cycle of 2) is left to the smaller period. The chance is multiplied by the number
     of (start, period) pairs examined, a Bonferroni correction.
+
+    A pattern over the whole quiz is one test per period, not one per start: its p is that of
+    the whole quiz having a period this short (_whole_pattern). Without it, two turns of a cycle
+    of four in a quiz of eight (1, 2, 3, 4, 1, 2, 3, 4) would be corrected for 27 places it could
+    have started and stay below significance, although no other place exists for it.
     """
     n = len(positions)
-    best: Pattern | None = None
+    best: Pattern | None = _whole_pattern(positions, sizes)
     tests = sum(max(0, n - p) for p in range(1, MAX_PERIOD + 1))
     for period in range(1, min(MAX_PERIOD, n // 2) + 1):
         i = 0
@@ -141,6 +150,35 @@ def key_pattern(positions: Sequence[int], sizes: Sequence[int]) -> Pattern | Non
             if best is None or p < best.p:
                 best = Pattern(start, length, period, chance, p)
     return best
+
+
+def _whole_pattern(positions: Sequence[int], sizes: Sequence[int]) -> Pattern | None:
+    """The quiz's keys as a whole, when they repeat with a period of at most MAX_PERIOD and at
+    least two turns: the shortest such period, with p = the probability (union bound) that the
+    keys of a quiz with these numbers of choices have that period or a shorter one."""
+    n = len(positions)
+    shortest = next(
+        (
+            d
+            for d in range(1, min(MAX_PERIOD, n // 2) + 1)
+            if all(positions[i] == positions[i + d] for i in range(n - d))
+        ),
+        None,
+    )
+    if shortest is None:
+        return None
+    chances = [_equal_chance(sizes, d, 0, n - d) for d in range(1, shortest + 1)]
+    return Pattern(0, n, shortest, chances[-1], min(1.0, sum(chances)), whole=True)
+
+
+def _equal_chance(sizes: Sequence[int], period: int, start: int, stop: int) -> float:
+    """Probability under the null that position[i] == position[i + period] for every i in
+    start..stop - 1."""
+    chance = 1.0
+    for i in range(start, stop):
+        a, b = sizes[i], sizes[i + period]
+        chance *= min(a, b) / (a * b)
+    return chance
 
 
 def _smaller_period(segment: Sequence[int], period: int) -> bool:
