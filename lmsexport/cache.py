@@ -54,7 +54,21 @@ only if its size, mtime, ctime and inode are those recorded; an edit always move
 cannot be set back) and a replaced file has another inode. A file whose recorded times are not
 earlier than the start of the build that recorded them may have been changed within the same
 tick of the file-system clock (git's "racily clean" files), so its bytes are hashed and
-compared with the recorded digest instead. What the cache cannot protect against is a forger
+compared with the recorded digest instead.
+
+Sources by their times. A source file is read and hashed only if its size, mtime, ctime or
+inode differ from those the record has for it (taken before the recording build read it), or
+if they are not earlier than that build's start; otherwise its recorded sha256 stands. That is
+git's index rule (core.trustctime, and its "racily clean" entries compared by content), and
+stricter than make's or ninja's (mtime only): an edit that keeps the size and puts the mtime
+back (``touch -r``, a tool restoring times, ``git checkout`` of a file of the same length)
+still moves ctime, which no one but the kernel's clock sets, and an edit within the same
+clock tick as the recording build's stat leaves times not earlier than its start, so the file
+is hashed. What it trusts is a file system that keeps ctime (every local Linux and macOS one;
+some network or FAT file systems do not: there, a same-size edit with the mtime put back would
+go unseen until the next edit). The parts files are trusted by their times the same way (by
+their sha256 otherwise). A rebuild that would record what the record already says (nothing
+built, nothing racily clean) leaves the record unwritten. What the cache cannot protect against is a forger
 who rewrites both an output and the record with a recomputed checksum: someone who can write
 the record can write OUT itself. ``build --check`` never reads the cache.
 """
