@@ -7,13 +7,14 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .errors import Diagnostic, LmsExportError, Severity
-from .model import Assessment, Bank, Question, Quiz, SourceLoc
+from .model import Assessment, Bank, Difficulty, Question, QuestionType, Quiz, SourceLoc
 from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
 
 if TYPE_CHECKING:
+    from .cache import RecordedIds
     from .source import MediaRead
 
 DEFAULT_TIMESTAMP = 315532800
@@ -312,6 +313,22 @@ POOL_MIN_BYTES = 512 * 1024
 a second process could take is smaller than what starting and feeding it costs."""
 
 
+class QuestionHead(NamedTuple):
+    """What an assessment's lists and pools select a question by (model.Pool.matches reads
+    these fields): kept for every question of a reused file, so that resolving assessments
+    after an edit loads again only the quiz files they draw from."""
+
+    id: str
+    type: QuestionType
+    tags: tuple[str, ...]
+    difficulty: Difficulty | None
+    lang: str | None
+
+
+def question_heads(quiz: Quiz) -> list[QuestionHead]:
+    return [QuestionHead(q.id, q.type, q.tags, q.difficulty, q.lang) for q in quiz.questions]
+
+
 @dataclass
 class FileSummary:
     """What a build needs of a quiz file whose outputs it does not make again: what index.html,
@@ -330,6 +347,12 @@ class FileSummary:
     """Every output file of this source: path in OUT -> sha256 (hex) of its bytes."""
     media: MediaRead = field(default_factory=dict)
     """The image files its outputs were made from (source.MediaRead)."""
+    recorded_ids: RecordedIds | None = None
+    """A reused file's ids as the rebuild cache has them (``ids`` is then empty): positions
+    are decoded only when a duplicate must be reported (check_ids_across)."""
+    heads: list[QuestionHead] | str = field(default_factory=list)
+    """Its questions' QuestionHead, in source order; a reused file's as the record's text
+    (cache.heads_from decodes it, only when assessments are resolved)."""
 
 
 @dataclass
@@ -360,6 +383,7 @@ class FileResult:
     errors: list[Diagnostic] = field(default_factory=list)
     """Writer errors (e.g. schema validation): a bug of ours or content a format cannot carry."""
     ids: list[tuple[str, str, SourceLoc]] = field(default_factory=list)
+    heads: list[QuestionHead] = field(default_factory=list)
     media: MediaRead = field(default_factory=dict)
     """The image files loading it read (source.MediaRead)."""
     reloaded: bool = False
@@ -368,7 +392,8 @@ class FileResult:
     def summary(self) -> FileSummary:
         assert self.quiz is not None
         return FileSummary(self.quiz, self.n_questions, self.ids, self.warnings, self.source_warnings,
-                           dict(sorted(self.digests.items())), dict(sorted(self.media.items())))  # fmt: skip
+                           dict(sorted(self.digests.items())), dict(sorted(self.media.items())),
+                           heads=self.heads)  # fmt: skip
 
 
 class Reuse(Protocol):
@@ -473,6 +498,7 @@ def build_file(
         result.full = quiz
     result.quiz = quiz.header
     result.n_questions = len(quiz.questions)
+    result.heads = question_heads(quiz)
     ctx = WriteContext(formats=formats, timestamp=timestamp)
     out, errors = run_writers(Bank((quiz,)), tuple(f for f in formats if f not in BANK_WIDE), ctx)
     result.errors.extend(errors)
@@ -564,7 +590,8 @@ def build_files(
     the whole bank (BANK_UNIT) when no source file changed. When those must be made again,
     the bank-wide formats' parts of a reused quiz file are those ``reuse`` kept, and it is
     loaded (not written) again only for parts ``reuse`` does not have or, when the bank has
-    assessments, for its whole quiz (they draw from it).
+    assessments, for its whole quiz if one of them draws from it (by its summary's question
+    headers: which files that is is known once the assessment files are loaded).
     """
     names = tuple(f for f in WRITERS if f in set(formats))
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
@@ -585,10 +612,10 @@ def build_files(
     # workers. Only files to build can be assessments: a reused file is a quiz file, unchanged.
     remake = bank_record is None
     whole = remake and any(_may_be_assessment(p) for p in todo)
-    reload = [p for p in paths if p.as_posix() in summaries] if remake and (whole or bank_wide) else []
+    reload = [p for p in paths if p.as_posix() in summaries] if remake and bank_wide else []
     # The parts of a reused file are the rebuild cache's when it has them (made by an earlier
     # build from the same bytes, with the same key): then the file is not loaded again, unless
-    # the assessments need its whole quiz.
+    # an assessment draws from it (loaded after the assessment files, below).
     parts: dict[str, list[object]] = {}
     cached: set[str] = set()
     if reuse is not None and bank_wide:
@@ -598,8 +625,7 @@ def build_files(
                 cached.add(source.as_posix())
                 for name, its_parts in found_parts.items():
                     parts.setdefault(name, []).extend(its_parts)
-    if not whole:
-        reload = [p for p in reload if p.as_posix() not in cached]
+    reload = [p for p in reload if p.as_posix() not in cached]
     total = sum(p.stat().st_size for p in todo if p.is_file())
     results: dict[str, FileResult] = {}
     kept: dict[str, Quiz] = {}
@@ -659,8 +685,23 @@ def build_files(
     else:
         for _, fn, args in tasks:
             take(fn(*args))
-
-    from .source import check_ids
+    skip: set[str] = set()
+    if whole and recipes and not source_failed:
+        # The reused quiz files the assessments draw from, by their questions' headers: only
+        # those are loaded again (the rest go to build_assessments as ``skip``).
+        drawn = [p for p in paths if p.as_posix() in summaries and p.as_posix() not in kept]
+        selects = _selector(recipes)
+        skip = {p.as_posix() for p in drawn if not _draws_from(selects, summaries[p.as_posix()])}
+        tasks = [
+            _task(p, reload_file, p.as_posix(), bank_wide, timestamp, True, False)
+            for p in drawn
+            if p.as_posix() not in skip
+        ]
+        if jobs > 1 and len(tasks) > 1 and sum(p.stat().st_size for p, _, _ in tasks) >= pool_min_bytes:
+            _run_pool(tasks, jobs, take, warm=())
+        else:
+            for _, fn, args in tasks:
+                take(fn(*args))
 
     # Everything across files in the order of the paths (never in the order the pool
     # finished), so that "first defined at" names the same file on every run.
@@ -668,11 +709,14 @@ def build_files(
     source_warnings: list[Diagnostic] = []
     writer_warnings: list[Diagnostic] = []
     ids: list[tuple[str, str, SourceLoc]] = []
+    recorded_ids: list[RecordedIds] = []
     for p in every:
         fr = results.get(p)
         summary = summaries.get(p) if fr is None else None
         if summary is not None:
             warnings, n_source, their_ids = summary.warnings, summary.source_warnings, summary.ids
+            if summary.recorded_ids is not None:
+                recorded_ids.append(summary.recorded_ids)
         else:
             assert fr is not None
             warnings, n_source, their_ids = fr.warnings, fr.source_warnings, fr.ids
@@ -680,13 +724,13 @@ def build_files(
         source_warnings += warnings[:n_source]
         writer_warnings += warnings[n_source:]
         ids += their_ids
-    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), source_errors)
+    check_ids_across(ids, recorded_ids, source_errors)
     resolved: list[Assessment] = []
     bank_unit = Derived(bank_digest(names), every, {}) if bank_record is None else bank_record
     if recipes and not source_errors and bank_record is None:
         per_file = tuple(f for f in names if f not in BANK_WIDE)
         resolved, assessed, errors = build_assessments(
-            recipes, paths, kept, per_file, timestamp, source_errors, bank_media
+            recipes, paths, kept, per_file, timestamp, source_errors, bank_media, skip
         )
         if not source_errors and not result.errors:
             result.errors.extend(errors)
@@ -784,6 +828,55 @@ def build_files(
     return result
 
 
+def check_ids_across(
+    ids: list[tuple[str, str, SourceLoc]], recorded: Sequence[RecordedIds], diags: list[Diagnostic]
+) -> None:
+    """source.check_ids over the built files' ``ids`` and the reused files' ``recorded`` ones,
+    with the messages of a build from scratch, decoding no recorded position unless needed.
+
+    The reused files' ids were checked together by the build that recorded them (a record is
+    only written for a build that succeeded), so among themselves they cannot collide: only
+    the built files' ids are checked, against each other and against an index of the
+    others' keys. Any collision (rare: the build then fails) runs the whole check over every
+    id with its position, so that both positions and "first defined at" are those of a full
+    build."""
+    from .source import check_ids
+
+    if recorded:
+        from .cache import id_key
+
+        if not ids:
+            return
+        built = [id_key(kind, ident) for kind, ident, _ in ids]
+        others: set[tuple[str, str]] = set()
+        for r in recorded:
+            others.update(r.keys())
+        if len(set(built)) == len(built) and others.isdisjoint(built):
+            return
+        ids = ids + [t for r in recorded for t in r.located()]
+    check_ids(sorted(ids, key=lambda t: (t[2].path, t[2].line, t[2].col)), diags)
+
+
+def _selector(recipes: Sequence[Assessment]) -> tuple[set[str], list[Any]]:
+    """What the assessments select questions by: the listed ids, and the pools."""
+    listed = {qid for r in recipes for d in r.draws if d.pool is None for qid in d.ids}
+    return listed, [d.pool for r in recipes for d in r.draws if d.pool is not None]
+
+
+def _draws_from(selects: tuple[set[str], list[Any]], summary: FileSummary) -> bool:
+    """Whether an assessment may draw a question of this reused quiz file (by its summary's
+    question headers; a file whose headers cannot be read counts as drawn from)."""
+    from .cache import heads_from
+
+    heads = heads_from(summary.heads) if isinstance(summary.heads, str) else summary.heads
+    if heads is None:
+        return True
+    listed, pools = selects
+    quiz = summary.quiz
+    # (a QuestionHead has every field Pool.matches reads of a question)
+    return any(h.id in listed or any(pool.matches(quiz, cast(Question, h)) for pool in pools) for h in heads)
+
+
 def bank_digest(names: tuple[str, ...]) -> str:
     """What BANK_UNIT is made from besides every source file: the formats."""
     import hashlib
@@ -818,27 +911,44 @@ def build_assessments(
     timestamp: int,
     source_errors: list[Diagnostic],
     media: MediaRead | None = None,
+    skip: set[str] | None = None,
 ) -> tuple[list[Assessment], Output, list[Diagnostic]]:
     """Resolve the assessments against the bank and write their outputs (every format): the
     resolved assessments (sorted by id), their files and warnings, and the writers' errors.
 
     ``kept`` holds the quizzes the workers sent back; any other quiz file is loaded again here
-    (the image files it reads go to ``media``). Resolution problems (an unknown id, an empty
-    pool...) are appended to ``source_errors``.
+    (the image files it reads go to ``media``), except those of ``skip``: unchanged quiz files
+    none of whose questions any assessment selects (by their recorded headers), whose absence
+    changes no draw's candidates. Resolution problems (an unknown id, an empty pool...) are
+    appended to ``source_errors``; when there are any and files were skipped, the bank is
+    resolved again with every file, since a hint may name anything of the bank (a
+    did-you-mean over every id, tag or quiz).
     """
     from .assessments import resolve_all
     from .source import load_file
 
-    quizzes: list[Quiz] = []
-    for p in paths:
-        quiz = kept.get(p.as_posix())
-        if quiz is None and p.as_posix() not in {r.loc.path for r in recipes if r.loc}:
-            loaded = load_file(p, [], None, None, media)
-            quiz = loaded if isinstance(loaded, Quiz) else None
-        if quiz is not None:
-            quizzes.append(quiz)
-    bank = Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
-    resolved = sorted(resolve_all(bank, recipes, source_errors), key=lambda a: a.id)
+    recipe_paths = {r.loc.path for r in recipes if r.loc}
+
+    def bank_of(skip: set[str]) -> Bank:
+        quizzes: list[Quiz] = []
+        for p in paths:
+            quiz = kept.get(p.as_posix())
+            if quiz is None and p.as_posix() not in recipe_paths and p.as_posix() not in skip:
+                loaded = load_file(p, [], None, None, media)
+                quiz = loaded if isinstance(loaded, Quiz) else None
+                if quiz is not None:
+                    kept[p.as_posix()] = quiz
+            if quiz is not None:
+                quizzes.append(quiz)
+        return Bank(tuple(sorted(quizzes, key=lambda q: q.id)))
+
+    problems: list[Diagnostic] = []
+    resolved = resolve_all(bank_of(skip or set()), recipes, problems)
+    if problems and skip:
+        problems = []
+        resolved = resolve_all(bank_of(set()), recipes, problems)
+    source_errors.extend(problems)
+    resolved = sorted(resolved, key=lambda a: a.id)
     if source_errors:
         return resolved, Output(), []
     ctx = WriteContext(formats=names, timestamp=timestamp)

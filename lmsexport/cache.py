@@ -54,7 +54,21 @@ only if its size, mtime, ctime and inode are those recorded; an edit always move
 cannot be set back) and a replaced file has another inode. A file whose recorded times are not
 earlier than the start of the build that recorded them may have been changed within the same
 tick of the file-system clock (git's "racily clean" files), so its bytes are hashed and
-compared with the recorded digest instead. What the cache cannot protect against is a forger
+compared with the recorded digest instead.
+
+Sources by their times. A source file is read and hashed only if its size, mtime, ctime or
+inode differ from those the record has for it (taken before the recording build read it), or
+if they are not earlier than that build's start; otherwise its recorded sha256 stands. That is
+git's index rule (core.trustctime, and its "racily clean" entries compared by content), and
+stricter than make's or ninja's (mtime only): an edit that keeps the size and puts the mtime
+back (``touch -r``, a tool restoring times, ``git checkout`` of a file of the same length)
+still moves ctime, which no one but the kernel's clock sets, and an edit within the same
+clock tick as the recording build's stat leaves times not earlier than its start, so the file
+is hashed. What it trusts is a file system that keeps ctime (every local Linux and macOS one;
+some network or FAT file systems do not: there, a same-size edit with the mtime put back would
+go unseen until the next edit). The parts files are trusted by their times the same way (by
+their sha256 otherwise). A rebuild that would record what the record already says (nothing
+built, nothing racily clean) leaves the record unwritten. What the cache cannot protect against is a forger
 who rewrites both an output and the record with a recomputed checksum: someone who can write
 the record can write OUT itself. ``build --check`` never reads the cache.
 """
@@ -75,14 +89,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import model
-from .build import BuildResult, Derived, FileSummary
+from .build import BuildResult, Derived, FileSummary, QuestionHead
 from .errors import Diagnostic, Severity
 from .model import SourceLoc
 
 if TYPE_CHECKING:
     from .source import MediaRead
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 """The record's format; a record of another version is ignored."""
 
 
@@ -316,6 +330,13 @@ class RebuildCache:
         found it (None: it cannot be read now)."""
         self.started = 0
         """The file system's clock when this build started (see fs_now)."""
+        self.stats: dict[str, list[int]] = {}
+        """Every source file's [size, mtime, ctime, inode] as this build found it, before
+        reading it (recorded: the next build trusts the digest of a file still so)."""
+        self.racy = False
+        """Whether a file was hashed because its times were not earlier than the previous
+        build's start (racily clean): then the record is written even if nothing changed, so
+        that its new start settles them."""
         self.sources: dict[str, Any] = {}
         self.units: dict[str, Any] = {}
         self.previous_start = 0
@@ -323,12 +344,37 @@ class RebuildCache:
     # -- reading --------------------------------------------------------------------------
 
     def open(self, sources: Iterable[Path]) -> None:
-        """Note the time, digest the sources and read the previous record; a record that is
-        unreadable, corrupted, edited, of another version or key is ignored as a whole."""
+        """Note the time, read the previous record and digest the sources; a record that is
+        unreadable, corrupted, edited, of another version or key is ignored as a whole.
+
+        A source whose size, mtime, ctime and inode are those the record has for it, all
+        earlier than the start of the build that recorded them, is not read: its recorded
+        sha256 stands (see "Sources by their times" in the module's docstring)."""
         self.started = fs_now(self.path.parent)
+        self._read_record()
         for f in sources:
+            path = f.as_posix()
             with contextlib.suppress(OSError):  # unreadable now: never reused; the build says why
-                self.digests[f.as_posix()] = file_digest(f)
+                st = os.stat(f)
+                seen = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+                self.stats[path] = seen
+                recorded = self.sources.get(path)
+                if (
+                    isinstance(recorded, dict)
+                    and recorded.get("stat") == seen
+                    and isinstance(recorded.get("sha256"), str)
+                ):
+                    if max(seen[1], seen[2]) < self.previous_start:
+                        self.digests[path] = recorded["sha256"]
+                        continue
+                    self.racy = True  # hashed: a new record settles it
+                self.digests[path] = file_digest(f)
+        # The image files the recorded outputs were made from, as they are now (once each,
+        # however many units use one; before the build reads anything, as the sources above).
+        for path in sorted({path for unit in self.units.values() for path in unit["media"]}):
+            self.media[path] = media_digest(path)
+
+    def _read_record(self) -> None:
         try:
             raw = self.path.read_bytes()
         except OSError:
@@ -341,10 +387,6 @@ class RebuildCache:
         except (_Stale, ValueError, KeyError, TypeError, RecursionError):
             return
         self.sources, self.units, self.previous_start = recorded, units, started
-        # The image files the recorded outputs were made from, as they are now (once each,
-        # however many units use one; before the build reads anything, as the sources above).
-        for path in sorted({path for unit in units.values() for path in unit["media"]}):
-            self.media[path] = media_digest(path)
 
     def _verified(self, raw: bytes) -> dict[str, Any]:
         checksum, _, text = raw.partition(b"\n")
@@ -366,10 +408,25 @@ class RebuildCache:
         if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (size, mtime, ctime, ino):
             return False
         if max(mtime, ctime) >= self.previous_start:  # racily clean: compare the bytes
+            self.racy = True
             try:
                 return file_digest(self.out / rel) == sha
             except OSError:
                 return False
+        return True
+
+    def _settled(self, recorded: Any, path: Path) -> bool:
+        """Whether the file at ``path`` has the [size, mtime, ctime, inode] ``recorded`` by the
+        previous build, all earlier than that build's start: then it is the file it recorded."""
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        if recorded != [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]:
+            return False
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= self.previous_start:
+            self.racy = True
+            return False
         return True
 
     def _fresh(self, unit: str, derived: str | None, inputs: Iterable[str]) -> dict[str, Any] | None:
@@ -396,15 +453,17 @@ class RebuildCache:
             _check(raw["sha256"] == self.digests[path])
             quiz = decode(raw["quiz"])
             _check(isinstance(quiz, model.Quiz) and quiz.questions == ())
-            ids = [(kind, ident, SourceLoc(path, line, col)) for kind, ident, line, col in raw["ids"]]
-            _check(all(isinstance(k, str) and isinstance(i, str) for k, i, _ in ids))
+            ids, heads = raw["ids"], raw["heads"]
+            _check(isinstance(ids, str) and _IDS.fullmatch(ids) is not None and isinstance(heads, str))
             warnings = [_diagnostic_from(d) for d in raw["warnings"]]
             n, n_source = raw["questions"], raw["source_warnings"]
             _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
         except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
-        return FileSummary(quiz, n, ids, warnings, n_source, outputs, _media_from(rec["media"]))
+        return FileSummary(
+            quiz, n, [], warnings, n_source, outputs, _media_from(rec["media"]), RecordedIds(path, ids), heads
+        )
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
         """build.Reuse: a bank-level unit whose outputs can stay, as recorded."""
@@ -439,7 +498,9 @@ class RebuildCache:
                 and _HEX.fullmatch(name) is not None
             )
             data = (self.parts_dir / f"{name}.json").read_bytes()
-            _check(hashlib.sha256(data).hexdigest() == name)
+            # (by its times, as an output: see _intact; else by its sha256, its name)
+            if not self._settled(raw.get("parts_stat"), self.parts_dir / f"{name}.json"):
+                _check(hashlib.sha256(data).hexdigest() == name)
             record = json.loads(data)
             _check(isinstance(record, dict) and record.keys() == _PARTS_FILE_KEYS)
             _check(
@@ -478,13 +539,16 @@ class RebuildCache:
                     continue
                 sources[path] = {
                     "sha256": digest,
+                    "stat": self.stats.get(path),
                     "quiz": encode(s.quiz),
                     "questions": s.n_questions,
-                    "ids": [[kind, ident, loc.line, loc.col] for kind, ident, loc in s.ids],
+                    "ids": s.recorded_ids.text if s.recorded_ids is not None else ids_text(s.ids),
+                    "heads": s.heads if isinstance(s.heads, str) else heads_text(s.heads),
                     "warnings": [_diagnostic_to(d) for d in s.warnings],
                     "source_warnings": s.source_warnings,
                     "parts": self._save_parts(path, digest, s.media, result.parts.get(path)),
                 }
+                sources[path]["parts_stat"] = self._parts_stat(sources[path]["parts"])
                 units[_source_unit(path)] = self._unit({path: digest}, None, s.outputs, s.media)
             for name, d in result.derived.items():
                 inputs = {path: self.digests.get(path) for path in d.inputs}
@@ -495,6 +559,10 @@ class RebuildCache:
                 units[name]["assessments"] = d.assessments
         except OSError:
             self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
+            return
+        if not self.racy and not changed and sources == self.sources and units == self.units:
+            # The record would say what it says (bar this build's start, which no recorded
+            # time reaches: nothing was racily clean): left as it is, not written again.
             return
         record = {"key": self.key, "started": self.started, "sources": sources, "units": units}
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -508,6 +576,15 @@ class RebuildCache:
                 if entry.name not in named:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
+
+    def _parts_stat(self, name: str | None) -> list[int] | None:
+        if name is None:
+            return None
+        try:
+            st = (self.parts_dir / f"{name}.json").stat()
+        except OSError:
+            return None
+        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
     def _save_parts(
         self, path: str, digest: str, media: MediaRead, made: dict[str, list[Any]] | None
@@ -592,6 +669,74 @@ def _media_to(media: MediaRead) -> dict[str, list[str]]:
 
 def _media_from(raw: dict[str, list[str]]) -> MediaRead:
     return {path: (seen[0], seen[1]) for path, seen in raw.items()}
+
+
+# -- ids and question headers, as the record keeps them --------------------------------------
+
+_IDS = re.compile(r"(?:(?:quiz|question|assessment) [A-Za-z][A-Za-z0-9._-]* [0-9]+ [0-9]+\n)*")
+"""A file's recorded ids: one ``kind id line column`` line each (ids are source.ID_RE's: no
+space, ASCII), in source order. One JSON string, not a list of lists: reading the record is
+then a scan of a string (~4x faster at 100,000 ids) and positions are made only when needed."""
+
+_ID_KEYS = re.compile(r"^(?:(question)|[a-z]+) ([^ ]+)", re.MULTILINE)
+
+
+def ids_text(ids: Iterable[tuple[str, str, SourceLoc]]) -> str:
+    """The ids of a built file as the record keeps them (see _IDS)."""
+    return "".join(f"{kind} {ident} {loc.line} {loc.col}\n" for kind, ident, loc in ids)
+
+
+def id_key(kind: str, ident: str) -> tuple[str, str]:
+    """What two ids that check_ids takes for the same have in common: the namespace (questions,
+    or packages: quizzes and assessments) and the id ignoring case."""
+    return ("question" if kind == "question" else "", ident.casefold())
+
+
+class RecordedIds:
+    """A reused file's ids as the record has them: their keys (id_key) for the check across
+    files without decoding a position, and every id with its position only when a duplicate
+    must be reported (source.check_ids)."""
+
+    __slots__ = ("path", "text")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        """Checked against _IDS when read."""
+
+    def keys(self) -> list[tuple[str, str]]:
+        # (ASCII ids: lower() is casefold(); one call for the whole text)
+        return _ID_KEYS.findall(self.text.lower())
+
+    def located(self) -> list[tuple[str, str, SourceLoc]]:
+        out = []
+        for line in self.text.splitlines():
+            kind, ident, row, col = line.split(" ")
+            out.append((kind, ident, SourceLoc(self.path, int(row), int(col))))
+        return out
+
+
+def heads_text(heads: Sequence[QuestionHead]) -> str:
+    """The question headers of a built file as the record keeps them: a JSON text inside the
+    record, decoded (heads_from) only when assessments are resolved after an edit."""
+    return json.dumps([list(h) for h in heads], ensure_ascii=False, separators=(",", ":"))
+
+
+def heads_from(text: str) -> list[QuestionHead] | None:
+    """The question headers heads_text recorded, or None if they are not of that shape (then
+    the file is loaded instead)."""
+    try:
+        raw = json.loads(text)
+        heads = []
+        for ident, qtype, tags, difficulty, lang in raw:
+            ok = isinstance(ident, str) and isinstance(tags, list) and all(isinstance(t, str) for t in tags)
+            if not ok or not (lang is None or isinstance(lang, str)):
+                return None
+            level = None if difficulty is None else model.Difficulty(difficulty)
+            heads.append(QuestionHead(ident, model.QuestionType(qtype), tuple(tags), level, lang))
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return heads
 
 
 _PARTS_FILE_KEYS = {"key", "source", "sha256", "media", "parts"}

@@ -652,9 +652,10 @@ def test_other_formats_or_source_date_epoch_make_every_part(
 def test_a_bank_with_assessments_and_images_rebuilds_from_parts(
     tmp_path: Path, parts_made: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The seed bank: an assessment drawing from every quiz, images. After an edit the other
-    quiz files are loaded again (the assessment draws from their questions) but their parts
-    are not made again; the outputs are those of a build from scratch."""
+    """The seed bank: an assessment drawing from three of its four quizzes, images. After an
+    edit the other quiz files the assessment draws from are loaded again (it needs their
+    questions), the one it does not draw from is not (its recorded question headers say so),
+    and no parts are made again; the outputs are those of a build from scratch."""
     src = tmp_path / "src"
     shutil.copytree(ROOT / "source", src)
     out = tmp_path / "dist"
@@ -669,7 +670,10 @@ def test_a_bank_with_assessments_and_images_rebuilds_from_parts(
     path.write_text(path.read_text(encoding="utf-8").replace('title: "', 'title: "new ', 1), encoding="utf-8")
     built(src, out)
     assert ids_made(parts_made) == ["zero-sharded-optimizers"]
-    assert len(reloaded) == 3  # the other quiz files, for the assessment
+    assert sorted(Path(p).name for p in reloaded) == [
+        "deepspeed-megatron-stacks.yaml",
+        "model-pipeline-parallelism.yaml",
+    ]  # not zero-memory-arithmetic.yaml: no draw selects its questions
     assert tree(out) == fresh(src, tmp_path)
 
 
@@ -958,3 +962,176 @@ def test_an_image_read_twice_with_other_bytes_is_never_up_to_date() -> None:
     assert media["a.svg"] == ("", "/x/a.svg")
     merge_media(media, {"a.svg": ("1" * 64, "/x/a.svg")})
     assert media["a.svg"] == ("", "/x/a.svg")
+
+
+# ------------------------------------------------------------- issue 25: no-op and edit at 100,000
+
+
+def _record(out: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads(cache_mod.cache_path(out).read_bytes().partition(b"\n")[2])  # type: ignore[no-any-return]
+
+
+def _write_record(out: Path, record: dict) -> None:  # type: ignore[type-arg]
+    import hashlib
+
+    text = json.dumps(record).encode()
+    cache_mod.cache_path(out).write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+
+
+def test_an_unchanged_record_is_left_unwritten(bank: Path, tmp_path: Path) -> None:
+    """The first rebuild after a build finds its outputs racily clean (written after it
+    started), hashes them and writes the record again; from then on a rebuild that changes
+    nothing leaves the record as it is."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    assert "(cached)" in built(bank, out)
+    record = cache_mod.cache_path(out)
+    before = record.stat()
+    assert "(cached)" in built(bank, out)
+    after = record.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    edit_stem(bank / "synth-0001.yaml")
+    assert FROM_CACHE in built(bank, out)
+    assert record.stat().st_mtime_ns != before.st_mtime_ns
+
+
+def test_a_settled_source_is_not_read_again(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source with the size, mtime, ctime and inode recorded, all before the recording build
+    started, keeps its recorded digest unread; one edited since is read."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    built(bank, out)  # now every file predates the record's start
+    hashed: list[str] = []
+    original = cache_mod.file_digest
+    monkeypatch.setattr(cache_mod, "file_digest", lambda p: hashed.append(Path(p).name) or original(p))
+    assert "(cached)" in built(bank, out)
+    assert not [name for name in hashed if name.endswith(".yaml")]
+    edit_stem(bank / "synth-0002.yaml")
+    hashed.clear()
+    assert f"(3 of 4 {FROM_CACHE})" in built(bank, out)
+    assert "synth-0002.yaml" in hashed and "synth-0001.yaml" not in hashed
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["same-tick", "settled"])
+def test_a_source_edited_with_the_same_size_and_mtime_is_rebuilt(
+    bank: Path, tmp_path: Path, settled: bool
+) -> None:
+    """settled: the edit moves the file's ctime (nothing can set it back), so its times are not
+    those recorded: it is read. same-tick: an edit in the very clock tick the build stat'ed the
+    file leaves even ctime as recorded; the record is made to hold the edited file's times (as
+    the build would have seen them): they are not earlier than that build's start, so the file
+    is read (git's "racily clean" entries) and the edit found."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    built(bank, out)
+    source = bank / "synth-0001.yaml"
+    _same_size_same_mtime_edit(source)
+    if not settled:
+        record = _record(out)
+        st = source.stat()
+        entry = record["sources"][source.as_posix()]
+        entry["stat"] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        assert record["started"] > 0
+        record["started"] = min(record["started"], st.st_mtime_ns)
+        _write_record(out, record)
+    stdout = built(bank, out)
+    assert f"(3 of 4 {FROM_CACHE})" in stdout
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_a_duplicate_id_from_an_edit_names_both_positions(bank: Path, tmp_path: Path) -> None:
+    """The reused files' ids are checked against the edited file's without their positions;
+    a collision then reports both, as a build from scratch does: the quiz id of an unchanged
+    file taken (in other letter case) by the edited one, and a question id."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    built(bank, out)
+    path = bank / "synth-0002.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("id: synth-0002", "id: SYNTH-0000", 1).replace(
+        "id: s0002-q0004", "id: s0001-q0007", 1
+    )
+    path.write_text(text, encoding="utf-8")
+    incremental = build(str(bank), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(bank), "--out", str(scratch))
+    assert incremental.exit_code == full.exit_code == 1
+    assert incremental.stderr == full.stderr.replace(str(scratch), str(out))
+    other = (bank / "synth-0001.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, t in enumerate(other, 1) if t.endswith("id: s0001-q0007"))
+    edited = text.splitlines()
+    at = next(i for i, t in enumerate(edited, 1) if t.endswith("id: s0001-q0007"))
+    assert f"{path}:{at}:" in incremental.stderr
+    assert f"(first defined at {bank / 'synth-0001.yaml'}:{line}:" in incremental.stderr
+    assert "differs only by letter case from 'synth-0000'" in incremental.stderr
+
+
+POOLED = """\
+id: pooled-exam
+title: "Pooled"
+lang: en
+sections:
+  - title: "One"
+    draws:
+      - name: marked
+        pick: 1
+        from:
+          tags: [marked]
+"""
+
+
+def _tag_first_question(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    stem: ", "    tags: [marked]\n    stem: ", 1), encoding="utf-8")
+
+
+def test_an_assessment_loads_only_the_quiz_files_it_draws_from(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit, the unchanged quiz files whose recorded question headers no draw selects
+    are not loaded again; when the edit makes a pool gain a question of another file, the
+    assessment's outputs change, and they are those of a build from scratch."""
+    _tag_first_question(bank / "synth-0000.yaml")
+    (bank / "exam.yaml").write_text(POOLED, encoding="utf-8")
+    out = tmp_path / "dist"
+    built(bank, out)
+    loaded: list[str] = []
+    original = build_mod.reload_file
+    monkeypatch.setattr(
+        build_mod, "reload_file", lambda path, *a: loaded.append(Path(path).name) or original(path, *a)
+    )
+    edit_stem(bank / "synth-0002.yaml")
+    built(bank, out)
+    assert loaded == ["synth-0000.yaml"]  # the only file the pool draws from
+    assert tree(out) == fresh(bank, tmp_path)
+    before = tree(out)
+    loaded.clear()
+    _tag_first_question(bank / "synth-0001.yaml")  # the pool gains a question of another file
+    built(bank, out)
+    assert loaded == ["synth-0000.yaml"]
+    after = tree(out)
+    assert after == fresh(bank, tmp_path)
+    exam = {rel for rel in after if "pooled-exam" in rel}
+    assert exam and any(after[rel] != before.get(rel) for rel in exam)
+
+
+def test_an_assessment_problem_after_an_edit_has_the_messages_of_a_full_build(
+    bank: Path, tmp_path: Path
+) -> None:
+    """A pool left empty by an edit: its hint (a did-you-mean over the whole bank's tags) is
+    that of a build from scratch, although the files it drew from were not all loaded."""
+    _tag_first_question(bank / "synth-0000.yaml")
+    (bank / "exam.yaml").write_text(POOLED, encoding="utf-8")
+    out = tmp_path / "dist"
+    built(bank, out)
+    path = bank / "synth-0000.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("tags: [marked]", "tags: [marke]"), "utf-8")
+    incremental = build(str(bank), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(bank), "--out", str(scratch))
+    assert incremental.exit_code == full.exit_code == 1
+    assert "selects no question" in incremental.stderr
+    assert incremental.stderr == full.stderr.replace(str(scratch), str(out))
