@@ -50,7 +50,22 @@ def _value(v: spec.Value) -> dict[str, Any]:
             out["exclusiveMinimum"] = 0
         if v.non_negative:
             out["minimum"] = 0
+        if v.minimum is not None:
+            out["minimum"] = v.minimum
+        if v.maximum is not None:
+            out["maximum"] = v.maximum
         return out
+    if kind == "credit":
+        # a number, or a percent text such as "50%" or "-33.33333%"
+        number: dict[str, Any] = {"type": "number"}
+        sign = "-?"
+        if v.minimum is not None:
+            number["minimum"] = v.minimum
+            sign = "-?" if v.minimum < 0 else ""
+        if v.maximum is not None:
+            number["maximum"] = v.maximum
+        percent = {"type": "string", "pattern": rf"^\s*[+]?{sign}(\d+(\.\d*)?|\.\d+)\s*%\s*$"}
+        return {"anyOf": [number, percent]}
     if kind == "count":
         return {"type": "integer", "minimum": 1}
     if kind == "enum":
@@ -69,6 +84,9 @@ def _value(v: spec.Value) -> dict[str, Any]:
         return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1}]}
     if kind == "map":
         return {"$ref": f"#/definitions/{v.ref}"}
+    if kind == "text-or-map":
+        assert v.item is not None
+        return {"anyOf": [_value(v.item), {"$ref": f"#/definitions/{v.ref}"}]}
     raise AssertionError(f"unknown value kind {kind}")
 
 

@@ -13,6 +13,7 @@ All problems of a run are collected and raised together in one SourceError.
 from __future__ import annotations
 
 import difflib
+import enum
 import math
 import os
 import re
@@ -33,23 +34,31 @@ from .model import (
     Difficulty,
     Draw,
     Essay,
+    Hint,
     Matching,
     Media,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Section,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
     default_multiple_credits,
+    exact_credit,
+    is_full,
     plain_text,
 )
 
@@ -774,12 +783,113 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
                     )
             fields["tags"] = tags
 
+    _header(ctx, keys, fields)
+
     body = _body(ctx, keys, node, what, qtype)
     if len(ctx.diags) > errors_before or qid is None or stem is None or body is None:
         return None
     if any(v is None for k, v in fields.items()):
         return None
-    return Question(id=qid, stem=stem, body=body, loc=node.loc, **fields)
+    question = Question(id=qid, stem=stem, body=body, loc=node.loc, **fields)
+    if question.name is not None:
+        from .moodle import name_from_stem
+
+        # A name equal to the one every writer derives from the stem says nothing: drop it, so
+        # that a name read back from an LMS file compares equal (readers do the same).
+        if question.name == name_from_stem(replace(question, name=None)):
+            question = replace(question, name=None)
+    return question
+
+
+def _header(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], fields: dict[str, Any]) -> None:
+    """The header keys every type shares beyond id, stem and points: name, feedback, hints,
+    penalty. Each read value goes into ``fields`` (None after an error)."""
+    if "name" in keys:
+        node = keys["name"][1]
+        name = _text(ctx, node, "name", spec.NAME_CHARS)
+        if name is not None and any(c in name for c in "\n\r"):
+            ctx.error(
+                node,
+                "name must be one line",
+                "source.bad-name",
+                hint="an LMS lists a question's name on one line; put the rest in the stem",
+            )
+            name = None
+        fields["name"] = name
+    if "feedback" in keys:
+        fields["feedback"] = _outcome_feedback(ctx, keys["feedback"][1])
+    if "hints" in keys:
+        fields["hints"] = _hints(ctx, keys["hints"][1])
+    if "penalty" in keys:
+        # Kept as written, 1/3 included: what no penalty means differs per type and LMS (Moodle:
+        # 1 for true/false, 0 for an essay, 1/3 otherwise), and a writer that stores a set
+        # penalty equal to its default says so in its metadata (writers/moodlexml.py _penalty).
+        fields["penalty"] = _fraction(ctx, keys["penalty"][1], "penalty", "source.bad-penalty")
+
+
+def _outcome_feedback(ctx: _Ctx, node: Node) -> OutcomeFeedback | None:
+    what = "feedback"
+    if node.kind != "map":
+        ctx.error(
+            node,
+            f"feedback of a question must be a mapping of keys, not {node.describe()}",
+            "source.wrong-type",
+            hint="write 'feedback: {correct: ..., partial: ..., incorrect: ...}'; "
+            "an explanation shown after every answer is 'explanation'",
+        )
+        return None
+    keys = _mapping(ctx, node, what, spec.OUTCOME_FEEDBACK.names)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    fields: dict[str, Any] = {}
+    for name in ("correct", "partial", "incorrect"):
+        if name in keys:
+            fields[name] = _rich(ctx, keys[name][1], f"{name} feedback")
+    if "show_num_correct" in keys:
+        fields["show_num_correct"] = _bool(ctx, keys["show_num_correct"][1], "show_num_correct")
+    if len(ctx.diags) > errors_before:
+        return None
+    return OutcomeFeedback(**fields)
+
+
+def _hints(ctx: _Ctx, node: Node) -> tuple[Hint, ...] | None:
+    items = _list(ctx, node, "hints")
+    if items is None:
+        return None
+    errors_before = len(ctx.diags)
+    hints: list[Hint] = []
+    for i, item in enumerate(items):
+        what = f"hint {i + 1}"
+        if item.kind == "scalar":
+            text = _rich(ctx, item, what)
+            if text is not None:
+                hints.append(Hint(text, loc=item.loc))
+            continue
+        hkeys = _mapping(ctx, item, what, spec.HINT.names)
+        if hkeys is None or not _require(ctx, hkeys, item, what, spec.HINT.required):
+            continue
+        text = _rich(ctx, hkeys["text"][1], what)
+        flags = {
+            name: _bool(ctx, hkeys[name][1], name)
+            for name in ("show_num_correct", "clear_wrong")
+            if name in hkeys
+        }
+        if text is not None and None not in flags.values():
+            hints.append(Hint(text, loc=item.loc, **flags))  # type: ignore[arg-type]
+    if len(ctx.diags) > errors_before:
+        return None
+    return tuple(hints)
+
+
+def _fraction(ctx: _Ctx, node: Node, what: str, rule: str) -> float | None:
+    """A number from 0 to 1 (a penalty), as the exact fraction a 7-decimal one stands for
+    (0.3333333 is 1/3, as Moodle's fractions are: model.exact_credit)."""
+    value = _number(ctx, node, what)
+    if value is not None and not 0 <= value <= 1:
+        ctx.error(node, f"{what} must be from 0 to 1, not {value:g}", rule, hint="0.1 is 10 %")
+        return None
+    return None if value is None else exact_credit(value)
 
 
 def _body(
@@ -793,32 +903,93 @@ def _body(
             if not _require(ctx, keys, node, what, ("answer",)):
                 return None
             truth = _bool(ctx, keys["answer"][1], "answer")
-            return None if truth is None else TrueFalse(truth)
-        case QuestionType.SHORT_ANSWER:
-            answers: tuple[str, ...] | None = None
-            if _require(ctx, keys, node, what, ("answers",)):
-                answers = _texts(ctx, keys["answers"][1], "answers")
-                if answers is not None and not answers:
-                    ctx.error(
-                        keys["answers"][1],
-                        "answers is empty: give at least one accepted answer",
-                        "source.no-answer",
-                    )
-            case_sensitive: bool | None = False
-            if "case_sensitive" in keys:
-                case_sensitive = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
-            if answers is None or case_sensitive is None:
+            feedback = {
+                name: _rich(ctx, keys[name][1], name)
+                for name in ("feedback_true", "feedback_false")
+                if name in keys
+            }
+            if truth is None or None in feedback.values():
                 return None
-            return ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive)
+            return TrueFalse(truth, **feedback)
+        case QuestionType.SHORT_ANSWER:
+            return _short_answer(ctx, keys, node, what)
         case QuestionType.NUMERICAL:
-            key = _numeric(ctx, keys, node, what)
-            return None if key is None else Numerical(keys=(key,))
+            return _numerical(ctx, keys, node, what)
         case QuestionType.MATCHING:
             return _matching(ctx, keys, node, what)
         case QuestionType.ESSAY:
-            return Essay()
+            return _essay(ctx, keys)
         case _:
             assert_never(qtype)
+
+
+# --------------------------------------------------------------------------- credits
+
+_PERCENT_RE = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*%\s*\Z")
+
+
+def _percent(value: float) -> str:
+    """A credit as a percent, as Moodle prints grades: 5 decimals, trailing zeros dropped."""
+    text = f"{value * 100:.5f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _credit(ctx: _Ctx, node: Node, what: str, negative: bool = True) -> float | None:
+    """A credit: a number from -1 to 1 (0 to 1 unless ``negative``), or a percent text "50%",
+    that Moodle's list of grades holds (GIFT and Moodle XML cannot carry any other). The exact
+    fraction it stands for is returned: "33.33333%" is 1/3."""
+    from fractions import Fraction
+
+    from .moodle import allowed_grade, format_percent, nearest_grade
+
+    shown = str(node.value) if node.kind == "scalar" else ""
+    if node.kind == "scalar" and node.tag in (_INT, _FLOAT):
+        number = _number(ctx, node, what)
+        if number is None:
+            return None
+        value = Fraction(number).limit_denominator(10**9)
+        if node.tag == _FLOAT and node.value.replace("_", "").lstrip("+-").replace(".", "", 1).isdigit():
+            value = Fraction(node.value.replace("_", ""))  # exactly as written: 0.1 is 1/10
+    elif node.kind == "scalar" and (m := _PERCENT_RE.match(node.value)):
+        value = Fraction(m.group(1)) / 100
+    else:
+        ctx.error(
+            node,
+            f"{what} must be a number from -1 to 1 or a percent such as '50%', not "
+            f"{repr(node.value) if node.kind == 'scalar' and node.tag == _STR else node.describe()}",
+            "source.wrong-type",
+        )
+        return None
+    low = -1 if negative else 0
+    if value < 0 and not negative:
+        ctx.error(
+            node,
+            f"{what} {shown} is negative; an answer of this type earns from 0 to 1",
+            "source.negative-credit",
+            hint="Moodle's grades for short answer and numerical answers run from 0 to 100 %; "
+            "give an anticipated wrong answer credit 0 and feedback",
+        )
+        return None
+    if not low <= value <= 1:
+        ctx.error(
+            node,
+            f"{what} {shown} is out of range: a credit lies from {low} to 1 ({low * 100}% to 100%)",
+            "source.bad-credit",
+        )
+        return None
+    grade = allowed_grade(value)
+    if grade is None:
+        near = nearest_grade(value)
+        ctx.error(
+            node,
+            f"{what} {shown} is not on Moodle's list of grades; the nearest is {format_percent(near)}%",
+            "source.credit-not-a-grade",
+            hint=f"write '{format_percent(near)}%': Moodle (and so GIFT and Moodle XML) takes 100, 90, "
+            "83.33333, 80, 75, 70, 66.66667, 60, 50, 40, 33.33333, 30, 25, 20, 16.66667, 14.28571, "
+            "12.5, 11.11111, 10 and 5 % and their negatives",
+        )
+        return None
+    return exact_credit(float(grade))
 
 
 def _choices(
@@ -834,9 +1005,11 @@ def _choices(
     items = _list(ctx, list_node, "choices")
     if items is None:
         return None
-    # The source marks right choices with a flag; the credits follow from the flags.
+    # A choice says `correct: true|false` (the credits follow from the flags) or its `credit`.
     choices: list[Choice] = []
     flags: list[bool] = []
+    credits: list[float | None] = []
+    flag_nodes: list[Node] = []
     seen: dict[Text, Node] = {}
     ok = True
     for i, item in enumerate(items):
@@ -846,11 +1019,22 @@ def _choices(
             continue
         text = _rich(ctx, ckeys["text"][1], "choice text")
         correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
+        credit = _credit(ctx, ckeys["credit"][1], "credit") if "credit" in ckeys else None
         feedback = _rich(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
         lang = _lang(ctx, ckeys["lang"][1], "lang") if "lang" in ckeys else None
+        if "correct" in ckeys and "credit" in ckeys:
+            ctx.error(
+                ckeys["credit"][0],
+                f"choice {i + 1} has both 'correct' and 'credit'",
+                "source.correct-and-credit",
+                hint=spec.CHOICE.exclusive_hints[("correct", "credit")],
+            )
+            ok = False
+            continue
         if (
             text is None
             or correct is None
+            or ("credit" in ckeys and credit is None)
             or ("feedback" in ckeys and feedback is None)
             or ("lang" in ckeys and lang is None)
         ):
@@ -865,45 +1049,365 @@ def _choices(
             ok = False
             continue
         seen[text] = item
-        choices.append(Choice(text, 1.0 if correct else 0.0, feedback, lang, loc=item.loc))
+        value = credit if credit is not None else (1.0 if correct else 0.0)
+        choices.append(Choice(text, value, feedback, lang, loc=item.loc))
         flags.append(correct)
+        credits.append(credit)
+        if "correct" in ckeys:
+            flag_nodes.append(ckeys["correct"][0])
     if len(items) < 2:
         ctx.error(
             list_node, f"{what} has {len(items)} choice(s); at least 2 are needed", "source.too-few-choices"
         )
         ok = False
-    if ok:
-        n = sum(flags)
-        if qtype is QuestionType.SINGLE and n == 0:
-            ctx.error(
-                key_node,
-                f"{what} has no correct choice",
-                "source.no-correct-choice",
-                hint="mark the right choice with 'correct: true'",
-            )
-            ok = False
-        elif qtype is QuestionType.SINGLE and n > 1:
+    if not ok:
+        return None
+    explicit = any(c is not None for c in credits)
+    n = sum(flags)
+    if qtype is QuestionType.MULTIPLE and explicit and flag_nodes:
+        ctx.error(
+            flag_nodes[0],
+            f"{what} gives its choices credits, so no choice of it can use 'correct'",
+            "source.mixed-credit",
+            hint="give every choice that earns or costs something its 'credit' (a missing credit is 0), "
+            "or mark the right ones 'correct: true' and give none a credit",
+        )
+        return None
+    if not explicit:
+        if qtype is QuestionType.SINGLE and n > 1:
             ctx.error(
                 key_node,
                 f"{what} marks {n} choices correct but its type is single",
                 "source.several-correct",
-                hint="use type: multiple",
+                hint="use type: multiple; or, when each of them alone is fully right, 'credit: 1' on each",
             )
-            ok = False
-        elif qtype is QuestionType.MULTIPLE and n == 0:
+            return None
+        if n == 0:
             ctx.error(
                 key_node,
                 f"{what} has no correct choice",
                 "source.no-correct-choice",
-                hint="mark at least one choice with 'correct: true'",
+                hint="mark the right choice with 'correct: true'"
+                if qtype is QuestionType.SINGLE
+                else "mark at least one choice with 'correct: true'",
             )
-            ok = False
-    if not ok:
+            return None
+        if qtype is QuestionType.MULTIPLE:
+            default = default_multiple_credits(flags)
+            return MultipleChoice(tuple(replace(c, credit=x) for c, x in zip(choices, default, strict=True)))
+        return SingleChoice(tuple(choices))
+    values = [c.credit for c in choices]
+    if max(values) <= 0:
+        ctx.error(
+            key_node,
+            f"{what} has no choice that earns credit",
+            "source.no-correct-choice",
+            hint="give the right choice 'credit: 1'"
+            if qtype is QuestionType.SINGLE
+            else "give the right choices positive credits that add up to 1",
+        )
         return None
     if qtype is QuestionType.MULTIPLE:
-        credits = default_multiple_credits(flags)
-        return MultipleChoice(tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True)))
+        total = sum(v for v in values if v > 0)
+        if not is_full(total):
+            ctx.warn(
+                key_node,
+                f"{what}: the credits of its right choices add up to {_percent(total)}%, not 100%",
+                "source.credit-sum",
+                hint="picking every right choice then earns "
+                + ("the full points before all are picked" if total > 1 else f"only {_percent(total)}%")
+                + " (Moodle imports it with a warning); make the positive credits add up to 1",
+            )
+        return MultipleChoice(tuple(choices))
+    if n > 1:
+        ctx.error(
+            key_node,
+            f"{what} marks {n} choices correct but its type is single",
+            "source.several-correct",
+            hint="use type: multiple; or, when each of them alone is fully right, 'credit: 1' on each",
+        )
+        return None
+    full = sum(1 for v in values if is_full(v))
+    if full == 0:
+        ctx.warn(
+            key_node,
+            f"{what}: no choice earns full credit (the best earns {_percent(max(values))}%)",
+            "source.no-full-credit",
+            hint="give the best choice 'credit: 1'; as it is, no response earns the full points "
+            "(Moodle imports it with a notice)",
+        )
+    elif full > 1:
+        ctx.warn(
+            key_node,
+            f"{what} has {full} choices that each earn full credit",
+            "source.several-full-credit",
+            hint="each of them alone earns the full points; if a learner should pick them together, "
+            "use type: multiple",
+        )
     return SingleChoice(tuple(choices))
+
+
+# --------------------------------------------------------------------------- short answer
+
+
+def _short_answer(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> ShortAnswer | None:
+    answers: list[Answer] | None = None
+    errors_before = len(ctx.diags)
+    if _require(ctx, keys, node, what, ("answers",)):
+        answers = _answers(ctx, keys["answers"][1])
+        if answers is not None and not answers and len(ctx.diags) == errors_before:
+            ctx.error(
+                keys["answers"][1],
+                "answers is empty: give at least one accepted answer",
+                "source.no-answer",
+            )
+    case_sensitive: bool | None = False
+    if "case_sensitive" in keys:
+        case_sensitive = _bool(ctx, keys["case_sensitive"][1], "case_sensitive")
+    other = _rich(ctx, keys["other_feedback"][1], "other_feedback") if "other_feedback" in keys else None
+    if (
+        answers is None
+        or case_sensitive is None
+        or ("other_feedback" in keys and other is None)
+        or len(ctx.diags) > errors_before
+    ):
+        return None
+    if answers and not any(is_full(a.credit) for a in answers):
+        ctx.error(
+            keys["answers"][0],
+            f"{what} has no answer that earns full credit",
+            "source.no-full-credit",
+            hint="give the preferred answer 'credit: 1' (or write it as a plain text): "
+            "Moodle refuses a short answer question without one",
+        )
+        return None
+    if not answers:
+        return None
+    return ShortAnswer(tuple(answers), case_sensitive, other)
+
+
+def _answers(ctx: _Ctx, node: Node) -> list[Answer] | None:
+    items = _list(ctx, node, "answers")
+    if items is None:
+        return None
+    out: list[Answer] = []
+    seen: dict[str, Node] = {}
+    for i, item in enumerate(items):
+        what = f"answer {i + 1}"
+        fields: dict[str, Any] = {}
+        text_node = item
+        if item.kind == "map":
+            akeys = _mapping(ctx, item, what, spec.ANSWER.names)
+            if akeys is None or not _require(ctx, akeys, item, what, spec.ANSWER.required):
+                continue
+            text_node = akeys["text"][1]
+            if "credit" in akeys:
+                fields["credit"] = _credit(ctx, akeys["credit"][1], "credit", negative=False)
+            if "feedback" in akeys:
+                fields["feedback"] = _rich(ctx, akeys["feedback"][1], "feedback")
+            if "wildcard" in akeys:
+                fields["wildcard"] = _bool(ctx, akeys["wildcard"][1], "wildcard")
+        text = _text(ctx, text_node, "an entry of answers")
+        if text is None or None in fields.values():
+            continue
+        if text in seen:
+            ctx.error(text_node, f"duplicate entry '{text}' in answers", "source.duplicate-text")
+            continue
+        seen[text] = text_node
+        if fields.get("wildcard") and "*" not in text:
+            ctx.warn(
+                item,
+                f"{what} is a wildcard answer without a '*'",
+                "source.wildcard-without-star",
+                hint="a '*' matches any characters; without one, 'wildcard: true' changes nothing",
+            )
+            fields["wildcard"] = False
+        if text == "*" and fields.get("wildcard") and fields.get("credit", 1.0) == 0:
+            ctx.error(
+                item,
+                f"{what} matches every response and earns nothing: that is what 'other_feedback' says",
+                "source.star-answer",
+                hint="remove it and write its feedback as the question's 'other_feedback'",
+            )
+            continue
+        out.append(Answer(text, loc=item.loc, **fields))
+    return out
+
+
+# --------------------------------------------------------------------------- numerical
+
+_UNIT_KEYS = ("unit_grading", "unit_penalty", "unit_input", "units_left")
+
+
+def _numerical(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> Numerical | None:
+    errors_before = len(ctx.diags)
+    numeric_keys: list[NumericKey] = []
+    if "answers" in keys:
+        for other in ("answer", "tolerance", "range"):
+            if other in keys:
+                ctx.error(
+                    keys[other][0],
+                    f"{what} has both 'answers' and '{other}'",
+                    "source.answer-and-answers",
+                    hint=spec.QUESTION_RULES[QuestionType.NUMERICAL][2][("answers", other)],
+                )
+        items = _list(ctx, keys["answers"][1], "answers") or []
+        if keys["answers"][1].kind == "seq" and not items:
+            ctx.error(keys["answers"][1], "answers is empty: give at least one key", "source.no-answer")
+        for i, item in enumerate(items):
+            kwhat = f"key {i + 1} of {what}"
+            kkeys = _mapping(ctx, item, kwhat, spec.NUMERIC_KEY.names)
+            if kkeys is None:
+                continue
+            key = _numeric(ctx, kkeys, item, kwhat)
+            fields: dict[str, Any] = {}
+            if "credit" in kkeys:
+                fields["credit"] = _credit(ctx, kkeys["credit"][1], "credit", negative=False)
+            if "feedback" in kkeys:
+                fields["feedback"] = _rich(ctx, kkeys["feedback"][1], "feedback")
+            if key is not None and None not in fields.values():
+                numeric_keys.append(replace(key, loc=item.loc, **fields))
+    else:
+        key = _numeric(ctx, keys, node, what)
+        if key is not None:
+            numeric_keys.append(replace(key, loc=node.loc))
+    fields = {}
+    if "other_feedback" in keys:
+        fields["other_feedback"] = _rich(ctx, keys["other_feedback"][1], "other_feedback")
+    if "units" in keys:
+        fields["units"] = _units(ctx, keys["units"][1])
+    else:
+        for name in _UNIT_KEYS:
+            if name in keys:
+                ctx.error(
+                    keys[name][0],
+                    f"'{name}' has no meaning without 'units'",
+                    "source.no-units",
+                    hint="list the units an answer may carry: "
+                    "'units: [{unit: GB}, {unit: MB, multiplier: 1000}]'",
+                )
+    if "unit_grading" in keys:
+        fields["unit_grading"] = _enum(ctx, keys["unit_grading"][1], "unit_grading", UnitGrading)
+    if "unit_penalty" in keys:
+        fields["unit_penalty"] = _fraction(ctx, keys["unit_penalty"][1], "unit_penalty", "source.bad-penalty")
+    if "unit_input" in keys:
+        fields["unit_input"] = _enum(ctx, keys["unit_input"][1], "unit_input", UnitInput)
+    if "units_left" in keys:
+        fields["units_left"] = _bool(ctx, keys["units_left"][1], "units_left")
+    if len(ctx.diags) > errors_before or not numeric_keys or None in fields.values():
+        return None
+    best = max(k.credit for k in numeric_keys)
+    if not is_full(best):
+        ctx.warn(
+            keys["answers"][0] if "answers" in keys else node,
+            f"{what}: no key earns full credit (the best earns {_percent(best)}%)",
+            "source.no-full-credit",
+            hint="give the right key 'credit: 1'; as it is, no response earns the full points "
+            "(Moodle imports it)",
+        )
+    return Numerical(keys=tuple(numeric_keys), **fields)
+
+
+def _units(ctx: _Ctx, node: Node) -> tuple[Unit, ...] | None:
+    items = _list(ctx, node, "units")
+    if items is None:
+        return None
+    errors_before = len(ctx.diags)
+    if not items:
+        ctx.error(node, "units is empty", "source.no-units", hint="remove 'units', or list at least one unit")
+    units: list[Unit] = []
+    seen: dict[str, Node] = {}
+    for i, item in enumerate(items):
+        what = f"unit {i + 1}"
+        ukeys = _mapping(ctx, item, what, spec.UNIT.names)
+        if ukeys is None or not _require(ctx, ukeys, item, what, spec.UNIT.required):
+            continue
+        name = _text(ctx, ukeys["unit"][1], "unit", 100)
+        multiplier: float | None = 1.0
+        if "multiplier" in ukeys:
+            multiplier = _number(ctx, ukeys["multiplier"][1], "multiplier")
+            if multiplier is not None and multiplier <= 0:
+                ctx.error(
+                    ukeys["multiplier"][1],
+                    f"multiplier must be greater than 0, not {multiplier:g}",
+                    "source.bad-unit",
+                )
+                multiplier = None
+        if name is None or multiplier is None:
+            continue
+        if "\n" in name:
+            ctx.error(ukeys["unit"][1], "a unit must be one line", "source.bad-unit")
+            continue
+        if name in seen:
+            ctx.error(
+                ukeys["unit"][1],
+                f"duplicate unit '{name}' (also at line {seen[name].line})",
+                "source.duplicate-unit",
+            )
+            continue
+        seen[name] = ukeys["unit"][1]
+        if i == 0 and multiplier != 1:
+            ctx.error(
+                ukeys["multiplier"][1],
+                f"the first unit is the base unit: its multiplier is 1, not {multiplier:g}",
+                "source.bad-unit",
+                hint="list the unit the keys are written in first (multiplier 1), then the others "
+                "with the factor that converts a key into them (GB first, then MB with multiplier 1000)",
+            )
+            continue
+        units.append(Unit(name, multiplier))
+    if len(ctx.diags) > errors_before:
+        return None
+    return tuple(units)
+
+
+def _enum(ctx: _Ctx, node: Node, what: str, kind: type[enum.Enum]) -> Any:
+    names = [e.value for e in kind]  # type: ignore[attr-defined]
+    if node.kind == "scalar" and node.value in names:
+        return kind(node.value)
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(
+        node,
+        f"{what} must be one of {', '.join(names)}, not '{shown}'",
+        f"source.bad-{what.replace('_', '-')}",
+        hint=_did_you_mean(str(shown), names),
+    )
+    return None
+
+
+def _count(ctx: _Ctx, node: Node, what: str) -> int | None:
+    """A whole number above 0."""
+    if node.kind == "scalar" and node.tag == _INT and int(node.value.replace("_", ""), 0) > 0:
+        return int(node.value.replace("_", ""), 0)
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(node, f"{what} must be a whole number above 0, not '{shown}'", "source.bad-count")
+    return None
+
+
+def _essay(ctx: _Ctx, keys: dict[str, tuple[Node, Node]]) -> Essay | None:
+    errors_before = len(ctx.diags)
+    fields: dict[str, Any] = {}
+    if "response_format" in keys:
+        fields["response_format"] = _enum(ctx, keys["response_format"][1], "response_format", ResponseFormat)
+    if "response_required" in keys:
+        fields["required"] = _bool(ctx, keys["response_required"][1], "response_required")
+    for key, attr in (("response_lines", "lines"), ("min_words", "min_words"), ("max_words", "max_words")):
+        if key in keys:
+            fields[attr] = _count(ctx, keys[key][1], key)
+    for key in ("template", "grader_info"):
+        if key in keys:
+            fields[key] = _rich(ctx, keys[key][1], key)
+    low, high = fields.get("min_words"), fields.get("max_words")
+    if low is not None and high is not None and low > high:
+        ctx.error(
+            keys["min_words"][1],
+            f"min_words ({low}) is above max_words ({high})",
+            "source.bad-word-limits",
+            hint="no answer could have both; swap them",
+        )
+    if len(ctx.diags) > errors_before:
+        return None
+    return Essay(**fields)
 
 
 def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> NumericKey | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import Difficulty, QuestionType
+from .model import Difficulty, QuestionType, ResponseFormat, UnitGrading, UnitInput
 
 MARKUPS = ("plain", "markdown")
 """Values of a file's `markup`: how its texts are read (plain is the default)."""
@@ -33,7 +33,8 @@ class Value:
     text (any scalar, taken as written: `yes` is the text "yes"), rich (text that may carry
     Markdown), id, lang (a BCP 47 tag), bool, number, count (a whole number above 0), enum,
     list (of `item`), map (a Mapping named `ref`), one-or-list (one `item` or a list of them),
-    range (a list of two numbers).
+    range (a list of two numbers), credit (a number from -1 to 1, or a percent text "50%"),
+    text-or-map (one `item` text, or a Mapping named `ref`).
     """
 
     kind: str
@@ -46,6 +47,10 @@ class Value:
     positive: bool = False
     """number: greater than 0."""
     non_negative: bool = False
+    maximum: float | None = None
+    """number: at most this."""
+    minimum: float | None = None
+    """number, credit: at least this."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class Mapping:
     """At least one of these sets of keys is present in full (numerical: answer, or range)."""
     exclusive: tuple[tuple[str, str], ...] = ()
     """Pairs of keys that cannot be given together (tolerance and range)."""
+    exclusive_hints: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Per exclusive pair, the hint the loader gives."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -90,6 +97,15 @@ TYPE = Value("enum", values=tuple(t.value for t in QuestionType))
 DIFFICULTY = Value("enum", values=tuple(d.value for d in Difficulty))
 MARKUP = Value("enum", values=MARKUPS)
 TAGS = Value("list", item=Value("text", max_len=100))
+NAME_CHARS = 255
+"""Longest question name (Moodle's question.name is a varchar(255))."""
+NAME = Value("text", max_len=NAME_CHARS)
+CREDIT = Value("credit", minimum=-1.0, maximum=1.0)
+"""A credit: a fraction of the points from -1 to 1, as a number (0.5) or a percent ("50%")."""
+EARNED = Value("credit", minimum=0.0, maximum=1.0)
+"""A credit that cannot be negative (short answer and numerical answers: Moodle's lists for
+them run from 0 to 100 %)."""
+FRACTION = Value("number", minimum=0.0, maximum=1.0)
 
 _MARKUP_DOC = "How this file's texts are read: plain (default, shown exactly as written) or markdown."
 
@@ -121,6 +137,48 @@ COMMON_QUESTION = (
     Key("explanation", RICH, "Why the key is right; shown after answering in every format."),
     Key("tags", TAGS, "Short labels (one line, no [ or ]); assessments select pools by them."),
     Key("difficulty", DIFFICULTY, "When it differs from the quiz's difficulty."),
+    Key(
+        "name",
+        NAME,
+        "Its name in an LMS's question bank (Moodle's question name, a QTI or Canvas title); "
+        "default: the start of the stem.",
+    ),
+    Key(
+        "feedback",
+        Value("map", ref="outcome_feedback"),
+        "Feedback on the whole response: correct, partial, incorrect.",
+    ),
+    Key(
+        "hints",
+        Value("list", item=Value("text-or-map", item=RICH, ref="hint")),
+        "Hints shown one by one on retries, in order: a text, or {text, show_num_correct, clear_wrong}.",
+    ),
+    Key(
+        "penalty",
+        FRACTION,
+        "The fraction of the points lost for each wrong try where retries are allowed "
+        "(default: the LMS's, Moodle 1/3).",
+    ),
+)
+
+OUTCOME_FEEDBACK = Mapping(
+    "outcome_feedback",
+    "Feedback on the whole response, by how it scored (Moodle's combined feedback).",
+    (
+        Key("correct", RICH, "Shown for a response that earns full credit."),
+        Key("partial", RICH, "Shown for a response that earns some but not full credit."),
+        Key("incorrect", RICH, "Shown for a response that earns nothing."),
+        Key("show_num_correct", BOOL, "Also tell the learner how many of their picks are right."),
+    ),
+)
+HINT = Mapping(
+    "hint",
+    "A hint shown after a wrong try (Moodle's interactive behaviour).",
+    (
+        Key("text", RICH, "The hint.", True),
+        Key("show_num_correct", BOOL, "Also tell the learner how many of their picks are right."),
+        Key("clear_wrong", BOOL, "Clear the wrong parts of the response before the next try."),
+    ),
 )
 
 CHOICE = Mapping(
@@ -129,8 +187,53 @@ CHOICE = Mapping(
     (
         Key("text", RICH, "The choice as the learner sees it.", True),
         Key("correct", BOOL, "Whether picking it is (part of) the right answer (default false)."),
+        Key(
+            "credit",
+            CREDIT,
+            "Instead of correct: the fraction of the points picking it earns, -1 to 1 (0.5 or '50%').",
+        ),
         Key("feedback", RICH, "Shown when the learner picks this choice."),
         Key("lang", LANG, "Only when the choice is in another language than its question."),
+    ),
+    exclusive=(("correct", "credit"),),
+    exclusive_hints={
+        ("correct", "credit"): "keep one: 'correct: true' is 'credit: 1', 'correct: false' is 'credit: 0'"
+    },
+)
+ANSWER = Mapping(
+    "answer",
+    "One anticipated answer of a short answer question, with its own credit and feedback.",
+    (
+        Key("text", TEXT, "The answer as the learner types it.", True),
+        Key("credit", EARNED, "The fraction of the points it earns, 0 to 1 (default 1)."),
+        Key("feedback", RICH, "Shown when the response matches this answer."),
+        Key("wildcard", BOOL, "Whether each * in the text matches any characters (default false)."),
+    ),
+)
+NUMERIC_KEY = Mapping(
+    "numeric_key",
+    "One key of a numerical question: answer with a tolerance, or a range.",
+    (
+        Key("answer", Value("number"), "The expected value (optional with a range)."),
+        Key("tolerance", Value("number", non_negative=True), "Accepted absolute error (default 0)."),
+        Key("range", Value("range"), "Inclusive bounds [low, high], instead of a tolerance."),
+        Key("credit", EARNED, "The fraction of the points it earns, 0 to 1 (default 1)."),
+        Key("feedback", RICH, "Shown when the response falls inside this key."),
+    ),
+    any_of=(("answer",), ("range",)),
+    exclusive=(("tolerance", "range"),),
+    exclusive_hints={("tolerance", "range"): "keep one of them"},
+)
+UNIT = Mapping(
+    "unit",
+    "A unit a numerical answer may be given in.",
+    (
+        Key("unit", Value("text", max_len=100), "The unit as the learner types it: GB, GiB, %.", True),
+        Key(
+            "multiplier",
+            Value("number", positive=True),
+            "The answer in this unit is the key's value times this (default 1; the first unit's is 1).",
+        ),
     ),
 )
 PAIR = Mapping(
@@ -146,26 +249,72 @@ CHOICES = Key("choices", Value("list", item=Value("map", ref="choice"), min_item
 TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
     QuestionType.SINGLE: (CHOICES,),
     QuestionType.MULTIPLE: (CHOICES,),
-    QuestionType.TRUE_FALSE: (Key("answer", BOOL, "Whether the stem's statement is true.", True),),
+    QuestionType.TRUE_FALSE: (
+        Key("answer", BOOL, "Whether the stem's statement is true.", True),
+        Key("feedback_true", RICH, "Shown when the learner answers true."),
+        Key("feedback_false", RICH, "Shown when the learner answers false."),
+    ),
     QuestionType.SHORT_ANSWER: (
         Key(
             "answers",
-            Value("list", item=TEXT, min_items=1),
-            "Every accepted answer, the preferred first.",
+            Value("list", item=Value("text-or-map", item=TEXT, ref="answer"), min_items=1),
+            "Every anticipated answer, the preferred first: a text (full credit), or "
+            "{text, credit, feedback, wildcard}.",
             True,
         ),
         Key("case_sensitive", BOOL, "Whether letter case must match (default false)."),
+        Key("other_feedback", RICH, "Shown for a response no answer matches."),
     ),
     QuestionType.NUMERICAL: (
         Key("answer", Value("number"), "The expected value (optional with a range)."),
         Key("tolerance", Value("number", non_negative=True), "Accepted absolute error (default 0)."),
         Key("range", Value("range"), "Inclusive bounds [low, high], instead of a tolerance."),
+        Key(
+            "answers",
+            Value("list", item=Value("map", ref="numeric_key"), min_items=1),
+            "Instead of answer: several keys, each {answer, tolerance | range, credit, feedback}; "
+            "the first that holds the response counts.",
+        ),
+        Key("other_feedback", RICH, "Shown for a response no key holds."),
+        Key(
+            "units",
+            Value("list", item=Value("map", ref="unit"), min_items=1),
+            "The units an answer may carry, the base unit (multiplier 1) first.",
+        ),
+        Key(
+            "unit_grading",
+            Value("enum", values=tuple(u.value for u in UnitGrading)),
+            "optional (default: units accepted, never required), response or question "
+            "(a wrong or missing unit loses unit_penalty of the response's or the question's grade).",
+        ),
+        Key("unit_penalty", FRACTION, "The fraction lost for a wrong or missing unit (default 0.1)."),
+        Key(
+            "unit_input",
+            Value("enum", values=tuple(u.value for u in UnitInput)),
+            "How the unit is given: text (default, typed after the number), choice (radio buttons) "
+            "or select (a drop-down).",
+        ),
+        Key("units_left", BOOL, "Whether the unit stands before the number ($ 5), default false."),
     ),
     QuestionType.MATCHING: (
         Key("pairs", Value("list", item=Value("map", ref="pair"), min_items=2), "The right pairs.", True),
         Key("distractors", Value("list", item=TEXT), "Extra right-hand items that match nothing."),
     ),
-    QuestionType.ESSAY: (),
+    QuestionType.ESSAY: (
+        Key(
+            "response_format",
+            Value("enum", values=tuple(f.value for f in ResponseFormat)),
+            "editor (default), plain, monospaced, or none (files only).",
+        ),
+        Key("response_required", BOOL, "Whether the learner must type something (default true)."),
+        Key("response_lines", Value("count"), "The height of the answer box in lines (default 15)."),
+        Key("min_words", Value("count"), "The fewest words an answer may have."),
+        Key("max_words", Value("count"), "The most words an answer may have."),
+        Key("template", RICH, "Text the answer box starts with."),
+        Key(
+            "grader_info", RICH, "For the person grading: what a good answer holds (never shown to learners)."
+        ),
+    ),
 }
 """The keys each question type adds to COMMON_QUESTION, and no others."""
 
@@ -173,12 +322,13 @@ TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
 def question(qtype: QuestionType) -> Mapping:
     """The mapping of one question type: the common keys, then the type's own."""
     own = {k.name for k in TYPE_KEYS[qtype]}
-    foreign: dict[str, str] = {}
+    owners: dict[str, list[str]] = {}
     for other, keys in TYPE_KEYS.items():
         for k in keys:
             if k.name not in own:
-                foreign.setdefault(k.name, f"{other.value} questions")
-    any_of, exclusive = QUESTION_RULES.get(qtype, ((), ()))
+                owners.setdefault(k.name, []).append(other.value)
+    foreign = {name: " and ".join(types) + " questions" for name, types in owners.items()}
+    any_of, exclusive, hints = QUESTION_RULES.get(qtype, ((), (), {}))
     return Mapping(
         f"question ({qtype.value})",
         "A question.",
@@ -186,13 +336,27 @@ def question(qtype: QuestionType) -> Mapping:
         foreign,
         any_of,
         exclusive,
+        hints,
     )
 
 
-QUESTION_RULES: dict[QuestionType, tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, str], ...]]] = {
-    QuestionType.NUMERICAL: ((("answer",), ("range",)), (("tolerance", "range"),)),
+_ONE_KEY = "give one key as 'answer' (with 'tolerance' or 'range'), or several as 'answers'"
+QUESTION_RULES: dict[
+    QuestionType,
+    tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, str], ...], dict[tuple[str, str], str]],
+] = {
+    QuestionType.NUMERICAL: (
+        (("answer",), ("range",), ("answers",)),
+        (("tolerance", "range"), ("answers", "answer"), ("answers", "tolerance"), ("answers", "range")),
+        {
+            ("tolerance", "range"): "keep one of them",
+            ("answers", "answer"): _ONE_KEY,
+            ("answers", "tolerance"): "give each key of 'answers' its own tolerance",
+            ("answers", "range"): "give each key of 'answers' its own range",
+        },
+    ),
 }
-"""Per type: (any_of, exclusive) beyond which keys exist."""
+"""Per type: (any_of, exclusive, a hint per exclusive pair) beyond which keys exist."""
 
 
 QUESTIONS = {t: question(t) for t in QuestionType}
@@ -258,5 +422,21 @@ ASSESSMENT = Mapping(
     foreign={k: _QUIZ_ONLY for k in ("questions", "difficulty", "category", "shuffle")},
 )
 
-MAPPINGS: dict[str, Mapping] = {m.name: m for m in (QUIZ, ASSESSMENT, CHOICE, PAIR, SECTION, DRAW, POOL)}
+MAPPINGS: dict[str, Mapping] = {
+    m.name: m
+    for m in (
+        QUIZ,
+        ASSESSMENT,
+        CHOICE,
+        PAIR,
+        OUTCOME_FEEDBACK,
+        HINT,
+        ANSWER,
+        NUMERIC_KEY,
+        UNIT,
+        SECTION,
+        DRAW,
+        POOL,
+    )
+}
 """Every named mapping but the questions (QUESTIONS, by type)."""

@@ -4,6 +4,13 @@ Texts are what the loader leaves (non-empty, stripped, no XML-illegal characters
 Urdu, English, bidi marks, GIFT and HTML specials and injection payloads. Ids follow the
 source format (ASCII, unique in the bank ignoring case); languages follow the loader's
 invariant (a question's or choice's lang only when it differs from the enclosing one).
+
+`everything=True` (on bodies, questions, quizzes, banks, rich_banks_with_assessments) also draws
+what issue 22 added, as the loader reads it: explicit credits on Moodle's grade list (several or
+no full-credit choices on a single question, negative credits, credits that do not add up to 1
+on a multiple one), graded short answers with feedback and wildcards, several numerical keys with
+feedback and units, other_feedback, true/false feedback, names, combined feedback, hints,
+penalties and essay options. Without it, today's subset (right/wrong flags, no such fields).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from lmsexport.model import (
     Draw,
     Emph,
     Essay,
+    Hint,
     Image,
     Inline,
     LineBreak,
@@ -39,12 +47,14 @@ from lmsexport.model import (
     Numerical,
     NumericKey,
     OrderedList,
+    OutcomeFeedback,
     Pair,
     Para,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     Section,
     ShortAnswer,
@@ -54,8 +64,14 @@ from lmsexport.model import (
     Table,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
     default_multiple_credits,
+    exact_credit,
+    is_full,
 )
+from lmsexport.moodle import MOODLE_GRADES, name_from_stem
 from lmsexport.writers.gift import FORMAT_TAGS, WEIGHT_RE
 from lmsexport.writers.moodlexml import plain_text_problem
 
@@ -115,20 +131,135 @@ def choices(draw: st.DrawFn, multiple: bool) -> tuple[Choice, ...]:
     )
 
 
+# --------------------------------------------------------------------------- credits (issue 22)
+
+CREDITS = st.sampled_from(sorted({exact_credit(float(g)) for g in MOODLE_GRADES}))
+"""Any credit the loader accepts: Moodle's grade list, as the exact fractions it stands for."""
+EARNED = CREDITS.filter(lambda x: x >= 0)
+"""A credit of a short answer or numerical answer (Moodle's lists for them have no negatives)."""
+FULL_OR_EARNED = st.one_of(st.just(1.0), EARNED)
+
+
 @st.composite
-def bodies(draw: st.DrawFn, qtype: QuestionType) -> Body:
-    """A body of the given kind, as the loader reads it from today's source format."""
+def credited_choices(draw: st.DrawFn, multiple: bool) -> tuple[Choice, ...]:
+    """2 to 5 choices with explicit credits: at least one earns something; a single question may
+    have several full-credit choices or none (the loader warns), a multiple one credits that do
+    not add up to 1 (it warns too)."""
+    texts = draw(st.lists(TEXT, min_size=2, max_size=5, unique=True))
+    credits = [draw(CREDITS) for _ in texts]
+    if max(credits) <= 0:
+        credits[draw(st.integers(0, len(texts) - 1))] = draw(st.just(1.0) | CREDITS.filter(lambda x: x > 0))
+    return tuple(
+        Choice(t, credit=x, feedback=draw(st.none() | TEXT), lang=draw(LANG))
+        for t, x in zip(texts, credits, strict=True)
+    )
+
+
+WILDCARD_ANSWER = ANSWER.filter(lambda s: "*" in s and s != "*")
+"""A wildcard answer's text: at least one `*` (else the loader warns and drops the flag)."""
+
+
+@st.composite
+def graded_answers(draw: st.DrawFn) -> tuple[Answer, ...]:
+    """1 to 4 answers, each its own credit (0 to 1), feedback and wildcard; at least one full."""
+    texts = draw(st.lists(ANSWER | WILDCARD_ANSWER, min_size=1, max_size=4, unique=True))
+    answers = []
+    for text in texts:
+        wildcard = "*" in text and text != "*" and draw(st.booleans())
+        answers.append(Answer(text, draw(FULL_OR_EARNED), draw(st.none() | TEXT), wildcard))
+    if not any(is_full(a.credit) for a in answers):
+        i = draw(st.integers(0, len(answers) - 1))
+        answers[i] = replace(answers[i], credit=1.0)
+    return tuple(answers)
+
+
+UNIT_NAMES = st.lists(
+    st.sampled_from(["GB", "MB", "GiB", "%", "$", "ms", "s", "بائٹس", "TFLOP/s"]),
+    min_size=1,
+    max_size=3,
+    unique=True,
+)
+MULTIPLIERS = st.sampled_from([1.0, 1000.0, 0.001, 1024.0, 0.5, 2.5, 0.9313225746])
+
+
+@st.composite
+def numeric_key(draw: st.DrawFn, credit: bool = False) -> NumericKey:
+    lo, hi = sorted((draw(NUM), draw(NUM)))
+    key = draw(
+        st.sampled_from(
+            [
+                NumericKey(answer=lo, tolerance=abs(hi - lo) / 7),
+                NumericKey(answer=hi),
+                NumericKey(low=lo, high=hi),
+                NumericKey(answer=lo, low=lo, high=hi),
+            ]
+        )
+    )
+    if credit:
+        key = replace(key, credit=draw(FULL_OR_EARNED), feedback=draw(st.none() | TEXT))
+    return key
+
+
+@st.composite
+def numericals(draw: st.DrawFn) -> Numerical:
+    """1 to 3 keys (the best may be below full credit: the loader warns), units or none."""
+    keys = tuple(draw(numeric_key(True)) for _ in range(draw(st.integers(1, 3))))
+    other = draw(st.none() | TEXT)
+    if not draw(st.booleans()):
+        return Numerical(keys=keys, other_feedback=other)
+    names = draw(UNIT_NAMES)
+    units = tuple(Unit(n, 1.0 if i == 0 else draw(MULTIPLIERS)) for i, n in enumerate(names))
+    return Numerical(
+        keys=keys,
+        units=units,
+        unit_grading=draw(st.sampled_from(list(UnitGrading))),
+        unit_penalty=draw(st.sampled_from([0.1, 0.0, 0.2, 0.5, 1.0])),
+        unit_input=draw(st.sampled_from(list(UnitInput))),
+        units_left=draw(st.booleans()),
+        other_feedback=other,
+    )
+
+
+@st.composite
+def essays(draw: st.DrawFn) -> Essay:
+    low = draw(st.none() | st.integers(1, 500))
+    high = draw(st.none() | st.integers(low or 1, 1000))
+    return Essay(
+        response_format=draw(st.sampled_from(list(ResponseFormat))),
+        required=draw(st.booleans()),
+        lines=draw(st.sampled_from([15, 5, 10, 20, 40, 3])),
+        min_words=low,
+        max_words=high,
+        template=draw(st.none() | TEXT),
+        grader_info=draw(st.none() | TEXT),
+    )
+
+
+@st.composite
+def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False) -> Body:
+    """A body of the given kind, as the loader reads it from today's source format (with
+    ``everything``, from the source format with issue 22's keys)."""
     match qtype:
         case QuestionType.SINGLE:
+            if everything and draw(st.booleans()):
+                return SingleChoice(draw(credited_choices(False)))
             return SingleChoice(draw(choices(False)))
         case QuestionType.MULTIPLE:
+            if everything and draw(st.booleans()):
+                return MultipleChoice(draw(credited_choices(True)))
             return MultipleChoice(draw(choices(True)))
         case QuestionType.TRUE_FALSE:
+            if everything:
+                return TrueFalse(draw(st.booleans()), draw(st.none() | TEXT), draw(st.none() | TEXT))
             return TrueFalse(draw(st.booleans()))
         case QuestionType.SHORT_ANSWER:
+            if everything:
+                return ShortAnswer(draw(graded_answers()), draw(st.booleans()), draw(st.none() | TEXT))
             answers = tuple(Answer(a) for a in draw(st.lists(ANSWER, min_size=1, max_size=3, unique=True)))
             return ShortAnswer(answers, case_sensitive=draw(st.booleans()))
         case QuestionType.NUMERICAL:
+            if everything:
+                return draw(numericals())
             lo, hi = sorted((draw(NUM), draw(NUM)))
             key = draw(
                 st.sampled_from(
@@ -150,16 +281,28 @@ def bodies(draw: st.DrawFn, qtype: QuestionType) -> Body:
             )
             return Matching(pairs, distractors)
         case QuestionType.ESSAY:
-            return Essay()
+            return draw(essays()) if everything else Essay()
         case _:
             assert_never(qtype)
 
 
+NAME = TEXT.map(lambda s: " ".join(s.split())).filter(lambda s: bool(s) and len(s) <= 255)
+"""A question name: one line (the loader refuses a line break in a name)."""
+OUTCOME_FEEDBACK = st.builds(
+    OutcomeFeedback, st.none() | TEXT, st.none() | TEXT, st.none() | TEXT, st.booleans()
+)
+HINTS = st.lists(st.builds(Hint, TEXT, st.booleans(), st.booleans()), max_size=3).map(tuple)
+PENALTY = st.sampled_from([None, 0.0, 0.1, 0.25, 0.5, 1.0])
+"""A penalty; never Moodle's default 1/3, which the loader (like every reader) gives back as None."""
+
+
 @st.composite
-def questions(draw: st.DrawFn, qid: str, qtype: QuestionType | None = None) -> Question:
+def questions(
+    draw: st.DrawFn, qid: str, qtype: QuestionType | None = None, everything: bool = False
+) -> Question:
     qtype = qtype or draw(st.sampled_from(list(QuestionType)))
-    body = draw(bodies(qtype))
-    return Question(
+    body = draw(bodies(qtype, everything))
+    question = Question(
         id=qid,
         stem=draw(TEXT),
         body=body,
@@ -168,6 +311,20 @@ def questions(draw: st.DrawFn, qid: str, qtype: QuestionType | None = None) -> Q
         lang=draw(LANG),
         tags=draw(TAGS),
     )
+    if not everything:
+        return question
+    question = replace(
+        question,
+        feedback=draw(OUTCOME_FEEDBACK),
+        hints=draw(HINTS),
+        penalty=draw(PENALTY),
+    )
+    # A name equal to the one writers derive from the stem is no name (loader and readers
+    # give back None for it).
+    name = draw(st.none() | NAME)
+    if name is not None and name != name_from_stem(question):
+        question = replace(question, name=name)
+    return question
 
 
 def canonical_langs(quiz: Quiz) -> Quiz:
@@ -188,7 +345,9 @@ IDS = st.text("abcxyz0129-._", max_size=8).map(lambda s: "q" + s)
 
 
 @st.composite
-def quizzes(draw: st.DrawFn, quiz_id: str = "quiz-1", qids: list[str] | None = None) -> Quiz:
+def quizzes(
+    draw: st.DrawFn, quiz_id: str = "quiz-1", qids: list[str] | None = None, everything: bool = False
+) -> Quiz:
     if qids is None:
         qids = draw(st.lists(IDS, min_size=1, max_size=4, unique_by=str.casefold))
     return canonical_langs(
@@ -196,7 +355,7 @@ def quizzes(draw: st.DrawFn, quiz_id: str = "quiz-1", qids: list[str] | None = N
             id=quiz_id,
             title=draw(TEXT),
             lang=draw(st.sampled_from(["ur", "en"])),
-            questions=tuple(draw(questions(i)) for i in qids),
+            questions=tuple(draw(questions(i, everything=everything)) for i in qids),
             description=draw(st.none() | TEXT),
             difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
             category=draw(st.none() | st.sampled_from(["a/b", "llm-training/zero", "کورس/حصہ"])),
@@ -206,7 +365,7 @@ def quizzes(draw: st.DrawFn, quiz_id: str = "quiz-1", qids: list[str] | None = N
 
 
 @st.composite
-def banks(draw: st.DrawFn) -> Bank:
+def banks(draw: st.DrawFn, everything: bool = False) -> Bank:
     """One to three quizzes; question ids unique across the bank, also ignoring case."""
     n = draw(st.integers(1, 3))
     qids = draw(st.lists(IDS, min_size=n, max_size=n + 6, unique_by=str.casefold))
@@ -216,7 +375,7 @@ def banks(draw: st.DrawFn) -> Bank:
         else []
     )
     groups = [qids[a:b] for a, b in zip([0, *cuts], [*cuts, len(qids)], strict=True)]
-    return Bank(tuple(draw(quizzes(f"quiz-{i}", g)) for i, g in enumerate(groups)))
+    return Bank(tuple(draw(quizzes(f"quiz-{i}", g, everything)) for i, g in enumerate(groups)))
 
 
 # --------------------------------------------------------------------------- rich text
@@ -448,23 +607,39 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
     def maybe(text: Text, strategy: st.SearchStrategy[Rich]) -> Text:
         return draw(strategy) if draw(st.booleans()) else text
 
+    def opt(text: Text | None) -> Text | None:
+        return None if text is None else maybe(text, RICH)
+
     stem = maybe(question.stem, RICH)
-    explanation = None if question.explanation is None else maybe(question.explanation, RICH)
+    explanation = opt(question.explanation)
     body = question.body
     match body:
         case SingleChoice(choices) | MultipleChoice(choices):
             richer = tuple(
-                replace(
-                    c,
-                    text=maybe(c.text, INLINE_RICH | RICH),
-                    feedback=None if c.feedback is None else maybe(c.feedback, RICH),
-                )
-                for c in choices
+                replace(c, text=maybe(c.text, INLINE_RICH | RICH), feedback=opt(c.feedback)) for c in choices
             )
             body = replace(body, choices=richer)
         case Matching(pairs):
             body = replace(body, pairs=tuple(replace(p, left=maybe(p.left, INLINE_RICH)) for p in pairs))
-    return replace(question, stem=stem, explanation=explanation, body=body)
+        case TrueFalse(truth, feedback_true, feedback_false):
+            body = TrueFalse(truth, opt(feedback_true), opt(feedback_false))
+        case ShortAnswer(answers, case_sensitive, other_feedback):
+            answers = tuple(replace(a, feedback=opt(a.feedback)) for a in answers)
+            body = ShortAnswer(answers, case_sensitive, opt(other_feedback))
+        case Numerical(keys):
+            keys = tuple(replace(k, feedback=opt(k.feedback)) for k in keys)
+            body = replace(body, keys=keys, other_feedback=opt(body.other_feedback))
+        case Essay():
+            body = replace(body, template=opt(body.template), grader_info=opt(body.grader_info))
+    feedback = question.feedback
+    feedback = replace(
+        feedback,
+        correct=opt(feedback.correct),
+        partial=opt(feedback.partial),
+        incorrect=opt(feedback.incorrect),
+    )
+    hints = tuple(replace(h, text=maybe(h.text, RICH)) for h in question.hints)
+    return replace(question, stem=stem, explanation=explanation, body=body, feedback=feedback, hints=hints)
 
 
 def _cut(draw: st.DrawFn, items: list[T], most: int) -> list[list[T]]:
@@ -504,9 +679,9 @@ def assessment_over(draw: st.DrawFn, bank: Bank, ident: str = "exam-0") -> Asses
 
 
 @st.composite
-def rich_banks_with_assessments(draw: st.DrawFn) -> Bank:
+def rich_banks_with_assessments(draw: st.DrawFn, everything: bool = False) -> Bank:
     """banks() with rich texts mixed in and one or two assessments over it."""
-    bank = draw(banks())
+    bank = draw(banks(everything))
     quizzes = tuple(
         replace(
             quiz,

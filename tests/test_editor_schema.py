@@ -41,6 +41,13 @@ SHAPE_RULES = frozenset(
         "source.no-draws",
         "source.draw-kind",
         "source.tolerance-and-range",
+        "source.correct-and-credit",
+        "source.answer-and-answers",
+        "source.bad-count",
+        "source.bad-penalty",
+        "source.bad-unit-grading",
+        "source.bad-unit-input",
+        "source.bad-response-format",
         "source.too-long",
         "source.empty-text",
     }

@@ -18,12 +18,15 @@ from lmsexport.model import (
     Matching,
     Math,
     MultipleChoice,
+    Numerical,
     Question,
     Quiz,
     Rich,
+    ShortAnswer,
     SingleChoice,
     Str,
     Table,
+    TrueFalse,
 )
 from lmsexport.source import load_paths, load_text
 from lmsexport.writers.source import write_quiz
@@ -53,16 +56,41 @@ def _richly(quiz: Quiz, texts: st.DataObject) -> Quiz:
     def r() -> Rich:
         return texts.draw(MD_RICH)
 
+    def opt(text: object) -> Rich | None:
+        return None if text is None else r()
+
     def question(q: Question) -> Question:
-        q = replace(q, stem=r(), explanation=None if q.explanation is None else r())
+        feedback = q.feedback
+        q = replace(
+            q,
+            stem=r(),
+            explanation=opt(q.explanation),
+            feedback=replace(
+                feedback,
+                correct=opt(feedback.correct),
+                partial=opt(feedback.partial),
+                incorrect=opt(feedback.incorrect),
+            ),
+            hints=tuple(replace(h, text=r()) for h in q.hints),
+        )
         match q.body:
             case SingleChoice(choices) | MultipleChoice(choices):
-                rich = tuple(
-                    replace(c, text=r(), feedback=None if c.feedback is None else r()) for c in choices
-                )
+                rich = tuple(replace(c, text=r(), feedback=opt(c.feedback)) for c in choices)
                 q = replace(q, body=replace(q.body, choices=rich))
             case Matching(pairs):
                 q = replace(q, body=replace(q.body, pairs=tuple(replace(p, left=r()) for p in pairs)))
+            case TrueFalse(truth, feedback_true, feedback_false):
+                q = replace(q, body=TrueFalse(truth, opt(feedback_true), opt(feedback_false)))
+            case ShortAnswer(answers, case_sensitive, other):
+                answers = tuple(replace(a, feedback=opt(a.feedback)) for a in answers)
+                q = replace(q, body=ShortAnswer(answers, case_sensitive, opt(other)))
+            case Numerical(keys) as body:
+                keys = tuple(replace(k, feedback=opt(k.feedback)) for k in keys)
+                q = replace(q, body=replace(body, keys=keys, other_feedback=opt(body.other_feedback)))
+            case Essay() as body:
+                q = replace(
+                    q, body=replace(body, template=opt(body.template), grader_info=opt(body.grader_info))
+                )
         return q
 
     return replace(
@@ -72,8 +100,16 @@ def _richly(quiz: Quiz, texts: st.DataObject) -> Quiz:
     )
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(quizzes(everything=True))
+def test_any_plain_quiz_with_credits_feedback_hints_units_round_trips(quiz: Quiz) -> None:
+    """Issue 22's fields (strategies' everything=True): credits, graded answers, numerical keys
+    and units, names, combined feedback, hints, penalties and essay options."""
+    assert _round_trip(quiz) == quiz
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(quizzes(), st.data())
+@given(quizzes() | quizzes(everything=True), st.data())
 def test_any_rich_quiz_round_trips(quiz: Quiz, data: st.DataObject) -> None:
     rich = _richly(quiz, data)
     # choices of one question must stay distinct once rich
@@ -96,7 +132,7 @@ def test_any_rich_quiz_round_trips(quiz: Quiz, data: st.DataObject) -> None:
 
 
 def test_the_repository_bank_round_trips() -> None:
-    bank = load_paths(["source", "tests/cases/types"])
+    bank = load_paths(["source", "tests/cases/types", "tests/cases/credits"])
     for quiz in bank.quizzes:
         if quiz.id == "zero-memory-arithmetic":
             continue  # images: see test_written_images_load

@@ -14,18 +14,23 @@ Comments (``notes``) say where each question came from and what changed on the w
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, assert_never
 
 import yaml
 
 from ..model import (
+    Answer,
     Assessment,
     Choice,
     Draw,
     Essay,
+    Hint,
     Matching,
     MultipleChoice,
     Numerical,
+    NumericKey,
+    OutcomeFeedback,
     Question,
     QuestionType,
     Quiz,
@@ -34,7 +39,11 @@ from ..model import (
     SingleChoice,
     Text,
     TrueFalse,
+    UnitGrading,
+    UnitInput,
+    is_full,
 )
+from ..moodle import format_percent
 from .markdown import plain_to_markdown, to_markdown
 
 
@@ -128,51 +137,71 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
         out["type"] = q.type.value
     if q.lang:
         out["lang"] = q.lang
+    if q.name is not None:
+        out["name"] = q.name
     if q.difficulty:
         out["difficulty"] = q.difficulty.value
     if q.points != 1:
         out["points"] = _num(q.points)
+    if q.penalty is not None:
+        out["penalty"] = _num(q.penalty)
     if q.tags:
         out["tags"] = _Flow(q.tags)
     out["stem"] = text(q.stem)
     match q.body:
-        case SingleChoice(choices):
-            # The source format marks the key with a flag; its credits are 1 and 0.
-            out["choices"] = [_choice(c, c.full, text) for c in choices]
-        case MultipleChoice(choices):
-            # The flags of the right picks; the loader gives them the default credits.
-            out["choices"] = [_choice(c, c.earns, text) for c in choices]
-        case TrueFalse(truth):
+        case SingleChoice(choices) as body:
+            # Today's form when it says it all: one key (`correct: true`), every other choice 0.
+            flags = len(body.key_indexes) == 1 and all(c.full or c.credit == 0 for c in choices)
+            out["choices"] = [_choice(c, text, flags) for c in choices]
+        case MultipleChoice(choices) as body:
+            # The flags of the right picks when the loader's default rule gives the credits.
+            flags = body.default_credits
+            out["choices"] = [_choice(c, text, flags) for c in choices]
+        case TrueFalse(truth, feedback_true, feedback_false):
             out["answer"] = truth
-        case ShortAnswer(answers, case_sensitive):
-            out["answers"] = [a.text for a in answers]
+            if feedback_true is not None:
+                out["feedback_true"] = text(feedback_true)
+            if feedback_false is not None:
+                out["feedback_false"] = text(feedback_false)
+        case ShortAnswer(answers, case_sensitive, other_feedback):
+            out["answers"] = [_answer(a, text) for a in answers]
             if case_sensitive:
                 out["case_sensitive"] = True
+            if other_feedback is not None:
+                out["other_feedback"] = text(other_feedback)
         case Numerical() as body:
-            key = body.key
-            if key.answer is not None:
-                out["answer"] = _num(key.answer)
-            if key.low is not None and key.high is not None:
-                out["range"] = _Flow([_num(key.low), _num(key.high)])
-            elif key.tolerance:
-                out["tolerance"] = _num(key.tolerance)
+            _numerical(body, out, text)
         case Matching(pairs, distractors):
             out["pairs"] = [{"left": text(p.left), "right": p.right} for p in pairs]
             if distractors:
                 out["distractors"] = list(distractors)
-        case Essay():
-            pass
+        case Essay() as body:
+            _essay(body, out, text)
         case _:
             assert_never(q.body)
+    if q.feedback:
+        out["feedback"] = _outcome_feedback(q.feedback, text)
+    if q.hints:
+        out["hints"] = [_hint(h, text) for h in q.hints]
     if q.explanation is not None:
         out["explanation"] = text(q.explanation)
     return out
 
 
-def _choice(c: Choice, right: bool, text: _Texts) -> dict[str, Any]:
+def _credit(value: float) -> int | float | str:
+    """A credit as the loader reads it back to the same float: a short decimal as a number, a
+    fraction such as 1/3 as Moodle's percent ("33.33333%", which the loader snaps back to 1/3)."""
+    if abs(round(value, 6) - value) < 1e-12:
+        return _num(round(value, 6))
+    return f"{format_percent(Fraction(value))}%"
+
+
+def _choice(c: Choice, text: _Texts, flags: bool) -> dict[str, Any]:
     choice: dict[str, Any] = {"text": text(c.text)}
-    if right:
+    if flags and c.earns:
         choice["correct"] = True
+    elif not flags and c.credit != 0:
+        choice["credit"] = _credit(c.credit)
     if c.feedback is not None:
         choice["feedback"] = text(c.feedback)
     if c.lang:
@@ -180,16 +209,131 @@ def _choice(c: Choice, right: bool, text: _Texts) -> dict[str, Any]:
     return choice
 
 
+def _answer(a: Answer, text: _Texts) -> str | dict[str, Any]:
+    if is_full(a.credit) and a.feedback is None and not a.wildcard:
+        return a.text
+    out: dict[str, Any] = {"text": a.text}
+    if not is_full(a.credit):
+        out["credit"] = _credit(a.credit)
+    if a.feedback is not None:
+        out["feedback"] = text(a.feedback)
+    if a.wildcard:
+        out["wildcard"] = True
+    return out
+
+
+def _numeric_key(key: NumericKey, out: dict[str, Any]) -> None:
+    if key.answer is not None:
+        out["answer"] = _num(key.answer)
+    if key.low is not None and key.high is not None:
+        out["range"] = _Flow([_num(key.low), _num(key.high)])
+    elif key.tolerance:
+        out["tolerance"] = _num(key.tolerance)
+
+
+def _numerical(body: Numerical, out: dict[str, Any], text: _Texts) -> None:
+    only = body.keys[0]
+    if len(body.keys) == 1 and is_full(only.credit) and only.feedback is None:
+        _numeric_key(only, out)  # today's form: one key, full credit
+    else:
+        keys = []
+        for key in body.keys:
+            entry: dict[str, Any] = {}
+            _numeric_key(key, entry)
+            if not is_full(key.credit):
+                entry["credit"] = _credit(key.credit)
+            if key.feedback is not None:
+                entry["feedback"] = text(key.feedback)
+            keys.append(entry)
+        out["answers"] = keys
+    if body.other_feedback is not None:
+        out["other_feedback"] = text(body.other_feedback)
+    if not body.units:
+        return  # the unit settings mean nothing without units (the loader refuses them)
+    units = []
+    for unit in body.units:
+        entry = {"unit": unit.name}
+        if unit.multiplier != 1:
+            entry["multiplier"] = _num(unit.multiplier)
+        units.append(entry)
+    out["units"] = units
+    if body.unit_grading is not UnitGrading.OPTIONAL:
+        out["unit_grading"] = body.unit_grading.value
+    if body.unit_penalty != Numerical.unit_penalty:
+        out["unit_penalty"] = _num(body.unit_penalty)
+    if body.unit_input is not UnitInput.TEXT:
+        out["unit_input"] = body.unit_input.value
+    if body.units_left:
+        out["units_left"] = True
+
+
+def _essay(body: Essay, out: dict[str, Any], text: _Texts) -> None:
+    default = Essay()
+    if body.response_format is not default.response_format:
+        out["response_format"] = body.response_format.value
+    if body.required != default.required:
+        out["response_required"] = body.required
+    if body.lines != default.lines:
+        out["response_lines"] = body.lines
+    if body.min_words is not None:
+        out["min_words"] = body.min_words
+    if body.max_words is not None:
+        out["max_words"] = body.max_words
+    if body.template is not None:
+        out["template"] = text(body.template)
+    if body.grader_info is not None:
+        out["grader_info"] = text(body.grader_info)
+
+
+def _outcome_feedback(feedback: OutcomeFeedback, text: _Texts) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("correct", "partial", "incorrect"):
+        value = getattr(feedback, name)
+        if value is not None:
+            out[name] = text(value)
+    if feedback.show_num_correct:
+        out["show_num_correct"] = True
+    return out
+
+
+def _hint(hint: Hint, text: _Texts) -> str | dict[str, Any]:
+    if not hint.show_num_correct and not hint.clear_wrong:
+        return text(hint.text)
+    out: dict[str, Any] = {"text": text(hint.text)}
+    if hint.show_num_correct:
+        out["show_num_correct"] = True
+    if hint.clear_wrong:
+        out["clear_wrong"] = True
+    return out
+
+
+def question_texts(q: Question) -> list[Text | None]:
+    """Every text of a question, in reading order (for needs_markup)."""
+    texts: list[Text | None] = [q.stem, q.explanation, q.feedback.correct, q.feedback.partial]
+    texts += [q.feedback.incorrect, *(h.text for h in q.hints)]
+    match q.body:
+        case SingleChoice(choices) | MultipleChoice(choices):
+            texts += [t for c in choices for t in (c.text, c.feedback)]
+        case TrueFalse(_, feedback_true, feedback_false):
+            texts += [feedback_true, feedback_false]
+        case ShortAnswer(answers, _, other_feedback):
+            texts += [a.feedback for a in answers] + [other_feedback]
+        case Numerical() as body:
+            texts += [k.feedback for k in body.keys] + [body.other_feedback]
+        case Matching(pairs):
+            texts += [p.left for p in pairs]
+        case Essay(template=template, grader_info=grader_info):
+            texts += [template, grader_info]
+        case _:
+            assert_never(q.body)
+    return texts
+
+
 def needs_markup(quiz: Quiz) -> bool:
     """Whether any text of the quiz is rich (the file then says `markup: markdown`)."""
     texts: list[Text | None] = [quiz.description]
     for q in quiz.questions:
-        texts += [q.stem, q.explanation]
-        match q.body:
-            case SingleChoice(choices) | MultipleChoice(choices):
-                texts += [t for c in choices for t in (c.text, c.feedback)]
-            case Matching(pairs):
-                texts += [p.left for p in pairs]
+        texts += question_texts(q)
     return any(isinstance(t, Rich) for t in texts)
 
 
