@@ -535,6 +535,87 @@ def test_lx502_numerical(tmp_path: Path) -> None:
     ]
 
 
+# --------------------------------------------------------------------------- credits (LX105, LX106)
+
+
+def _credited(qid: str, credits: list[str], explanation: str = "x") -> str:
+    cs = ", ".join(f'{{text: "c{i}", credit: {c}}}' for i, c in enumerate(credits))
+    return f'- {{id: {qid}, stem: "Q {qid}?", explanation: "{explanation}", choices: [{cs}]}}\n'
+
+
+@pytest.mark.parametrize(
+    ("credits", "found"),
+    [
+        (["1", "0", "0"], []),
+        (["1", "0.5", "0"], []),
+        (["0.5", "0", "0"], ["LX105"]),
+        (["'90%'", "0.5", "0"], ["LX105"]),
+        (["1", "-0.5", "0"], ["LX106"]),
+        (["0.5", "-1", "'-25%'"], ["LX105", "LX106", "LX106"]),
+        (["1", "1", "-0.25"], ["LX106"]),
+    ],
+)
+def test_lx105_lx106_single_choice_credits(tmp_path: Path, credits: list[str], found: list[str]) -> None:
+    assert rules(lint(tmp_path, {"a.yaml": quiz(_credited("q1", credits), "en")}, select=("LX1",))) == found
+
+
+def test_lx106_only_single_choice(tmp_path: Path) -> None:
+    q = (
+        '- {id: q1, type: multiple, stem: "Q?", explanation: "x", '
+        "choices: [{text: a, credit: 1}, {text: b, credit: -1}]}\n"
+    )
+    assert lint(tmp_path, {"a.yaml": quiz(q, "en")}, select=("LX105", "LX106")) == []
+
+
+def test_key_statistics_count_only_questions_with_one_full_credit_key(tmp_path: Path) -> None:
+    """Eight single-choice questions keyed at position 1 fire LX101/LX102; a question with two
+    full-credit choices or only a partly right one has no one key position and is left out."""
+    keyed = "".join(single(f"q{i}", f"Question {i}?", ["a", "b", "c", "d"], 0) for i in range(8))
+    assert "LX102" in rules(lint(tmp_path, {"a.yaml": quiz(keyed, "en", shuffle=False)}, select=("LX10",)))
+    unkeyed = "".join(_credited(f"q{i}", ["1", "1", "0", "0"]) for i in range(4))
+    unkeyed += "".join(_credited(f"p{i}", ["0.5", "0", "0", "0"]) for i in range(4))
+    found = lint(tmp_path, {"b.yaml": quiz(unkeyed, "en", shuffle=False)}, select=("LX101", "LX102", "LX103"))
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("explanation", "fires"),
+    [
+        ("Sixteen bytes per parameter.", False),
+        ("Two plus two plus twelve.", False),
+        ("Something else entirely.", True),
+    ],
+)
+def test_lx502_one_of_several_full_credit_keys_is_enough(
+    tmp_path: Path, explanation: str, fires: bool
+) -> None:
+    q = (
+        f'- {{id: q1, stem: "Q?", explanation: "{explanation}", choices: '
+        '[{text: "sixteen bytes", credit: 1}, {text: "two plus two plus twelve", credit: 1}, '
+        '{text: "labels"}]}\n'
+    )
+    found = lint(tmp_path, {"a.yaml": quiz(q, "en")}, select=("LX502",))
+    assert bool(found) == fires, [d.format() for d in found]
+
+
+def test_feedback_hints_and_answer_feedback_are_checked_as_urdu_text(tmp_path: Path) -> None:
+    """LX401 (Arabic ك for Urdu ک) in each text issue 22 added."""
+    arabic = "كتاب"
+    q = f"""
+    - id: q1
+      type: short_answer
+      stem: "سوال؟"
+      explanation: "وضاحت۔"
+      name: "{arabic} نام"
+      feedback: {{incorrect: "{arabic} غلط"}}
+      hints: ["{arabic} اشارہ"]
+      answers: [{{text: "جواب", feedback: "{arabic} درست"}}]
+      other_feedback: "{arabic} دوسرا"
+    """
+    found = lint(tmp_path, {"a.yaml": quiz(q)}, select=("LX401",))
+    assert rules(found) == ["LX401"] * 5, [d.format() for d in found]
+
+
 # --------------------------------------------------------------------------- ignoring
 
 

@@ -176,6 +176,8 @@ class QuizLinter:
         if self.on("LX103"):
             self.longest_key()
         for q in quiz.questions:
+            if isinstance(q.body, SingleChoice) and self.on("LX105", "LX106"):
+                self.single_credits(q, q.body)
             if isinstance(q.body, SingleChoice | MultipleChoice):
                 if self.on("LX104"):
                     self.clang(q, q.body)
@@ -211,6 +213,13 @@ class QuizLinter:
         yield q.stem, lang, lambda: self.field(q, "stem")
         if q.explanation is not None:
             yield q.explanation, lang, lambda: self.field(q, "explanation")
+        if q.name is not None:
+            yield q.name, lang, lambda: self.field(q, "name")
+        for part in (q.feedback.correct, q.feedback.partial, q.feedback.incorrect):
+            if part is not None:
+                yield part, lang, lambda: self.field(q, "feedback")
+        for h in q.hints:
+            yield h.text, lang, lambda at=h.loc: at or self.field(q, "hints")  # type: ignore[misc]
         match q.body:
             case SingleChoice(choices) | MultipleChoice(choices):
                 for c in choices:
@@ -225,11 +234,28 @@ class QuizLinter:
                     yield p.right, lang, lambda at=at: at  # type: ignore[misc]
                 for d in distractors:
                     yield d, lang, lambda: self.field(q, "distractors")
-            case ShortAnswer(answers):
+            case ShortAnswer(answers, _, other_feedback):
                 for a in answers:
-                    yield a.text, lang, lambda: self.field(q, "answers")
-            case TrueFalse() | Numerical() | Essay():
-                pass
+                    at = a.loc
+                    yield a.text, lang, lambda at=at: at or self.field(q, "answers")  # type: ignore[misc]
+                    if a.feedback is not None:
+                        yield a.feedback, lang, lambda at=at: at or self.field(q, "answers")  # type: ignore[misc]
+                if other_feedback is not None:
+                    yield other_feedback, lang, lambda: self.field(q, "other_feedback")
+            case TrueFalse(_, feedback_true, feedback_false):
+                for key, text in (("feedback_true", feedback_true), ("feedback_false", feedback_false)):
+                    if text is not None:
+                        yield text, lang, lambda key=key: self.field(q, key)  # type: ignore[misc]
+            case Numerical(keys, other_feedback=other_feedback):
+                for k in keys:
+                    if k.feedback is not None:
+                        yield k.feedback, lang, lambda at=k.loc: at or self.field(q, "answers")  # type: ignore[misc]
+                if other_feedback is not None:
+                    yield other_feedback, lang, lambda: self.field(q, "other_feedback")
+            case Essay(template=template, grader_info=grader_info):
+                for key, text in (("template", template), ("grader_info", grader_info)):
+                    if text is not None:
+                        yield text, lang, lambda key=key: self.field(q, key)  # type: ignore[misc]
             case _:
                 assert_never(q.body)
 
@@ -314,6 +340,35 @@ class QuizLinter:
                 "make the distractors as long and as qualified as the key, or shorten the key",
                 None,
             )
+
+    # ------------------------------------------------------------------ LX105, LX106
+
+    def single_credits(self, q: Question, body: SingleChoice) -> None:
+        """A single choice question is scored by the one choice picked: its best choice is what
+        a learner who knows the answer picks, and a wrong pick is the only other outcome."""
+        best = max(body.credits)
+        if self.on("LX105") and not body.key_indexes and best > 0:
+            choice = body.choices[body.credits.index(best)]
+            self.add(
+                "LX105",
+                choice.loc or self.field(q, "choices"),
+                f"question '{q.id}': its best choice '{_short(plain_text(choice.text))}' is only partly "
+                f"right ({_percent(best)}%), so no response earns the full points",
+                "give the best choice 'credit: 1', or add the fully right choice the question lacks",
+                q.id,
+            )
+        if self.on("LX106"):
+            for c in body.choices:
+                if c.credit < 0:
+                    self.add(
+                        "LX106",
+                        c.loc or self.field(q, "choices"),
+                        f"question '{q.id}': choice '{_short(plain_text(c.text))}' has a negative credit "
+                        f"({_percent(c.credit)}%): a wrong pick costs points",
+                        "give it credit 0 unless the quiz's instructions announce negative marking; "
+                        "formats without negative credits cannot carry it",
+                        q.id,
+                    )
 
     # ------------------------------------------------------------------ LX104
 
@@ -416,7 +471,14 @@ class QuizLinter:
             return
         said = normalize(plain_text(q.explanation))
         vocabulary = set(words(said))
-        for key, shown in self._keys(q):
+        keys = self._keys(q)
+        if isinstance(q.body, SingleChoice) and len(keys) > 1:
+            # Several choices are each fully right (often one answer written two ways): the
+            # explanation has to name one of them, not every one.
+            if any(_mentions(key, said, vocabulary) for key, _ in keys):
+                return
+            keys = keys[:1]
+        for key, shown in keys:
             if ALL_OF_THE_ABOVE.match(key) or NONE_OF_THE_ABOVE.match(key):
                 continue  # the explanation names the choices it covers, not the phrase
             if not _mentions(key, said, vocabulary):
@@ -672,3 +734,13 @@ def _mentions(key: str, said: str, vocabulary: set[str]) -> bool:
         return False
     hits = sum(1 for w in key_words if mentions_word(w, vocabulary))
     return hits * 3 >= len(key_words)
+
+
+def _short(text: str, n: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _percent(credit: float) -> str:
+    text = f"{credit * 100:.5f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text

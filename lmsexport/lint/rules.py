@@ -95,6 +95,26 @@ RULES: dict[str, Rule] = {
             "the answer (Haladyna et al. 2002, guideline 28b).",
         ),
         Rule(
+            "LX105",
+            "partial-best-key",
+            W,
+            "A single-choice question whose best choice is only partly right.",
+            "Picking one choice is the whole response, so if no choice earns full credit no learner "
+            "can earn the question's points: its real maximum is lower than it says, and item "
+            "statistics count it as too hard. Usually a slip (a credit of 0.9 meant as 1), or the "
+            "fully right choice was left out.",
+        ),
+        Rule(
+            "LX106",
+            "negative-credit-single",
+            W,
+            "A single-choice question gives a choice a negative credit.",
+            "A negative mark for one wrong pick is negative marking (formula scoring): it punishes "
+            "guessing, but also partial knowledge and risk-averse learners, so it should be a "
+            "deliberate, announced policy (Budescu & Bar-Hillel 1993, on formula scoring). "
+            "Formats without negative credits cannot carry it.",
+        ),
+        Rule(
             "LX201",
             "all-of-the-above-shuffled",
             E,
