@@ -16,7 +16,9 @@
 #
 # Then it checks that every locked package has a wheel for each target below, since
 # scripts/venv.sh installs wheels only (--only-binary :all:): no sdist is built, so no build
-# dependency is fetched unpinned.
+# dependency is fetched unpinned. The one exception is $SDIST_ONLY (scripts/venv.sh): built from
+# its hash-pinned sdist by the hash-pinned setuptools of requirements/sdist-build.txt, installed
+# first, with --no-build-isolation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/venv.sh
@@ -64,23 +66,30 @@ PY
 python_min=$("$PYTHON" -c 'import re, tomllib; print(re.search(r"\d+\.\d+", tomllib.load(open("pyproject.toml", "rb"))["project"]["requires-python"])[0])')
 compile=("$uv" pip compile -q --universal --python-version "$python_min" --generate-hashes
     --custom-compile-command "bash scripts/lock.sh")
-"${compile[@]}" pyproject.toml requirements/build.in --extra test \
+"${compile[@]}" pyproject.toml requirements/build.in requirements/sdist-build.in --extra test \
     -c requirements/constraints.in -o requirements/test.txt "$@"
 "${compile[@]}" pyproject.toml requirements/build.in \
     -c requirements/test.txt -o requirements/run.txt "$@"
+# What builds the sdist-only packages, at test.txt's versions: installed before them (venv.sh).
+"${compile[@]}" requirements/sdist-build.in \
+    -c requirements/test.txt -o requirements/sdist-build.txt "$@"
 
 # run.txt is test.txt's versions of a subset of its packages: the checks of test.txt cover it.
 pins() { grep -oE '^[A-Za-z0-9._-]+==[^ ;]+' "$@" | sort -u; }
 status=0
-missing=$(comm -23 <(pins requirements/run.txt) <(pins requirements/test.txt))
-if [ -n "$missing" ]; then
-    say "requirements/run.txt pins what requirements/test.txt does not: $missing"
-    status=1
-fi
-# Every target resolves from test.txt alone, wheels only, to nothing the lock lacks.
+for lock in run sdist-build; do
+    missing=$(comm -23 <(pins "requirements/$lock.txt") <(pins requirements/test.txt))
+    if [ -n "$missing" ]; then
+        say "requirements/$lock.txt pins what requirements/test.txt does not: $missing"
+        status=1
+    fi
+done
+# Every target resolves from test.txt alone, wheels only (but the sdist-only packages, see
+# scripts/venv.sh), to nothing the lock lacks.
 for platform in $TARGET_PLATFORMS; do
     for py in $TARGET_PYTHONS; do
         if ! got=$("$uv" pip compile -q --no-header --no-annotate --only-binary :all: \
+            --no-binary "$SDIST_ONLY" \
             --python-platform "$platform" --python-version "$py" requirements/test.txt 2>&1); then
             say "Python $py on $platform: requirements/test.txt is not installable from wheels:"
             printf '%s\n' "$got" >&2

@@ -9,10 +9,15 @@
 # package is installed with apt-get, as root or through sudo, as scripts/ensure-chromium.sh does.
 #
 # Installs are from the lock files (requirements/*.txt, made by scripts/lock.sh): every
-# package pinned with its hashes (pip --require-hashes), wheels only, then lmsexport itself,
+# package pinned with its hashes (pip --require-hashes), wheels only (but SDIST_ONLY), then lmsexport itself,
 # editable, with --no-deps and --no-build-isolation (its build backend is in the lock too).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The packages of the locks that have no wheel (pyslet, the QTI engine of the tests: its one
+# release for Python 3 is an sdist). pip builds exactly the sdist the lock pins by hash, with
+# --no-binary for them and --no-build-isolation, so its build needs nothing fetched unpinned:
+# the setuptools of requirements/sdist-build.txt (hash-pinned, a wheel) is installed first.
+SDIST_ONLY=pyslet
 PYTHON=${PYTHON:-python3}
 PIP_FLAGS=(--disable-pip-version-check --no-input --progress-bar off --quiet)
 
@@ -98,7 +103,13 @@ prepare_env() {
         return 0
     fi
     say "installing requirements/$kind.txt and lmsexport into $venv"
-    "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --only-binary :all: -r "$lock"
+    local binary=(--only-binary :all:)
+    if grep -qiE "^(${SDIST_ONLY//,/|})==" "$lock"; then
+        "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --only-binary :all: \
+            -r "$ROOT/requirements/sdist-build.txt"
+        binary+=(--no-binary "$SDIST_ONLY" --no-build-isolation)
+    fi
+    "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes "${binary[@]}" -r "$lock"
     "$VENV_PY" -m pip install "${PIP_FLAGS[@]}" --no-deps --no-build-isolation -e "$ROOT"
     if [ "$owned" -eq 1 ]; then
         echo "$installed" >"$stamp"

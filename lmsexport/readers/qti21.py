@@ -46,13 +46,16 @@ from ..model import (
     Choice,
     Difficulty,
     Essay,
+    Hint,
     Matching,
     Media,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Question,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
@@ -60,8 +63,10 @@ from ..model import (
     Text,
     TrueFalse,
     default_multiple_credits,
+    exact_credit,
     plain_text,
 )
+from ..moodle import name_from_stem
 from ..validate import package_path, parse_untrusted
 from .drafts import (
     DraftAssessment,
@@ -75,6 +80,9 @@ from .drafts import (
 )
 from .packagefiles import PackageFiles
 from .richhtml import read_element
+
+# The identifiers lmsexport's writer gives its outcome feedback (writers/qti21.py).
+CORRECT_ID, PARTIAL_ID, INCORRECT_ID = "correct_fb", "partial_fb", "incorrect_fb"
 
 QTI2 = re.compile(r"http://www\.imsglobal\.org/xsd/(?:qti/qtiv2p[012]|imsqti_v2p[012])\Z")
 """Namespaces read as QTI 2.1: 2.1 itself, and 2.0 and 2.2, whose items these interactions share."""
@@ -266,6 +274,171 @@ def _rules(item: etree._Element, response: str) -> _Rules:
     return rules
 
 
+@dataclass
+class _Branch:
+    """One branch of a graded chain: its test of the response, the score and FEEDBACK it sets."""
+
+    kind: str
+    """"string" (stringMatch), "pattern" (patternMatch), "equal" or "range" (gte and lte)."""
+    score: float
+    feedback: list[str]
+    text: str = ""
+    case: bool = True
+    value: float = 0.0
+    tolerance: tuple[float, float] | None = None
+    two: bool = False
+    """Whether the tolerance attribute gave two numbers (below and above the value)."""
+    low: float = 0.0
+    high: float = 0.0
+
+
+@dataclass
+class _Chain:
+    """A responseCondition whose branches, in order, each test the response and set SCORE (the
+    first that holds counts): lmsexport's graded short answers and numerical keys."""
+
+    branches: list[_Branch] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+    """The FEEDBACK identifiers the responseElse sets (the other-answer feedback)."""
+
+
+def _sets(branch: etree._Element) -> tuple[float | None, list[str]]:
+    """The SCORE (a baseValue) and the FEEDBACK identifiers a branch sets directly."""
+    score = None
+    feedback: list[str] = []
+    for a in branch:
+        if _local(a) != "setOutcomeValue":
+            continue
+        values = _descendants(a, "baseValue")
+        if a.get("identifier") == "SCORE" and len(values) == 1 and len(a) == 1:
+            score = _number(values[0].text)
+        elif a.get("identifier") == "FEEDBACK":
+            feedback += [(v.text or "").strip() for v in values if v.get("baseType") == "identifier"]
+    return score, feedback
+
+
+def _test_of(test: etree._Element, response: str, score: float) -> _Branch | None:
+    """The branch a condition on the response reads as, or None."""
+
+    def is_response(el: etree._Element | None) -> bool:
+        return el is not None and _local(el) == "variable" and el.get("identifier") == response
+
+    kind = _local(test)
+    kids = [c for c in test if isinstance(c.tag, str)]
+    if kind == "stringMatch" and len(kids) == 2 and is_response(kids[0]) and _local(kids[1]) == "baseValue":
+        case = (test.get("caseSensitive") or "true").strip() == "true"
+        return _Branch("string", score, [], text=kids[1].text or "", case=case)
+    if kind == "patternMatch" and len(kids) == 1 and is_response(kids[0]):
+        return _Branch("pattern", score, [], text=test.get("pattern") or "")
+    if kind == "equal" and len(kids) == 2 and {_local(kids[0]), _local(kids[1])} == {"variable", "baseValue"}:
+        # The tolerances are around the first value (x - t0 <= y <= x + t1): lmsexport writes the
+        # answer first; with the response first, [v - t1, v + t0] is the range.
+        response_first = is_response(kids[0])
+        if not (response_first or is_response(kids[1])):
+            return None
+        value = _number(kids[1 if response_first else 0].text)
+        mode = test.get("toleranceMode") or "exact"
+        if value is None or mode not in ("exact", "absolute"):
+            return None
+        tolerance = None
+        two = False
+        if mode == "absolute":
+            parts = [_number(t) for t in (test.get("tolerance") or "0").split()]
+            if not parts or any(t is None for t in parts):
+                return None
+            t0 = abs(parts[0] or 0.0)
+            t1 = abs(parts[1] or 0.0) if len(parts) > 1 else t0
+            tolerance = (t1, t0) if response_first else (t0, t1)
+            two = len(parts) > 1
+        return _Branch("equal", score, [], value=value, tolerance=tolerance, two=two)
+    if kind == "and" and len(kids) == 2 and [_local(k) for k in kids] == ["gte", "lte"]:
+        bounds: list[float | None] = []
+        for cmp in kids:
+            args = [c for c in cmp if isinstance(c.tag, str)]
+            if len(args) != 2 or not is_response(args[0]) or _local(args[1]) != "baseValue":
+                return None
+            bounds.append(_number(args[1].text))
+        if bounds[0] is None or bounds[1] is None:
+            return None
+        return _Branch("range", score, [], low=bounds[0], high=bounds[1])
+    return None
+
+
+def _chain(item: etree._Element, response: str) -> _Chain:
+    """The first responseCondition (at any depth) that is a graded chain on ``response``."""
+    rp = _child(item, "responseProcessing")
+    if rp is None:
+        return _Chain()
+    for cond in rp.iter(etree.Element):
+        if _local(cond) != "responseCondition":
+            continue
+        chain = _Chain()
+        for branch in cond:
+            local = _local(branch)
+            score, feedback = _sets(branch)
+            if local == "responseElse":
+                chain.other = feedback
+                continue
+            kids = [c for c in branch if isinstance(c.tag, str)]
+            if local not in ("responseIf", "responseElseIf") or not kids or score is None:
+                chain = _Chain()
+                break
+            found = _test_of(kids[0], response, score)
+            if found is None:
+                chain = _Chain()
+                break
+            found.feedback = feedback
+            chain.branches.append(found)
+        if chain.branches:
+            return chain
+    return _Chain()
+
+
+def _wildcard_of(pattern: str) -> tuple[str, bool | None] | None:
+    """A patternMatch pattern lmsexport writes (writers/qti21.py wildcard_pattern) as the Moodle
+    wildcard answer and its case sensitivity (None: the pattern has no cased letter to tell), or
+    None for any other regular expression."""
+    out: list[str] = []
+    classes = bare = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith(".*", i):
+            out.append("*")
+            i += 2
+        elif ch == "\\" and i + 1 < len(pattern) and pattern[i + 1] in _REGEX_SPECIALS:
+            out.append(pattern[i + 1])
+            i += 2
+        elif (
+            ch == "["
+            and i + 3 < len(pattern)
+            and pattern[i + 3] == "]"
+            and pattern[i + 1].swapcase() == pattern[i + 2]
+            and pattern[i + 1] != pattern[i + 2]
+        ):
+            out.append(pattern[i + 1])
+            classes = True
+            i += 4
+        elif ch in _REGEX_SPECIALS:
+            return None
+        else:
+            bare = bare or ch.swapcase() != ch
+            out.append(ch)
+            i += 1
+    if classes and bare:
+        return None
+    return "".join(out), (False if classes else True if bare else None)
+
+
+_REGEX_SPECIALS = "\\|.?*+(){}-[]^"
+"""What an XML Schema regular expression escapes (writers/qti21.py _REGEX_SPECIALS)."""
+
+
+def _is_scorer(el: etree._Element) -> bool:
+    """Whether a rubricBlock is for the person who scores (view="scorer", among others)."""
+    return "scorer" in (el.get("view") or "").split()
+
+
 # --------------------------------------------------------------------------- items
 
 
@@ -286,6 +459,8 @@ class _ItemReader:
         self.lost: list[str] = []
         self.images = Images(self._image)
         self.shuffle: bool | None = None
+        self.buttons: set[str] = set()
+        """Response identifiers of the item's endAttemptInteractions (its hint buttons)."""
         """What the item's choice or match interaction says about shuffling (None: nothing)."""
         self.instructure = {
             (f.get("name") or ""): (f.get("value") or "")
@@ -336,6 +511,15 @@ class _ItemReader:
             self.found.skip("empty", self.loc, self.raw_id, "the item has no itemBody", "import.skipped")
             return None
         interactions = [el for el in body.iter(etree.Element) if _local(el).endswith("Interaction")]
+        # An endAttemptInteraction beside another interaction is a button ("show a hint"), not
+        # something to answer (QTI 2.1: its response is true when the learner used it).
+        if any(_local(el) != "endAttemptInteraction" for el in interactions):
+            self.buttons = {
+                el.get("responseIdentifier") or ""
+                for el in interactions
+                if _local(el) == "endAttemptInteraction"
+            }
+            interactions = [el for el in interactions if _local(el) != "endAttemptInteraction"]
         kinds = [_local(el) for el in interactions]
         qtype_meta = self.instructure.get("question_type", "")
         canvas_skip = {
@@ -389,13 +573,17 @@ class _ItemReader:
         q = Question(id="", stem=stem, body=Essay(), lang=lang, loc=self.loc)
         used_feedback: set[str] = set()
         kind = kinds[0]
+        self.points = self._points(decl, rules)
+        self.chain = _chain(self.root, response)
         typed: Question | None
         if kind == "choiceInteraction":
             typed = self._choice(q, interaction, decl, rules, used_feedback, stem_plain)
         elif kind == "textEntryInteraction":
-            typed = self._text_entry(q, decl, rules)
+            typed = self._text_entry(q, decl, rules, used_feedback, stem_plain)
         elif kind in ("matchInteraction", "associateInteraction"):
             typed = self._match(q, interaction, decl, stem_plain)
+        elif kind == "extendedTextInteraction" and qtype_meta != "short_answer_question":
+            typed = self._essay(q, interaction, body, stem_plain)
         elif qtype_meta == "short_answer_question" and rules.strings:
             answers = tuple(Answer(a) for a in dict.fromkeys(s for s, _ in rules.strings if s))
             typed = replace(q, body=ShortAnswer(answers, case_sensitive=all(c for _, c in rules.strings)))
@@ -403,13 +591,27 @@ class _ItemReader:
             typed = q
         if typed is None:
             return None
-        typed = replace(typed, explanation=self._explanation(used_feedback, stem_plain))
-        typed = replace(typed, points=self._points(decl, rules))
+        hints = self._hints(used_feedback, stem_plain)
+        typed = replace(
+            typed,
+            feedback=self._outcome_feedback(used_feedback, stem_plain),
+            hints=hints,
+            penalty=self._penalty() if hints else None,
+            explanation=self._explanation(used_feedback, stem_plain),
+            points=self.points,
+        )
+        if self.title is not None:
+            from ..writers.qti21 import short_title
+
+            derived = {short_title(typed), name_from_stem(typed)}
+            typed = replace(typed, name=None if self.title in derived else self.title)
         for el in body.iter(etree.Element):
             in_choice = any(_local(a) == "simpleChoice" for a in el.iterancestors())
             if _local(el) in _DROPPED_BODY and not (in_choice and _local(el) in _CHOICE_FEEDBACK):
+                if _local(el) == "rubricBlock" and isinstance(typed.body, Essay) and _is_scorer(el):
+                    continue  # the essay's grader information
                 self.drop(_DROPPED_BODY[_local(el)])
-        if self.root.get("adaptive") == "true":
+        if self.root.get("adaptive") == "true" and not (hints and self.own):
             self.drop("adaptive scoring (several attempts with feedback in between)")
         for what in self.lost:
             self.notes.append(f"not carried: {what}")
@@ -449,9 +651,22 @@ class _ItemReader:
             parent.replace(target, replacement)
         else:
             _remove_keep_tail(target)
+            # The paragraph that held only the interaction is no part of the stem.
+            if parent is not copy_body and not len(parent) and not (parent.text or "").strip():
+                _remove_keep_tail(parent)
         for el in list(copy_body.iter(etree.Element)):
             if _local(el) in _DROPPED_BODY or _local(el) == "feedbackInline":
                 _remove_keep_tail(el)
+            elif _local(el) == "endAttemptInteraction":
+                holder = el.getparent()
+                _remove_keep_tail(el)
+                if (
+                    holder is not None
+                    and holder is not copy_body
+                    and not len(holder)
+                    and not (holder.text or "").strip()
+                ):
+                    _remove_keep_tail(holder)
         return copy_body
 
     def _modal(self) -> dict[str, etree._Element]:
@@ -544,27 +759,19 @@ class _ItemReader:
             )
             return None
         flags = [i in right for i in idents]
-        # A single choice question's right choices earn full credit; a multiple choice question's
-        # credits are the bank's default rule (right +1/number right, wrong -1/number wrong).
+        # Without a mapping: a single choice question's right choices earn full credit; a multiple
+        # choice question's credits are the bank's default rule (right +1/number right, wrong
+        # -1/number wrong).
         credits = default_multiple_credits(flags) if multiple else tuple(1.0 if f else 0.0 for f in flags)
-        choices = [replace(c, credit=credit) for c, credit in zip(choices, credits, strict=True)]
-        if values and not multiple:
-            partial = sorted({v for v in values.values() if 0 < v < max(values.values())})
-            if partial:
-                self.drop(f"partial credit ({', '.join(f'{v:g}' for v in partial)} points for some choices)")
-        if values and multiple:
-            n_right = sum(flags)
+        if values and max(values.values()) > 0:
+            # With one: each choice's mapped value is its credit of the points (mapResponse).
+            positive = sum(v for v in values.values() if v > 0)
             top = max(values.values())
-            scale = top * n_right if top > 0 else 1.0
-            if any(
-                abs(values.get(i, 0.0) - c * scale) > 1e-9 * max(1.0, abs(scale))
-                for i, c in zip(idents, credits, strict=True)
-            ):
-                self.drop(
-                    "its own scores per choice: lmsexport scores every right choice alike and takes off for "
-                    "wrong ones",
-                    "import.weights",
-                )
+            scale = max(self.points, top) if not multiple else (self.points or positive)
+            if multiple and positive < scale * (1 - 1e-6) and decl.upper is None:
+                scale = positive
+            credits = tuple(max(-1.0, min(1.0, exact_credit(values.get(i, 0.0) / scale))) for i in idents)
+        choices = [replace(c, credit=credit) for c, credit in zip(choices, credits, strict=True)]
         question = replace(
             q, body=MultipleChoice(tuple(choices)) if multiple else SingleChoice(tuple(choices))
         )
@@ -572,25 +779,39 @@ class _ItemReader:
         if not multiple and len(choices) == 2:
             truth = _true_false(choices)
             if truth is not None:
-                if any(c.feedback for c in choices):
-                    self.drop("the feedback on the true/false answers")
                 self.shuffle = None
-                return replace(question, body=TrueFalse(truth))
+                trues = _TRUE_WORDS | {t.casefold() for t in _labels()[0]}
+                first_true = plain_text(choices[0].text).strip().casefold() in trues
+                said_true, said_false = (choices[0], choices[1]) if first_true else (choices[1], choices[0])
+                return replace(
+                    question,
+                    body=TrueFalse(
+                        truth, feedback_true=said_true.feedback, feedback_false=said_false.feedback
+                    ),
+                )
         return question
 
-    def _text_entry(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
+    def _text_entry(
+        self, q: Question, decl: _Decl, rules: _Rules, used: set[str], plain: bool
+    ) -> Question | None:
         if decl.base_type in ("float", "integer"):
+            if any(b.kind in ("equal", "range") for b in self.chain.branches):
+                return self._graded_numerical(q, decl, used, plain)
             return self._numerical(q, decl, rules)
+        if self.chain.branches and all(b.kind in ("string", "pattern") for b in self.chain.branches):
+            graded = self._graded_short_answer(q, used, plain)
+            if graded is not None:
+                return graded
         answers: list[str] = [a for a in decl.correct if a]
         cases: list[bool] = []
+        credit: dict[str, float] = {}
         if decl.mapping:
             top = max(v for _, v, _ in decl.mapping)
             for key, value, case in decl.mapping:
-                if value == top and value > 0:
+                if value > 0 and top > 0:
                     answers.append(key)
                     cases.append(case)
-                elif value > 0:
-                    self.drop(f"answer {key!r} worth {value:g} of {top:g} points")
+                    credit.setdefault(key, exact_credit(value / top))
         for text, case in rules.strings:
             answers.append(text)
             cases.append(case)
@@ -605,7 +826,141 @@ class _ItemReader:
         if cases and len(set(cases)) > 1:
             self.drop("case sensitivity that differs between answers (all are compared ignoring case)")
             case_sensitive = False
-        return replace(q, body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive))
+        return replace(
+            q, body=ShortAnswer(tuple(Answer(a, credit=credit.get(a, 1.0)) for a in answers), case_sensitive)
+        )
+
+    def _feedback_text(self, ids: list[str], used: set[str], plain: bool) -> Text | None:
+        modal = self._modal()
+        for fid in ids:
+            if fid in modal:
+                used.add(fid)
+                return self.text(modal[fid], plain)
+        return None
+
+    def _credit(self, score: float) -> float:
+        return exact_credit(score / self.points) if self.points > 0 else 0.0
+
+    def _graded_short_answer(self, q: Question, used: set[str], plain: bool) -> Question | None:
+        """The answers of a written-out chain of stringMatch / patternMatch conditions, in order."""
+        answers: list[Answer] = []
+        cases: list[bool] = []
+        for b in self.chain.branches:
+            feedback = self._feedback_text(b.feedback, used, plain)
+            case: bool | None
+            if b.kind == "string":
+                text, case = b.text, b.case
+            else:
+                parsed = _wildcard_of(b.text)
+                if parsed is None:
+                    self.drop(f"the answer pattern {b.text!r} (lmsexport reads only Moodle-style wildcards)")
+                    continue
+                text, case = parsed
+            if case is not None:
+                cases.append(case)
+            answers.append(
+                Answer(text, credit=self._credit(b.score), feedback=feedback, wildcard=b.kind == "pattern")
+            )
+        if not answers:
+            return None
+        case_sensitive = bool(cases) and all(cases)
+        if len(set(cases)) > 1:
+            self.drop("case sensitivity that differs between answers (all are compared ignoring case)")
+            case_sensitive = False
+        other = self._feedback_text(self.chain.other, used, plain)
+        return replace(q, body=ShortAnswer(tuple(answers), case_sensitive, other_feedback=other))
+
+    def _graded_numerical(self, q: Question, decl: _Decl, used: set[str], plain: bool) -> Question | None:
+        """The keys of a written-out chain of equal / gte-and-lte conditions, in order."""
+        answer = _number(decl.correct[0]) if decl.correct else None
+        keys: list[NumericKey] = []
+        scores = [b.score for b in self.chain.branches if b.kind in ("equal", "range")]
+        best = max(scores, default=0.0)
+        answered = False
+        for b in self.chain.branches:
+            if b.kind not in ("equal", "range"):
+                continue
+            feedback = self._feedback_text(b.feedback, used, plain)
+            credit = self._credit(b.score)
+            # The correct response is the best key's answer (the first with the highest credit).
+            best_key = b.score == best and not answered
+            answered = answered or best_key
+            if b.kind == "range":
+                if best_key and answer is not None:
+                    key = _key_from_bounds(answer, b.low, b.high)
+                else:
+                    key = NumericKey(low=b.low, high=b.high)
+            elif b.tolerance is not None and b.two:
+                # Two tolerances: a range around the answer (below it, above it).
+                key = NumericKey(answer=b.value, low=b.value - b.tolerance[0], high=b.value + b.tolerance[1])
+            else:
+                key = NumericKey(answer=b.value, tolerance=b.tolerance[0] if b.tolerance else 0.0)
+            keys.append(replace(key, credit=credit, feedback=feedback))
+        if not keys:
+            return None
+        other = self._feedback_text(self.chain.other, used, plain)
+        return replace(q, body=Numerical(keys=tuple(keys), other_feedback=other))
+
+    def _essay(self, q: Question, interaction: etree._Element, body: etree._Element, plain: bool) -> Question:
+        """An extendedTextInteraction's options; an lmsexport item without a format is the default essay."""
+        fmt = interaction.get("format")
+        essay = Essay()
+        if fmt is not None or not self.own:
+            lines = _number(interaction.get("expectedLines"))
+            formats = {
+                "xhtml": ResponseFormat.EDITOR,
+                "plain": ResponseFormat.PLAIN,
+                "preformatted": ResponseFormat.MONOSPACED,
+            }
+            if fmt is not None:
+                essay = replace(essay, response_format=formats.get(fmt, ResponseFormat.EDITOR))
+            if lines is not None and lines >= 1 and fmt is not None:
+                essay = replace(essay, lines=int(lines))
+        min_strings = interaction.get("minStrings")
+        if min_strings is not None and (_number(min_strings) or 0) < 1:
+            essay = replace(essay, required=False)
+        template = interaction.get("placeholderText")
+        if template:
+            essay = replace(essay, template=template)
+        rubric = next(
+            (el for el in body.iter(etree.Element) if _local(el) == "rubricBlock" and _is_scorer(el)), None
+        )
+        if rubric is not None:
+            essay = replace(essay, grader_info=self.text(rubric, plain and _child(rubric, "div") is None))
+        return replace(q, body=essay)
+
+    def _outcome_feedback(self, used: set[str], plain: bool) -> OutcomeFeedback:
+        """lmsexport's feedback for a right, a partly right and a wrong response (by identifier)."""
+        correct, partial, incorrect = (
+            self._feedback_text([ident], used, plain) for ident in (CORRECT_ID, PARTIAL_ID, INCORRECT_ID)
+        )
+        return OutcomeFeedback(correct, partial, incorrect)
+
+    def _hints(self, used: set[str], plain: bool) -> tuple[Hint, ...]:
+        """The hints an adaptive item with a hint button shows, in order (hint_1, hint_2, ...)."""
+        if not self.buttons:
+            return ()
+        hints = []
+        for n in range(1, 1 + len(self._modal())):
+            text = self._feedback_text([f"hint_{n}"], used, plain)
+            if text is None:
+                break
+            hints.append(Hint(text))
+        return tuple(hints)
+
+    def _penalty(self) -> float | None:
+        """What each hint costs, as a fraction of the points (None: Moodle's default 1/3)."""
+        for product in self.root.iter(etree.Element):
+            if _local(product) != "product":
+                continue
+            var, value = _child(product, "variable"), _child(product, "baseValue")
+            if var is not None and value is not None and var.get("identifier") == "HINTS":
+                cost = _number(value.text)
+                if cost is None or self.points <= 0:
+                    return None
+                penalty = exact_credit(cost / self.points)
+                return None if abs(penalty - 1 / 3) < 1e-9 else penalty
+        return None
 
     def _numerical(self, q: Question, decl: _Decl, rules: _Rules) -> Question | None:
         answer = _number(decl.correct[0]) if decl.correct else None
@@ -721,13 +1076,19 @@ def _remove_keep_tail(el: etree._Element) -> None:
     parent.remove(el)
 
 
+def _labels() -> tuple[list[str], list[str]]:
+    """The true and the false words of lmsexport's QTI writer, in every language it writes."""
+    from ..writers.qti21 import TRUE_FALSE_LABELS
+
+    return [t for t, _ in TRUE_FALSE_LABELS.values()], [f for _, f in TRUE_FALSE_LABELS.values()]
+
+
 def _true_false(choices: list[Choice]) -> bool | None:
     """The truth of a two-choice question whose choices read true and false, else None."""
     words = [plain_text(c.text).strip().casefold() for c in choices]
-    from ..writers.qti21 import TRUE_FALSE_LABELS
-
-    trues = _TRUE_WORDS | {t.casefold() for t, _ in TRUE_FALSE_LABELS.values()}
-    falses = _FALSE_WORDS | {f.casefold() for _, f in TRUE_FALSE_LABELS.values()}
+    labels = _labels()
+    trues = _TRUE_WORDS | {t.casefold() for t in labels[0]}
+    falses = _FALSE_WORDS | {f.casefold() for f in labels[1]}
     if not ({words[0], words[1]} & trues and {words[0], words[1]} & falses) or words[0] == words[1]:
         return None
     if sum(c.full for c in choices) != 1:

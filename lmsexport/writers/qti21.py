@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import assert_never
 
@@ -41,6 +41,7 @@ from .. import __version__
 from ..errors import Diagnostic, Severity
 from ..mathml import to_mathml
 from ..model import (
+    Answer,
     Assessment,
     Choice,
     Draw,
@@ -50,10 +51,12 @@ from ..model import (
     Media,
     MultipleChoice,
     Numerical,
+    NumericKey,
     Para,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
@@ -63,6 +66,7 @@ from ..model import (
     TrueFalse,
     direction,
     inlines_of,
+    is_full,
     media_of,
     plain_text,
 )
@@ -99,6 +103,42 @@ weighted by it (testVariables weightIdentifier): a standard player's total then 
 question at the assessment's points, once; Canvas ignores it (it reads the first weight)."""
 TF_RESPONSE = "TF_RESPONSE"
 """Canvas imports a two-choice item as true/false only when its response identifier starts with TF."""
+
+CORRECT_ID = "correct_fb"
+"""modalFeedback identifier of the feedback for a right response (question.feedback.correct): Canvas
+keeps an id matching /correct|_C$/i (and not /wrong|incorrect|_IC$/i) as the correct comment
+(get_feedback in gems/plugins/qti_exporter/lib/qti/assessment_item_converter.rb)."""
+INCORRECT_ID = "incorrect_fb"
+"""modalFeedback identifier of the feedback for a wrong response: Canvas's incorrect comment
+(/wrong|incorrect|_IC$/i)."""
+PARTIAL_ID = "partial_fb"
+"""modalFeedback identifier of the feedback for a partly right response. Canvas has no partial
+comment: an id matching none of its patterns (correct, wrong, solution, general_, _all,
+feedback_N_fb) is dropped there, which is what this one is meant to be (rather than shown as the
+wrong response's comment)."""
+OTHER_ID = "other_fb"
+"""modalFeedback identifier of a short answer's or numerical question's feedback for a response no
+answer matches (Canvas drops it)."""
+HINT_REQUEST = "HINTREQUEST"
+"""The boolean response of the endAttemptInteraction a learner ends an attempt with to see a hint
+(the QTI 2.1 information model's own name for it)."""
+HINTS_TAKEN = "HINTS"
+"""Outcome: how many hints the learner has seen (persists between attempts: the item is adaptive)."""
+FULL_FRACTION = 0.999999
+"""A score at least this fraction of MAXSCORE is full marks: credits are stored to 7 decimals, so
+seven 1/7 credits add up to a hair below the maximum."""
+
+HINT_LABELS: dict[str, str] = {
+    "en": "Show a hint",
+    "ur": "اشارہ دکھائیں",
+    "ar": "أظهر تلميحًا",
+    "fa": "نمایش راهنما",
+    "hi": "संकेत दिखाएँ",
+}
+"""Primary language subtag -> the hint button's title; unknown languages fall back to English."""
+
+PENALTY_DEFAULT = 1 / 3
+"""What a hint costs when the question sets no penalty (Moodle's default penalty, as the HTML quiz)."""
 
 TRUE_FALSE_LABELS: dict[str, tuple[str, str]] = {
     "en": ("True", "False"),
@@ -156,8 +196,14 @@ def _mark_lang(el: etree._Element, lang: str, parent_lang: str) -> None:
         el.set("class", direction(lang))
 
 
+def item_title(question: Question) -> str:
+    """The item title: the question's name when it has one, else the one derived from its stem."""
+    return question.name if question.name is not None else short_title(question)
+
+
 def short_title(question: Question) -> str:
-    """The item title: the stem's first line, whitespace collapsed, cut at TITLE_MAX characters."""
+    """The title derived from the stem: its first line, whitespace collapsed, cut at TITLE_MAX
+    characters."""
     first = " ".join(plain_text(question.stem).split("\n", 1)[0].split())
     if not first:
         return question.id
@@ -209,6 +255,26 @@ def question_texts(question: Question) -> list[Text]:
         texts += [p.left for p in body.pairs]
     if question.explanation is not None:
         texts.append(question.explanation)
+    return texts + _extra_texts(question)
+
+
+def _extra_texts(question: Question) -> list[Text]:
+    """The texts of a question's feedback, hints and grading notes (beyond stem, choices and
+    explanation), in the order the item shows them."""
+    texts: list[Text] = []
+    body = question.body
+    if isinstance(body, TrueFalse):
+        texts += [t for t in (body.feedback_true, body.feedback_false) if t is not None]
+    elif isinstance(body, ShortAnswer | Numerical):
+        items = body.answers if isinstance(body, ShortAnswer) else body.keys
+        texts += [a.feedback for a in items if a.feedback is not None]
+        if body.other_feedback is not None:
+            texts.append(body.other_feedback)
+    elif isinstance(body, Essay) and body.grader_info is not None:
+        texts.append(body.grader_info)
+    fb = question.feedback
+    texts += [t for t in (fb.correct, fb.partial, fb.incorrect) if t is not None]
+    texts += [h.text for h in question.hints]
     return texts
 
 
@@ -229,10 +295,69 @@ def _is_plain(question: Question) -> bool:
         return False
     body = question.body
     if isinstance(body, SingleChoice | MultipleChoice):
-        return all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in body.choices)
-    if isinstance(body, Matching):
-        return all(isinstance(p.left, str) for p in body.pairs)
-    return True
+        if not all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in body.choices):
+            return False
+    elif isinstance(body, Matching) and not all(isinstance(p.left, str) for p in body.pairs):
+        return False
+    if not _has_extras(question):
+        return True
+    return all(isinstance(t, str) for t in _extra_texts(question))
+
+
+def has_extra_feedback(question: Question) -> bool:
+    """Whether a question shows feedback other than its explanation and its choices' (outcome
+    feedback, true/false or per-answer feedback, hints)."""
+    if not _has_extras(question):
+        return False
+    body = question.body
+    return bool(
+        any(
+            t is not None
+            for t in (question.feedback.correct, question.feedback.partial, question.feedback.incorrect)
+        )
+        or question.hints
+        or isinstance(body, TrueFalse | ShortAnswer | Numerical)
+        and any(True for t in _extra_texts(question))
+    )
+
+
+def _has_extras(question: Question) -> bool:
+    """Whether a question sets anything today's items never held (credits aside): a name's
+    enough to leave the skeleton path alone, this is what changes the tree's structure."""
+    body = question.body
+    if question.feedback or question.hints or question.penalty is not None:
+        return True
+    if isinstance(body, TrueFalse):
+        return body.feedback_true is not None or body.feedback_false is not None
+    if isinstance(body, ShortAnswer):
+        return not _plain_short(body)
+    if isinstance(body, Numerical):
+        return not _plain_numerical(body)
+    if isinstance(body, Essay):
+        return body != Essay()
+    return False
+
+
+def _plain_short(body: ShortAnswer) -> bool:
+    """A short answer as today's items hold it: every answer full credit, literal, no feedback."""
+    return body.other_feedback is None and all(
+        a.credit == 1.0 and a.feedback is None and not a.wildcard for a in body.answers
+    )
+
+
+def _plain_numerical(body: Numerical) -> bool:
+    """A numerical question as today's items hold it: one full-credit key without feedback."""
+    return (
+        body.other_feedback is None
+        and len(body.keys) == 1
+        and body.keys[0].credit == 1.0
+        and body.keys[0].feedback is None
+    )
+
+
+def _plain_single(body: SingleChoice) -> bool:
+    """A single choice question as today's items hold it: one full-credit choice, the rest 0."""
+    return len(body.key_indexes) == 1 and all(c.credit == 0.0 for c in body.choices if not c.full)
 
 
 _VERBATIM = frozenset(_q(t) for t in ("pre", "code", "span", "em", "strong", "a"))
@@ -271,8 +396,10 @@ def _response_decl(
     return decl
 
 
-def _mapping(decl: etree._Element, entries: list[tuple[str, float]], points: float, **extra: str) -> None:
-    mapping = _sub(decl, "mapping", lowerBound="0", upperBound=num(points), defaultValue="0")
+def _mapping(
+    decl: etree._Element, entries: list[tuple[str, float]], points: float, lower: float = 0.0, **extra: str
+) -> None:
+    mapping = _sub(decl, "mapping", lowerBound=num(lower), upperBound=num(points), defaultValue="0")
     for key, value in entries:
         _sub(mapping, "mapEntry", mapKey=key, mappedValue=num(value), **extra)
 
@@ -317,13 +444,114 @@ def _score_map(rp: etree._Element, response: str) -> None:
     _sub(_sub(rp, "setOutcomeValue", identifier="SCORE"), "mapResponse", identifier=response)
 
 
-def _set_feedback(rp: etree._Element, response: str | None, explanation: bool) -> None:
-    """FEEDBACK = the picked choice identifiers, plus the explanation's id whatever the answer."""
+def _set_feedback(rp: etree._Element, response: str | None, explanation: bool, keep: bool = False) -> None:
+    """FEEDBACK = the picked choice identifiers, plus the explanation's id whatever the answer
+    (``keep``: added to what FEEDBACK already holds)."""
     multiple = _sub(_sub(rp, "setOutcomeValue", identifier="FEEDBACK"), "multiple")
+    if keep:
+        _var(multiple, "FEEDBACK")
     if response is not None:
         _var(multiple, response)
     if explanation:
         _base(multiple, "identifier", EXPLANATION_ID)
+
+
+def _add_feedback(parent: etree._Element, ident: str) -> None:
+    """FEEDBACK = FEEDBACK plus ``ident``."""
+    multiple = _sub(_sub(parent, "setOutcomeValue", identifier="FEEDBACK"), "multiple")
+    _var(multiple, "FEEDBACK")
+    _base(multiple, "identifier", ident)
+
+
+def _set_combined_feedback(rp: etree._Element) -> None:
+    """The feedback on the whole response, from the score: full marks (SCORE at least MAXSCORE,
+    to the precision of stored credits) -> CORRECT_ID, more than 0 -> PARTIAL_ID, else
+    INCORRECT_ID. Written after every rule that sets SCORE."""
+    cond = _sub(rp, "responseCondition")
+    full = _sub(cond, "responseIf")
+    gte = _sub(full, "gte")
+    _var(gte, "SCORE")
+    product = _sub(gte, "product")
+    _var(product, "MAXSCORE")
+    _base(product, "float", repr(FULL_FRACTION))
+    _add_feedback(full, CORRECT_ID)
+    some = _sub(cond, "responseElseIf")
+    gt = _sub(some, "gt")
+    _var(gt, "SCORE")
+    _base(gt, "float", "0")
+    _add_feedback(some, PARTIAL_ID)
+    _add_feedback(_sub(cond, "responseElse"), INCORRECT_ID)
+
+
+def hint_id(n: int) -> str:
+    """The modalFeedback identifier of the n-th hint (1-based); Canvas drops it (it has no hints)."""
+    return f"hint_{n}"
+
+
+def hint_label(lang: str) -> str:
+    return HINT_LABELS.get(lang.split("-")[0].lower(), HINT_LABELS["en"])
+
+
+def _hint_processing(ctx: _Ctx) -> None:
+    """Hints the QTI 2.1 way: an endAttemptInteraction (HINT_REQUEST) after the question, in an
+    adaptive item (its outcomes persist from attempt to attempt, so HINTS counts the hints seen).
+
+    An attempt ended with the hint button shows the next hint (FEEDBACK = its id) and scores
+    nothing; any other attempt is the response: the question's own rules run, then a positive
+    SCORE loses HINTS x the penalty (the question's, else Moodle's 1/3) of the points, never
+    below 0, and completionStatus is completed, which ends the item. So a player shows hints on
+    request, one at a time in order, each costing the penalty, as the HTML quiz does.
+    """
+    q = ctx.question
+    n = len(q.hints)
+    _sub(ctx.item, "responseDeclaration", identifier=HINT_REQUEST, cardinality="single", baseType="boolean")
+    _sub(
+        _sub(ctx.body, "p"),
+        "endAttemptInteraction",
+        responseIdentifier=HINT_REQUEST,
+        title=hint_label(ctx.lang),
+    )
+    scoring = list(ctx.rp)
+    cond = _sub(ctx.rp, "responseCondition")
+    asked = _sub(cond, "responseIf")
+    _var(asked, HINT_REQUEST)
+    more = _sub(_sub(asked, "responseCondition"), "responseIf")
+    lt = _sub(more, "lt")
+    _var(lt, HINTS_TAKEN)
+    _base(lt, "integer", str(n))
+    total = _sub(_sub(more, "setOutcomeValue", identifier=HINTS_TAKEN), "sum")
+    _var(total, HINTS_TAKEN)
+    _base(total, "integer", "1")
+    which = _sub(asked, "responseCondition")
+    for k in range(1, n + 1):
+        branch = _sub(which, "responseIf" if k == 1 else "responseElseIf")
+        match = _sub(branch, "match")
+        _var(match, HINTS_TAKEN)
+        _base(match, "integer", str(k))
+        _base(
+            _sub(_sub(branch, "setOutcomeValue", identifier="FEEDBACK"), "multiple"), "identifier", hint_id(k)
+        )
+    answered = _sub(cond, "responseElse")
+    # Outcomes persist in an adaptive item: a hint shown before must not stay on.
+    _sub(_sub(answered, "setOutcomeValue", identifier="FEEDBACK"), "null")
+    for rule in scoring:
+        answered.append(rule)
+    cost = (q.penalty if q.penalty is not None else PENALTY_DEFAULT) * q.points
+    paid = _sub(_sub(answered, "responseCondition"), "responseIf")
+    positive = _sub(paid, "gt")
+    _var(positive, "SCORE")
+    _base(positive, "float", "0")
+    sub = _sub(_sub(paid, "setOutcomeValue", identifier="SCORE"), "subtract")
+    _var(sub, "SCORE")
+    product = _sub(sub, "product")
+    _var(product, HINTS_TAKEN)
+    _base(product, "float", num(cost))
+    floor = _sub(_sub(paid, "responseCondition"), "responseIf")
+    below = _sub(floor, "lt")
+    _var(below, "SCORE")
+    _base(below, "float", "0")
+    _base(_sub(floor, "setOutcomeValue", identifier="SCORE"), "float", "0")
+    _base(_sub(answered, "setOutcomeValue", identifier="completionStatus"), "identifier", "completed")
 
 
 # --------------------------------------------------------------------------- per type
@@ -339,6 +567,8 @@ class _Ctx:
     rp: etree._Element
     renderer: Renderer
     """Renders the question's rich texts; collects what QTI could not carry."""
+    feedback: list[tuple[str, Text]] = field(default_factory=list)
+    """(identifier, text) of each modalFeedback the type writer's response processing shows."""
 
     def text(self, parent: etree._Element, text: Text) -> None:
         """A text as the content of an element that allows blocks (a choice, an associable choice)."""
@@ -388,7 +618,20 @@ def _choice_ids(choices: tuple[Choice, ...]) -> list[str]:
 def _write_single(ctx: _Ctx, body: SingleChoice) -> None:
     q = ctx.question
     ids = _choice_ids(body.choices)
-    _response_decl(ctx.item, "RESPONSE", "single", "identifier", [ids[i] for i in body.key_indexes])
+    plain = _plain_single(body)
+    if plain:
+        correct = [ids[i] for i in body.key_indexes]
+    else:
+        # One value (single cardinality): the first choice that earns the most.
+        best = max(body.credits)
+        correct = [ids[body.credits.index(best)]] if best > 0 else []
+    decl = _response_decl(ctx.item, "RESPONSE", "single", "identifier", correct)
+    if not plain:
+        # Each choice earns its credit of the points. A negative credit is a negative mark for the
+        # question (Moodle's qtype_multichoice_single allows it: get_min_fraction()), so the lower
+        # bound is the lowest credit's, not 0: QTI carries it as it is.
+        entries = [(ids[i], q.points * c) for i, c in enumerate(body.credits) if c != 0.0]
+        _mapping(decl, entries or [(ids[0], 0.0)], q.points, lower=min(0.0, *body.credits) * q.points)
     ci = _sub(
         ctx.body,
         "choiceInteraction",
@@ -403,7 +646,10 @@ def _write_single(ctx: _Ctx, body: SingleChoice) -> None:
         _var(match, "RESPONSE")
         _sub(match, "correct", identifier="RESPONSE")
 
-    _score_if(ctx.rp, q.points, matches_correct)
+    if plain:
+        _score_if(ctx.rp, q.points, matches_correct)
+    else:
+        _score_map(ctx.rp, "RESPONSE")
 
 
 def _write_multiple(ctx: _Ctx, body: MultipleChoice) -> None:
@@ -432,7 +678,9 @@ def _write_true_false(ctx: _Ctx, body: TrueFalse) -> None:
     # The order true, false is the convention every LMS shows; shuffling two choices only confuses.
     ci = _sub(ctx.body, "choiceInteraction", responseIdentifier=TF_RESPONSE, shuffle="false", maxChoices="1")
     yes, no = true_false_labels(ctx.lang)
-    _simple_choices(ctx, ci, [("TRUE", yes, None, None), ("FALSE", no, None, None)])
+    _simple_choices(
+        ctx, ci, [("TRUE", yes, None, body.feedback_true), ("FALSE", no, None, body.feedback_false)]
+    )
 
     # Canvas needs an explicit match against a baseValue here: <correct/> crashes its importer.
     def matches_right(parent: etree._Element) -> None:
@@ -444,6 +692,9 @@ def _write_true_false(ctx: _Ctx, body: TrueFalse) -> None:
 
 
 def _write_short_answer(ctx: _Ctx, body: ShortAnswer) -> None:
+    if not _plain_short(body):
+        _write_graded_short_answer(ctx, body)
+        return
     q = ctx.question
     answers = [a.text for a in body.answers]
     decl = _response_decl(ctx.item, "RESPONSE", "single", "string", [answers[0]])
@@ -464,7 +715,105 @@ def _write_short_answer(ctx: _Ctx, body: ShortAnswer) -> None:
     _score_map(ctx.rp, "RESPONSE")
 
 
+def _write_graded_short_answer(ctx: _Ctx, body: ShortAnswer) -> None:
+    """Each answer in order, the first that matches setting SCORE (its credit of the points) and
+    FEEDBACK (its feedback's id): stringMatch for a literal answer, patternMatch for a wildcard one;
+    no match: SCORE 0 and the other-answer feedback."""
+    full = next((a for a in body.answers if is_full(a.credit)), body.answers[0]) if body.answers else None
+    # The correct response is a response that matches: a wildcard's text without its stars.
+    correct = [full.text.replace("*", "") if full.wildcard else full.text] if full else []
+    _response_decl(ctx.item, "RESPONSE", "single", "string", [c for c in correct if c])
+    _sub(
+        _sub(ctx.body, "p"),
+        "textEntryInteraction",
+        responseIdentifier="RESPONSE",
+        expectedLength=str(max((len(a.text) for a in body.answers), default=10)),
+    )
+
+    def matcher(answer: Answer) -> Callable[[etree._Element], None]:
+        def condition(parent: etree._Element) -> None:
+            if answer.wildcard:
+                _var(
+                    _sub(parent, "patternMatch", pattern=wildcard_pattern(answer.text, body.case_sensitive)),
+                    "RESPONSE",
+                )
+            else:
+                sm = _sub(parent, "stringMatch", caseSensitive=_bool(body.case_sensitive))
+                _var(sm, "RESPONSE")
+                _base(sm, "string", answer.text)
+
+        return condition
+
+    _graded_chain(
+        ctx,
+        [(matcher(a), a.credit, a.feedback, answer_id(i)) for i, a in enumerate(body.answers, 1)],
+        body.other_feedback,
+    )
+
+
+def answer_id(n: int) -> str:
+    """The FEEDBACK identifier of a short answer's n-th answer (1-based) or a numerical n-th key."""
+    return f"answer_{n}"
+
+
+_REGEX_SPECIALS = frozenset("\\|.?*+(){}-[]^")
+"""The characters an XML Schema regular expression (XSD Part 2, appendix F: SingleCharEsc) needs
+escaped; `$` is not one of them there, and `\\$` would be an error."""
+
+
+def wildcard_pattern(text: str, case_sensitive: bool) -> str:
+    """A Moodle wildcard answer (each `*` any run of characters) as a patternMatch pattern: an XML
+    Schema regular expression, which matches the whole response (it is anchored by definition).
+    Without case sensitivity each cased letter is a class of its two cases, its own first
+    ([aA]); XSD regular expressions have no flag for it."""
+    out: list[str] = []
+    for ch in text:
+        if ch == "*":
+            if not out or out[-1] != ".*":  # ** is *, as Moodle splits on runs of stars
+                out.append(".*")
+            continue
+        other = ch.swapcase()
+        if not case_sensitive and other != ch and len(other) == 1 and other.swapcase() == ch:
+            out.append(f"[{ch}{other}]")
+        else:
+            out.append("\\" + ch if ch in _REGEX_SPECIALS else ch)
+    return "".join(out)
+
+
+def _graded_chain(
+    ctx: _Ctx,
+    branches: list[tuple[Callable[[etree._Element], None], float, Text | None, str]],
+    other: Text | None,
+) -> None:
+    """One responseCondition: the first branch whose condition holds sets SCORE to its credit of
+    the points and FEEDBACK to its id (when it has feedback); none: SCORE 0 and OTHER_ID. The
+    feedback texts become modalFeedback (see _Ctx.modal)."""
+    q = ctx.question
+    cond = _sub(ctx.rp, "responseCondition")
+    for n, (condition, credit, feedback, ident) in enumerate(branches):
+        branch = _sub(cond, "responseIf" if n == 0 else "responseElseIf")
+        condition(branch)
+        _base(_sub(branch, "setOutcomeValue", identifier="SCORE"), "float", num(q.points * credit))
+        if feedback is not None:
+            _base(
+                _sub(_sub(branch, "setOutcomeValue", identifier="FEEDBACK"), "multiple"), "identifier", ident
+            )
+            ctx.feedback.append((ident, feedback))
+    otherwise = _sub(cond, "responseElse")
+    _base(_sub(otherwise, "setOutcomeValue", identifier="SCORE"), "float", "0")
+    if other is not None:
+        _base(
+            _sub(_sub(otherwise, "setOutcomeValue", identifier="FEEDBACK"), "multiple"),
+            "identifier",
+            OTHER_ID,
+        )
+        ctx.feedback.append((OTHER_ID, other))
+
+
 def _write_numerical(ctx: _Ctx, body: Numerical) -> None:
+    if not _plain_numerical(body):
+        _write_graded_numerical(ctx, body)
+        return
     q = ctx.question
     key = body.key
     _response_decl(
@@ -481,6 +830,64 @@ def _write_numerical(ctx: _Ctx, body: Numerical) -> None:
             _base(cmp, "float", num(bound))
 
     _score_if(ctx.rp, q.points, within_bounds)
+
+
+def _write_graded_numerical(ctx: _Ctx, body: Numerical) -> None:
+    """Each key in order, the first that holds the response setting SCORE and FEEDBACK (as a
+    graded short answer): a value with a tolerance is `equal` with toleranceMode absolute (exact
+    when the tolerance is 0), a range `gte` and `lte` of its bounds."""
+    key = body.key
+    _response_decl(
+        ctx.item, "RESPONSE", "single", "float", [num(key.answer)] if key.answer is not None else []
+    )
+    _sub(_sub(ctx.body, "p"), "textEntryInteraction", responseIdentifier="RESPONSE", expectedLength="10")
+
+    def holder(k: NumericKey) -> Callable[[etree._Element], None]:
+        def condition(parent: etree._Element) -> None:
+            below_above = _range_tolerances(k)
+            if below_above is not None:
+                # A range around an answer: equal with a tolerance below and one above.
+                assert k.answer is not None
+                tolerance = " ".join(num(t) for t in below_above)
+                eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=tolerance)
+                # The tolerances are around the first value (x - t0 <= y <= x + t1): the answer.
+                _base(eq, "float", num(k.answer))
+                _var(eq, "RESPONSE")
+                return
+            if k.low is not None and k.high is not None:
+                and_ = _sub(parent, "and")
+                for op, bound in (("gte", k.low), ("lte", k.high)):
+                    cmp = _sub(and_, op)
+                    _var(cmp, "RESPONSE")
+                    _base(cmp, "float", num(bound))
+                return
+            assert k.answer is not None
+            if k.tolerance:
+                eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=num(k.tolerance))
+            else:
+                eq = _sub(parent, "equal", toleranceMode="exact")
+            _base(eq, "float", num(k.answer))
+            _var(eq, "RESPONSE")
+
+        return condition
+
+    _graded_chain(
+        ctx,
+        [(holder(k), k.credit, k.feedback, answer_id(i)) for i, k in enumerate(body.keys, 1)],
+        body.other_feedback,
+    )
+
+
+def _range_tolerances(key: NumericKey) -> tuple[float, float] | None:
+    """For a key that is a range with an answer inside it: the tolerances below and above the
+    answer that give back exactly its bounds (answer - below == low, answer + above == high), or
+    None (no answer, or floating point cannot say it exactly: then the range alone is written)."""
+    if key.answer is None or key.low is None or key.high is None or not key.low <= key.answer <= key.high:
+        return None
+    below, above = key.answer - key.low, key.high - key.answer
+    if key.answer - below == key.low and key.answer + above == key.high:
+        return below, above
+    return None
 
 
 def _write_matching(ctx: _Ctx, body: Matching) -> None:
@@ -513,10 +920,40 @@ def _write_matching(ctx: _Ctx, body: Matching) -> None:
     _score_map(ctx.rp, "RESPONSE")
 
 
-def _write_essay(ctx: _Ctx) -> None:
+ESSAY_FORMATS = {
+    ResponseFormat.EDITOR: "xhtml",
+    ResponseFormat.PLAIN: "plain",
+    ResponseFormat.MONOSPACED: "preformatted",
+}
+"""extendedTextInteraction's format for each response format (ResponseFormat.NONE, files only,
+has none: QTI 2.1's uploadInteraction is another kind of item)."""
+DEFAULT_ESSAY_LINES = "10"
+"""expectedLines of an essay with the default options: what items have always said (kept so that
+they stay byte for byte the same). An essay with any option of its own writes its format and its
+own lines; readers take an item without a format as the default essay."""
+
+
+def _write_essay(ctx: _Ctx, body: Essay) -> None:
     # No correctResponse: Canvas would turn the essay into a short-answer question.
     _response_decl(ctx.item, "RESPONSE", "single", "string", [])
-    _sub(ctx.body, "extendedTextInteraction", responseIdentifier="RESPONSE", expectedLines="10")
+    attrs = {"responseIdentifier": "RESPONSE", "expectedLines": DEFAULT_ESSAY_LINES}
+    if (body.response_format, body.lines) != (Essay.response_format, Essay.lines):
+        attrs["expectedLines"] = str(body.lines)
+        attrs["format"] = ESSAY_FORMATS.get(body.response_format, "xhtml")
+    if not body.required:
+        # minStrings 0 is QTI's default (a response is never required there); written out, it
+        # says "optional" for readers, which take an item without it as required (Moodle's default).
+        attrs["minStrings"] = "0"
+    if isinstance(body.template, str):
+        attrs["placeholderText"] = body.template
+    _sub(ctx.body, "extendedTextInteraction", **attrs)
+    if body.grader_info is not None:
+        # For the person who grades, never the learner: QTI 2.1's scorer view.
+        rubric = _sub(ctx.body, "rubricBlock", view="scorer")
+        if isinstance(body.grader_info, str):
+            _add_text(_sub(rubric, "p"), body.grader_info)
+        else:
+            ctx.renderer.blocks(body.grader_info, _sub(rubric, "div"))
 
 
 def _write_body(ctx: _Ctx) -> None:
@@ -534,8 +971,8 @@ def _write_body(ctx: _Ctx) -> None:
             _write_numerical(ctx, body)
         case Matching() as body:
             _write_matching(ctx, body)
-        case Essay():
-            _write_essay(ctx)
+        case Essay() as body:
+            _write_essay(ctx, body)
         case _:
             assert_never(ctx.question.body)
 
@@ -594,7 +1031,7 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
     item.set(f"{{{XSI_NS}}}schemaLocation", SCHEMA_LOCATION)
     for name, value in (
         ("identifier", question.id),
-        ("title", short_title(question)),
+        ("title", item_title(question)),
         ("adaptive", "false"),
         ("timeDependent", "false"),
         ("toolName", TOOL_NAME),
@@ -617,29 +1054,60 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
     ctx = _Ctx(quiz, question, lang, item, body, rp, renderer)
     _write_body(ctx)
 
-    choice_ids = isinstance(question.body, SingleChoice | MultipleChoice) and _choice_feedback(
-        question.body.choices
+    qbody = question.body
+    choice_ids = (
+        isinstance(qbody, SingleChoice | MultipleChoice)
+        and _choice_feedback(qbody.choices)
+        or isinstance(qbody, TrueFalse)
+        and (qbody.feedback_true is not None or qbody.feedback_false is not None)
     )
     explanation = bool(question.explanation)
     if choice_ids or explanation:
-        response = "RESPONSE" if choice_ids else None
-        _set_feedback(rp, response, explanation)
-    _outcomes(item, question.points, choice_ids or explanation)
+        response = (TF_RESPONSE if isinstance(qbody, TrueFalse) else "RESPONSE") if choice_ids else None
+        # A graded chain has set FEEDBACK to the matching answer's id already: keep it.
+        _set_feedback(rp, response, explanation, keep=bool(ctx.feedback))
+    combined = [
+        (ident, text)
+        for ident, text in (
+            (CORRECT_ID, question.feedback.correct),
+            (PARTIAL_ID, question.feedback.partial),
+            (INCORRECT_ID, question.feedback.incorrect),
+        )
+        if text is not None
+    ]
+    if combined:
+        _set_combined_feedback(rp)
+    hints = question.hints
+    if hints:
+        _hint_processing(ctx)
+    _outcomes(item, question.points, bool(choice_ids or explanation or ctx.feedback or combined or hints))
+    if hints:
+        item.set("adaptive", "true")
+        hints_taken = _sub(
+            item, "outcomeDeclaration", identifier=HINTS_TAKEN, cardinality="single", baseType="integer"
+        )
+        _sub(_sub(hints_taken, "defaultValue"), "value", "0")
+    if isinstance(qbody, SingleChoice) and min(qbody.credits, default=0.0) < 0:
+        score = item.find(_q("outcomeDeclaration"))
+        assert score is not None and score.get("identifier") == "SCORE"
+        score.set("normalMinimum", num(min(qbody.credits) * question.points))
     _sub(item, "stylesheet", href=STYLESHEET_HREF, type="text/css")
     item.append(body)
     if len(rp):
         item.append(rp)
-    if question.explanation:
-        fb = _sub(
-            item, "modalFeedback", outcomeIdentifier="FEEDBACK", identifier=EXPLANATION_ID, showHide="show"
-        )
+    modal = [(EXPLANATION_ID, question.explanation)] if question.explanation else []
+    modal += ctx.feedback + combined
+    modal += [(hint_id(n), h.text) for n, h in enumerate(hints, 1)]
+    for ident, text in modal:
+        assert text is not None
+        fb = _sub(item, "modalFeedback", outcomeIdentifier="FEEDBACK", identifier=ident, showHide="show")
         # modalFeedback has no class or xml:lang: its one child carries the direction.
-        if isinstance(question.explanation, str):
+        if isinstance(text, str):
             p = _sub(fb, "p")
             p.set("class", direction(lang))
-            _add_text(p, question.explanation)
+            _add_text(p, text)
         else:
-            renderer.blocks(question.explanation, _sub(fb, "div", **{"class": direction(lang)}))
+            renderer.blocks(text, _sub(fb, "div", **{"class": direction(lang)}))
     if not _is_plain(question):
         _finish_rich(item)
     return BuiltItem(item, tuple(dict.fromkeys(renderer.lost)))
@@ -680,6 +1148,8 @@ def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
     # Only plain texts: a rich text's structure is its tree (isinstance also narrows for mypy).
     stem = question.stem
     if question.type not in _FAST_TYPES or not isinstance(stem, str) or not _is_plain(question):
+        return None
+    if _has_extras(question):
         return None
     body = question.body
     choices = body.choices if isinstance(body, SingleChoice | MultipleChoice) else ()
@@ -782,7 +1252,7 @@ class _Skeleton:
                 els[i].tail = values[f]
             else:
                 els[i].set(kind, values[f])
-        item.set("title", short_title(question))
+        item.set("title", item_title(question))
         return item
 
 
@@ -1005,6 +1475,38 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-numerical",
                 )
             )
+        if (
+            isinstance(body, SingleChoice)
+            and not _plain_single(body)
+            or isinstance(body, MultipleChoice)
+            and not body.default_credits
+        ):
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas has no partial credit: it makes every choice that earns "
+                    "anything fully right (choice_interaction.rb), and a single choice question with "
+                    "several such choices a multiple answers question",
+                    "qti21.canvas-partial-credit",
+                )
+            )
+        if q.feedback.partial is not None or q.hints:
+            what = " and ".join(
+                x
+                for x, on in (
+                    ("the partly-right feedback", q.feedback.partial is not None),
+                    ("hints", q.hints),
+                )
+                if on
+            )
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas drops {what} (it keeps only modal feedback it reads as "
+                    "correct, incorrect or general: get_feedback in assessment_item_converter.rb)",
+                    "qti21.canvas-feedback",
+                )
+            )
         if isinstance(body, SingleChoice | MultipleChoice) and any(
             c.feedback and _has_markup(c.text) for c in body.choices
         ):
@@ -1015,6 +1517,58 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "(choice_interaction.rb): the markup of such choices is lost there",
                     "qti21.canvas-choice-markup",
                 )
+            )
+    return out
+
+
+def loss_warnings(quiz: Quiz) -> list[Diagnostic]:
+    """What QTI 2.1 itself cannot carry of each question, one warning per question and element
+    (rule ``qti21.<element>-not-carried``), only for what a question really sets."""
+    out = []
+    for q in quiz.questions:
+        loc = q.loc or SourceLoc(quiz.id)
+        body = q.body
+        lost: list[tuple[str, str]] = []
+        if q.feedback.show_num_correct:
+            lost.append(
+                (
+                    "show-num-correct",
+                    "telling the learner how many picks are right (no QTI 2.1 outcome says it)",
+                )
+            )
+        if any(h.show_num_correct for h in q.hints):
+            lost.append(("hint-show-num-correct", "a hint's number of right picks"))
+        if any(h.clear_wrong for h in q.hints):
+            lost.append(("hint-clear-wrong", "clearing the wrong parts of a response with a hint"))
+        if q.penalty is not None and not q.hints:
+            lost.append(
+                (
+                    "penalty",
+                    f"the penalty {num(q.penalty)} per try (an item without hints has one attempt; "
+                    "only its hints cost the penalty)",
+                )
+            )
+        if isinstance(body, Numerical) and any(
+            k.answer is not None and k.low is not None and _range_tolerances(k) is None and k is not body.key
+            for k in body.keys
+        ):
+            lost.append(("range-answer", "the answer inside a range that is not the question's best key"))
+        if isinstance(body, Numerical) and body.units:
+            lost.append(("units", "the units (QTI 2.1 has no unit: the response is a bare number)"))
+        if isinstance(body, Essay):
+            if body.min_words is not None or body.max_words is not None:
+                lost.append(
+                    ("word-limits", "the word limits (minStrings and maxStrings count responses, not words)")
+                )
+            if isinstance(body.template, Rich):
+                lost.append(("template", "the response template's markup (placeholderText holds plain text)"))
+            if body.response_format is ResponseFormat.NONE:
+                lost.append(
+                    ("response-format", "an answer of attached files only (written as a text answer)")
+                )
+        for element, what in lost:
+            out.append(
+                _warn(loc, f"question {q.id!r}: QTI 2.1 cannot carry {what}", f"qti21.{element}-not-carried")
             )
     return out
 

@@ -82,7 +82,7 @@ def _qti_metadata(parent: etree._Element, question: Question) -> None:
     # The standard namespace on purpose: Canvas then guesses the type from the item, which works;
     # interactionType in the imsqti_v2p1 namespace breaks its text-entry import.
     _el(md, QTIMD_NS, "interactionType", qti21.INTERACTIONS[question.type])
-    _el(md, QTIMD_NS, "feedbackType", "nonadaptive" if _has_feedback(question) else "none")
+    _el(md, QTIMD_NS, "feedbackType", _feedback_type(question))
     _el(md, QTIMD_NS, "solutionAvailable", "false" if question.type is QuestionType.ESSAY else "true")
     _el(md, QTIMD_NS, "toolName", qti21.TOOL_NAME)
     _el(md, QTIMD_NS, "toolVersion", __version__)
@@ -125,7 +125,7 @@ def _item_resource(resources: etree._Element, quiz: Quiz, question: Question) ->
         build_item_resource(resources, quiz, question)
         return
     lang = quiz.lang_of(question)
-    key = (question.type, _has_feedback(question), lang, len(question.tags))
+    key = (question.type, _feedback_type(question), lang, len(question.tags))
     skeleton = _RESOURCE_SKELETONS.get(key)
     if skeleton is None:
         holder = etree.Element(f"{{{CP_NS}}}resources", nsmap=MANIFEST_NSMAP)
@@ -140,7 +140,7 @@ def _item_resource(resources: etree._Element, quiz: Quiz, question: Question) ->
     # Positions as build_item_resource lays them out: metadata(qtiMetadata, lom(general, ...)).
     general = res[0][1][0]
     general[0][1].text = question.id  # identifier/entry
-    general[1][0].text = qti21.short_title(question)  # title/string
+    general[1][0].text = qti21.item_title(question)  # title/string
     for keyword, tag in zip(general[3:], question.tags, strict=True):
         keyword[0].text = tag
     res[1].set("href", path)  # file
@@ -151,10 +151,16 @@ _RESOURCE_SKELETONS: dict[tuple[object, ...], etree._Element] = {}
 _RESOURCE_CACHE_MAX = 1024
 
 
-def _has_feedback(question: Question) -> bool:
+def _feedback_type(question: Question) -> str:
+    """The qtiMetadata feedbackType: "adaptive" for an item with hints (an adaptive item, see
+    qti21._hint_processing), "nonadaptive" for one with feedback, else "none"."""
+    if question.hints:
+        return "adaptive"
     body = question.body
     choices = body.choices if isinstance(body, SingleChoice | MultipleChoice) else ()
-    return bool(question.explanation) or any(c.feedback for c in choices)
+    if question.explanation or any(c.feedback for c in choices) or qti21.has_extra_feedback(question):
+        return "nonadaptive"
+    return "none"
 
 
 def build_item_resource(resources: etree._Element, quiz: Quiz, question: Question) -> None:
@@ -171,7 +177,7 @@ def build_item_resource(resources: etree._Element, quiz: Quiz, question: Questio
     metadata = _el(res, CP_NS, "metadata")
     _qti_metadata(metadata, question)  # the profile wants qtiMetadata before lom
     lang = quiz.lang_of(question)
-    general = _lom(metadata, question.id, qti21.short_title(question), lang, "text/x-imsqti-item-xml")
+    general = _lom(metadata, question.id, qti21.item_title(question), lang, "text/x-imsqti-item-xml")
     for tag in question.tags:
         _el(_el(general, LOM_NS, "keyword"), LOM_NS, "string", tag, language=lang)
     _el(res, CP_NS, "file", href=path)
@@ -294,6 +300,7 @@ def build_qti21(bank: Bank, ctx: WriteContext) -> Output:
     for quiz in bank.quizzes:
         members = qti21.quiz_members(quiz)
         add(package_path(quiz), manifest_tree(quiz), members, quiz.loc or SourceLoc(quiz.id))
+        output.warnings += qti21.loss_warnings(quiz)
         output.warnings += qti21.lossy_warnings(quiz)
         # Item losses are warned about with the question's quiz only (not again per assessment).
         for m in members:
