@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -185,3 +186,142 @@ def test_rich_texts_and_their_images_reach_canvas(tmp_path: Path) -> None:
         for text in html:
             for src in lxml.html.fragment_fromstring(text).xpath("//img/@src"):
                 assert [p for p in sorted_paths if p.endswith(src)][:1] == [f"{quiz.id}/{src}"]
+
+
+# --------------------------------------------------------------------------- credits and feedback
+#
+# What Canvas's Ruby converters make of a converted item, by small Python copies of the reads
+# that matter for scores and feedback (gems/plugins/qti_exporter/lib/qti/):
+# assessment_item_converter.rb (question_name from the item's title, get_feedback,
+# get_feedback_id, attach_feedback_values), choice_interaction.rb (process_response_conditions'
+# last branch, get_response_weight / get_base_value), extended_text_interaction.rb
+# (process_response_conditions) and numeric_interaction.rb (get_canvas_answers).
+
+_FEEDBACK_ID_SKIP = re.compile(r"general_|_all|wrong|incorrect|correct|(_IC$)|(_C$)", re.I)
+
+
+def _feedback_id(node: etree._Element) -> str | None:
+    """get_feedback_id: the first FEEDBACK set in the node, unless it reads as a general one."""
+    for sov in node.iter(f"{QTI2}setOutcomeValue"):
+        if sov.get("identifier") == "FEEDBACK":
+            base = next((b for b in sov.iter(f"{QTI2}baseValue") if b.get("baseType") == "identifier"), None)
+            if base is not None and sov.find(f".//{QTI2}variable[@identifier='FEEDBACK']") is not None:
+                ident = (base.text or "").strip()
+                return None if _FEEDBACK_ID_SKIP.search(ident) else ident
+            return None
+    return None
+
+
+def _weight(r_if: etree._Element) -> int:
+    """get_response_weight: 100 when the SCORE it sets is a float above 0, else 0."""
+    for sov in r_if.iter(f"{QTI2}setOutcomeValue"):
+        if sov.get("identifier") == "SCORE":
+            base = sov.find(f".//{QTI2}baseValue")
+            if base is not None and base.get("baseType") == "float":
+                return 100 if float(base.text or 0) > 0 else 0
+    return 0
+
+
+def _text(node: etree._Element) -> str:
+    return "".join(lxml.html.fragment_fromstring(node.text or "<div></div>").itertext()).strip()
+
+
+def canvas_question(path: Path) -> dict[str, object]:
+    """A converted item as Canvas's converters store the question (the fields compared here)."""
+    doc = etree.parse(str(path)).getroot()
+    kind = doc.find(f".//{QTI2}instructureField[@name='question_type']").get("value")
+    modal = {f.get("identifier"): f for f in doc.iter(f"{QTI2}modalFeedback")}
+    question: dict[str, object] = {"question_name": doc.get("title"), "question_type": kind}
+    for ident, f in modal.items():  # get_feedback: by identifier only
+        div = f.find(f".//{QTI2}div")
+        text = _text(div) if div is not None else ""
+        if re.search(r"wrong|incorrect|(_IC$)", ident, re.I):
+            question["incorrect_comments"] = text
+        elif re.search(r"correct|(_C$)", ident, re.I):
+            question["correct_comments"] = text
+        elif re.search(r"general_|_all", ident, re.I):
+            question["neutral_comments"] = text
+    conditions = doc.findall(f"{QTI2}responseProcessing/{QTI2}responseCondition")
+    answers: list[dict[str, object]] = []
+    if kind in ("multiple_choice_question", "true_false_question"):
+        by_id = {}
+        for choice in doc.iter(f"{QTI2}simpleChoice"):
+            by_id[choice.get("identifier")] = {"id": choice.get("identifier"), "weight": 0, "fb": None}
+        for cond in conditions:
+            for r_if in cond.iter(f"{QTI2}responseIf", f"{QTI2}responseElseIf"):
+                match = r_if.find(f"{QTI2}match/{QTI2}baseValue[@baseType='identifier']")
+                if match is not None and (answer := by_id.get((match.text or "").strip())):
+                    answer["weight"] = _weight(r_if)
+                    answer["fb"] = answer["fb"] or _feedback_id(r_if)
+        answers = list(by_id.values())
+    elif kind == "short_answer_question":
+        for cond in conditions:
+            for m in cond.iter(f"{QTI2}stringMatch", f"{QTI2}match"):
+                base = m.find(f"{QTI2}baseValue")
+                text = base.text if base is not None else None
+                existing = next((a for a in answers if a["text"] == text), None)
+                if existing is None and text:
+                    answers.append({"text": text, "weight": 100, "fb": _feedback_id(cond)})
+                elif existing is not None and existing["fb"] is None:
+                    existing["fb"] = _feedback_id(cond)
+    elif kind == "numerical_question":
+        for r_if in doc.iter(f"{QTI2}responseIf", f"{QTI2}responseElseIf"):
+            or_ = r_if.find(f".//{QTI2}or")
+            and_ = r_if.find(f".//{QTI2}and")
+            if or_ is not None:
+                exact = or_.find(f".//{QTI2}stringMatch/{QTI2}baseValue")
+                upper = or_.find(f".//{QTI2}customOperator[@class='varlte']/{QTI2}baseValue")
+                if exact is None:
+                    continue
+                margin = float(upper.text) - float(exact.text) if upper is not None else None
+                answers.append(
+                    {"exact": float(exact.text), "margin": margin, "weight": 100, "fb": _feedback_id(r_if)}
+                )
+            elif and_ is not None:
+                low = and_.find(f".//{QTI2}customOperator[@class='vargte']/{QTI2}baseValue")
+                high = and_.find(f".//{QTI2}customOperator[@class='varlte']/{QTI2}baseValue")
+                answers.append(
+                    {
+                        "start": float(low.text),
+                        "end": float(high.text),
+                        "weight": 100,
+                        "fb": _feedback_id(r_if),
+                    }
+                )
+    for answer in answers:  # attach_feedback_values
+        fb = modal.get(answer.pop("fb"))  # type: ignore[arg-type]
+        if fb is not None:
+            answer["comments"] = _text(fb.find(f".//{QTI2}div"))
+    question["answers"] = answers
+    return question
+
+
+def test_canvas_keeps_names_right_answers_and_feedback_never_a_partial_credit(tmp_path: Path) -> None:
+    """The credits bank through the converter and Canvas's reads: every name, the full-credit
+    choices and answers at weight 100 and nothing else above 0 (a partly right answer never
+    becomes a second right one), the feedback on a right and a wrong response, true/false,
+    choice, short answer and numerical feedback as the answers' comments."""
+    bank = load_paths([CASES / "credits" / "credits.yaml"])
+    (quiz,) = bank.quizzes
+    out = convert(build(bank, ["qti12"]).files[f"qti12/{quiz.id}.zip"], tmp_path)
+    got = {q.id: canvas_question(out / "assessmentItems" / f"{q.id}.xml") for q in quiz.questions}
+    for q in quiz.questions:
+        assert got[q.id]["question_name"] == q.name
+    single = got["cr-zero3-memory"]
+    assert [a["weight"] for a in single["answers"]] == [100, 100, 0, 0, 0]  # type: ignore[index]
+    assert single["correct_comments"] and single["incorrect_comments"]
+    assert all(a.get("comments") for a in single["answers"])  # type: ignore[union-attr]
+    tf = got["cr-offload-cpu-adam"]
+    assert [(a["id"], a["weight"], bool(a.get("comments"))) for a in tf["answers"]] == [  # type: ignore[index]
+        ("true", 100, True),
+        ("false", 0, True),
+    ]
+    short = got["cr-offload-config-key"]
+    assert [(a["text"], a["weight"], "comments" in a) for a in short["answers"]] == [  # type: ignore[index]
+        ("zero_optimization.offload_optimizer", 100, True),
+        ("offload_optimizer", 100, False),
+    ]
+    numerical = got["cr-zero3-7b-memory"]
+    assert [(a["exact"], round(a["margin"], 9), "comments" in a) for a in numerical["answers"]] == [  # type: ignore[index]
+        (1.875, 0.03, True)
+    ]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lmsexport.build import build
-from lmsexport.model import Bank, Matching, Numerical, Question, QuestionType, SingleChoice
+from lmsexport.model import Bank, Matching, Numerical, Question, QuestionType, SingleChoice, TrueFalse
 from lmsexport.source import load_paths
 from lmsexport.writers import cc13, qti12
 
@@ -147,3 +147,50 @@ def test_moodle_does_not_take_the_13_cartridge(bank: Bank, tmp_path: Path) -> No
     """Why there is a 1.1 cartridge: Moodle's detection does not recognise a 1.3 manifest."""
     reads = moodle_reads(build(bank, ["cc13"]).files["cc/bank.imscc"], tmp_path)
     assert reads["detected"] is False
+
+
+def test_what_moodle_keeps_of_credits_names_and_feedback(tmp_path: Path) -> None:
+    """The credits bank (tests/cases/credits) as Moodle's restore reads it: the names (@title,
+    which Moodle's own CC export writes too), right choices 100 % and the partly right ones 0 %
+    (never a second right answer), true/false feedback per answer, the feedback on a right
+    response as the right choice's; the wrong-response feedback and a right short answer's
+    feedback do not arrive, as the cc11 warnings say."""
+    bank = load_paths([CASES / "credits" / "credits.yaml"])
+    (quiz,) = bank.quizzes
+    out = build(bank, ["cc11"])
+    reads = moodle_reads(out.files["cc11/bank-cc11.imscc"], tmp_path)
+    assert reads["valid"] is True, reads["errors"]
+    got = {q["ident"]: q for q in reads["quizzes"][0]["questions"]}
+    by_id = {q.id: q for q in quiz.questions}
+    for qid, q in by_id.items():
+        if q.type is not QuestionType.MATCHING:
+            assert got[qid]["name"] == q.name
+    assert got["cr-parallelism-comm-1"]["name"] == f"{by_id['cr-parallelism-comm'].name} (1)"
+
+    single = got["cr-zero3-memory"]
+    assert [c["fraction"] for c in single["choices"]] == [1, 1, 0, 0, 0]
+    correct = by_id["cr-zero3-memory"].feedback.correct
+    incorrect = by_id["cr-zero3-memory"].feedback.incorrect
+    assert isinstance(correct, str) and isinstance(incorrect, str)
+    assert [correct in c["feedback"] for c in single["choices"]] == [True, True, False, False, False]
+    assert incorrect not in single["general_feedback"] + "".join(c["feedback"] for c in single["choices"])
+
+    tf = got["cr-offload-cpu-adam"]
+    body = by_id["cr-offload-cpu-adam"].body
+    assert isinstance(body, TrueFalse) and body.feedback_true and body.feedback_false
+    assert [(c["ident"], c["fraction"]) for c in tf["choices"]] == [("true", 1), ("false", 0)]
+    assert (
+        body.feedback_true in tf["choices"][0]["feedback"]
+        and body.feedback_false in tf["choices"][1]["feedback"]
+    )
+
+    short = got["cr-offload-config-key"]
+    assert [(c["ident"], c["fraction"], c["feedback"]) for c in short["choices"]] == [
+        ("offload_optimizer", 1, ""),
+        ("zero_optimization.offload_optimizer", 1, ""),  # its feedback is lost in Moodle
+    ]
+    assert [c["ident"] for c in got["cr-zero3-7b-memory"]["choices"]] == ["1.875"]
+    rules = {(w.message.split("'")[1], w.rule) for w in out.warnings}
+    assert ("cr-offload-config-key", "cc11.answer-feedback-not-carried") in rules
+    assert ("cr-zero3-memory", "cc11.feedback-not-carried") in rules
+    assert ("cr-zero3-memory", "cc11.credit-not-carried") in rules

@@ -489,3 +489,100 @@ def test_cc11_is_detected_by_moodle_and_has_no_bank(types_bank: Bank) -> None:
     flat = re.sub(r"\s", "", head).replace('"', "").replace("'", "")
     assert "xmlns=http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1" in flat
     assert {w.rule.split(".")[0] for w in out.warnings} == {"cc11"}
+
+
+# --------------------------------------------------------------------------- credits, feedback, names
+
+
+def _credits() -> Bank:
+    from lmsexport.source import load_paths
+
+    return load_paths([Path(__file__).parent / "cases" / "credits" / "credits.yaml"])
+
+
+def _conditions(item: etree._Element) -> list[tuple[list[str], str | None, list[str]]]:
+    return [
+        (
+            c.xpath(".//q:varequal/text()", namespaces=Q),
+            c.findtext("q:setvar", namespaces=Q),
+            [d.get("linkrefid") for d in c.iterfind("q:displayfeedback", Q)],
+        )
+        for c in item.iterfind(".//q:respcondition", Q)
+    ]
+
+
+@pytest.mark.parametrize("build_cc", [build_cc13, build_cc11], ids=["cc13", "cc11"])
+def test_the_credits_bank_is_a_valid_cartridge(build_cc) -> None:  # type: ignore[no-untyped-def]
+    ((path, data),) = build_cc(_credits(), CTX).files.items()
+    assert validate_cartridge(data, path) == []
+
+
+def test_credits_feedback_and_names_as_the_profile_holds_them() -> None:
+    bank = _credits()
+    doc = docs(bank)["credits/assessment.xml"]
+    item = {i.get("ident"): i for i in doc.iterfind(".//q:item", Q)}
+    by_id = {q.id: q for q in bank.quizzes[0].questions}
+    assert item["cr-zero3-memory"].get("title") == by_id["cr-zero3-memory"].name
+    scoring = [c for c in _conditions(item["cr-zero3-memory"]) if c[1] is not None]
+    assert scoring == [(["C1"], "100", ["correct_fb"]), (["C2"], "100", ["correct_fb"])]
+    assert _conditions(item["cr-offload-cpu-adam"])[1:] == [
+        (["true"], None, ["true_fb"]),
+        (["false"], None, ["false_fb"]),
+        (["true"], "100", []),
+    ]
+    # numerical: each full-credit key's number as an accepted text, with its feedback
+    assert _conditions(item["cr-zero3-7b-memory"])[1:] == [
+        (["1.875"], None, ["A1_fb"]),
+        (["1.875"], "100", []),
+    ]
+    # matching parts: named after the question, without its right/wrong feedback
+    parts = [i for ident, i in item.items() if ident.startswith("cr-parallelism-comm-")]
+    assert [p.get("title") for p in parts] == [
+        f"{by_id['cr-parallelism-comm'].name} ({n})" for n in range(1, 5)
+    ]
+    assert not [
+        fb for p in parts for fb in p.iterfind("q:itemfeedback", Q) if fb.get("ident") != "general_fb"
+    ]
+
+
+CC_LOSSES = {
+    "cr-zero3-memory": ["credit", "partial-feedback", "hints", "penalty"],
+    "cr-zero2-partitioned": ["partial-feedback", "show-num-correct", "hints", "penalty"],
+    "cr-offload-cpu-adam": ["penalty"],
+    "cr-offload-config-key": ["credit", "hints", "other-feedback"],
+    "cr-zero3-7b-memory": ["credit", "penalty", "other-feedback", "units"],
+    "cr-bubble-cost": ["credit", "hints", "other-feedback", "units"],
+    "cr-parallelism-comm": ["feedback", "partial-feedback", "show-num-correct", "hints", "penalty"],
+    "cr-zero-or-tp-essay": ["essay-options"],
+}
+"""What the CC 1.3 profile cannot hold of each question of the credits bank (the multiple choice
+question's credits: cc13.partial-credit, as for every multiple choice question)."""
+
+
+def test_each_profile_loss_is_named_once_per_question_and_element() -> None:
+    got: dict[str, list[str]] = {}
+    for w in cc13.lossy_warnings(_credits()):
+        if w.rule.endswith("-not-carried") and w.rule != "cc13.points-not-carried":
+            got.setdefault(w.message.split("'")[1], []).append(w.rule[len("cc13.") : -len("-not-carried")])
+    assert got == CC_LOSSES
+    cc11 = {(w.message.split("'")[1], w.rule) for w in cc13.lossy_warnings(_credits(), cc13.CC11)}
+    # what Moodle's restore, the 1.1 cartridge's reader, drops besides (tests/test_cc11_moodle.py)
+    assert {r for r in cc11 if r[1] in ("cc11.feedback-not-carried", "cc11.answer-feedback-not-carried")} == {
+        ("cr-zero3-memory", "cc11.feedback-not-carried"),
+        ("cr-zero2-partitioned", "cc11.feedback-not-carried"),
+        ("cr-offload-config-key", "cc11.answer-feedback-not-carried"),
+        ("cr-zero3-7b-memory", "cc11.answer-feedback-not-carried"),
+        ("cr-bubble-cost", "cc11.answer-feedback-not-carried"),
+        ("cr-parallelism-comm", "cc11.feedback-not-carried"),
+    }
+
+
+@pytest.mark.parametrize("build_cc", [build_cc13, build_cc11], ids=["cc13", "cc11"])
+def test_the_credits_cartridges_are_golden(build_cc, golden) -> None:  # type: ignore[no-untyped-def]
+    """tests/cases/credits/expected/{cc,cc11}/: the cartridges' files, as the other cases' goldens."""
+    ((path, data),) = build_cc(_credits(), CTX).files.items()
+    expected = Path(__file__).parent / "cases" / "credits" / "expected"
+    folder = Path(path).with_suffix("").as_posix()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for name in zf.namelist():
+            golden(expected / folder / name, zf.read(name))

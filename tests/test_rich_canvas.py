@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
+from strategies import rich_banks_with_assessments
 from test_html_writer import _rich_quiz
 
 from lmsexport.build import build
@@ -357,6 +358,7 @@ def _other(question: Question) -> Question:
     return replace(
         question,
         id=question.id + "-b",
+        name=question.name + "-b" if question.name is not None else None,
         stem=other(question.stem) or "x",
         explanation=other(question.explanation) if question.explanation else question.explanation,
         body=body,
@@ -368,6 +370,27 @@ def _other(question: Question) -> Question:
 def test_items_from_skeletons_are_the_built_items(quiz: Quiz) -> None:
     """qti12.item_tree's and cc13.item_tree's fast path (a copy of the shape's skeleton, its
     slots filled) gives the builder's bytes, whichever question of the shape made the skeleton."""
+    _check_skeletons(quiz)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(rich_banks_with_assessments(everything=True))
+def test_any_bank_with_credits_and_feedback_validates_and_skeletons_hold(bank: Bank) -> None:
+    """Credits, names, combined, true/false and answer feedback (rich or plain): every package
+    valid (DTD, CC XSD and Schematron), every item the builder's."""
+    out = build(bank, FORMATS)
+    for path, data in out.files.items():
+        if path.startswith("qti12/"):
+            assert validate_qti12_package(data, path) == []
+        else:
+            assert validate_cartridge(data, path) == []
+    for quiz in bank.quizzes:
+        _check_skeletons(quiz)
+
+
+def _check_skeletons(quiz: Quiz) -> None:
     from lmsexport.package import serialize
     from lmsexport.writers import cc13
 
@@ -379,9 +402,7 @@ def test_items_from_skeletons_are_the_built_items(quiz: Quiz) -> None:
                 fast = qti12.item_tree(quiz, target, points=points)
                 assert serialize(fast) == serialize(qti12.build_item_tree(quiz, target, points=points))
                 # the fast path was taken (a skeleton made, not given up) where the type allows it
-                assert [v is not None for v in qti12._SKELETONS.values()] == [True] * (
-                    q.type in qti12.SKELETON_TYPES
-                )
+                assert [v is not None for v in qti12._SKELETONS.values()] == [True] * qti12.skeleton_type(q)
             for version in (cc13.CC13, cc13.CC11):
                 qti12._SKELETONS.clear()
                 made = {}

@@ -9,14 +9,20 @@ their inverse, and reads other tools' QTI 1.2 leniently by its structure:
   dropdowns, file upload and text-only questions are skipped with a warning), or the Common
   Cartridge ``cc_profile``, or, for other tools, the presentation (``response_lid`` single or
   multiple, several of them for matching, ``response_str``/``render_fib`` for a typed answer);
-* the key from the response processing: the ``varequal`` of the condition that sets SCORE
-  highest (``and``/``not`` for multiple answers; every ``varequal`` of it, with ``case``, for
-  short answers; ``or(varequal, and(vargte, varlte))`` and ranges for numerical answers; one
-  ``Add`` condition per left item for matching);
-* points from ``points_possible`` (Canvas) or ``cc_weighting`` (cartridges);
-* the ``general_fb`` item feedback (shown by an ``<other/>`` condition) as the explanation and
-  ``<choice>_fb`` as each choice's feedback; Canvas's ``correct_fb`` and
-  ``general_incorrect_fb`` (feedback on right and wrong answers) are reported, not carried;
+* credits from the response processing, each a share of the best score: a single choice's
+  from the SCORE its condition sets (a foreign ``Set 50`` next to a ``Set 100`` is half right;
+  lmsexport and Canvas write right answers only), a multiple choice's right choices from the
+  condition that sets SCORE (``and``/``not``), which earn the bank's default credits; every
+  ``varequal`` of a scoring condition, with ``case``, for short answers, each worth its
+  condition's share; one key per scoring condition for numerical answers
+  (``or(varequal, and(vargte, varlte))``, ranges); one ``Add`` condition per left item for
+  matching;
+* points from ``points_possible`` (Canvas) or ``cc_weighting`` (cartridges); the item's title
+  as the question's name, unless it is the title the writers derive from the stem;
+* the ``general_fb`` item feedback (shown by an ``<other/>`` condition) as the explanation,
+  ``correct_fb`` and ``general_incorrect_fb`` as the feedback on a right and a wrong response,
+  and an answer's own feedback (the first a condition testing it shows: ``<choice>_fb``,
+  ``true_fb``/``false_fb``, a short answer's, a numerical key's) as that answer's;
 * texts: ``text/html`` mattexts as rich text (lmsexport's own ``<div dir lang>`` texts exactly),
   others as plain text; images from the package;
 * question groups (a section with ``selection_number``) become an assessment whose draw picks
@@ -46,6 +52,7 @@ from ..model import (
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Question,
     QuestionType,
@@ -56,10 +63,14 @@ from ..model import (
     Text,
     TrueFalse,
     default_multiple_credits,
+    exact_credit,
+    is_full,
     plain_text,
 )
+from ..moodle import name_from_stem
 from ..validate import package_path
 from ..validate_qti12 import parse_untrusted_qti12
+from ..writers.qti12 import short_title
 from .drafts import (
     DraftAssessment,
     DraftDraw,
@@ -106,6 +117,8 @@ _ASSESSMENT_TYPES = (
     "imsqti_xmlv1p2/imscc_xmlv1p3/assessment",
 )
 _BANK_TYPES = ("imsqti_xmlv1p2/imscc_xmlv1p1/question-bank", "imsqti_xmlv1p2/imscc_xmlv1p3/question-bank")
+_OUTCOME_FEEDBACK = ("general_fb", "correct_fb", "general_incorrect_fb")
+"""Canvas's general, right-response and wrong-response feedback idents (writers/qti12.py)."""
 
 
 def _local(el: etree._Element) -> str:
@@ -167,13 +180,23 @@ class _Condition:
         self.el = el
         self.var = _child(el, "conditionvar")
         self.score = 0.0
+        """The SCORE it sets or adds (the highest, when it has several setvars); may be negative."""
+        self.sets = False
+        """Whether it sets or adds to SCORE at all."""
         self.add = False
         for setvar in _children(el, "setvar"):
             if (setvar.get("varname") or "SCORE") == "SCORE":
                 value = _number(setvar.text) or 0.0
                 self.add = (setvar.get("action") or "Set") == "Add"
-                self.score = max(self.score, value)
+                self.score = value if not self.sets else max(self.score, value)
+                self.sets = True
         self.feedback = [(d.get("linkrefid") or "") for d in _children(el, "displayfeedback")]
+
+    @property
+    def answer_feedback(self) -> str | None:
+        """The first feedback it shows that is an answer's own (not the general, right or wrong
+        feedback): Canvas's ``get_feedback_id`` takes the same one."""
+        return next((f for f in self.feedback if f not in _OUTCOME_FEEDBACK), None)
 
     def top(self) -> list[etree._Element]:
         return [c for c in self.var if isinstance(c.tag, str)] if self.var is not None else []
@@ -278,6 +301,17 @@ class _ItemReader:
         fb = self.feedback.get(ident)
         return self.material(fb)[0] if fb is not None else None
 
+    def name(self, question: Question) -> str | None:
+        """The item's title as the question's name, or None when it is the one the writers derive
+        from the stem (writers/qti12.py short_title, moodle.name_from_stem): a question without a
+        name of its own comes back without one."""
+        if self.title is None:
+            return None
+        derived = replace(question, id=self.raw_id or "", name=None)
+        if self.title in (short_title(derived), name_from_stem(derived)):
+            return None
+        return self.title
+
     def drop(self, what: str, rule: str = "import.not-carried") -> None:
         if f"not carried: {what}" in self.notes:
             return
@@ -349,9 +383,9 @@ class _ItemReader:
         if kind in (QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE):
             typed = self._choices(q, kind, presentation, conditions, used)
         elif kind is QuestionType.SHORT_ANSWER:
-            typed = self._short(q, conditions)
+            typed = self._short(q, conditions, used)
         elif kind is QuestionType.NUMERICAL:
-            typed = self._numerical(q, conditions)
+            typed = self._numerical(q, conditions, used)
         elif kind is QuestionType.MATCHING:
             typed = self._matching(q, presentation, conditions, used)
         if typed is None:
@@ -363,7 +397,15 @@ class _ItemReader:
                 explanation = self.feedback_text(ident)
                 used.add(ident)
                 break
-        typed = replace(typed, explanation=explanation)
+        typed = replace(typed, explanation=explanation, name=self.name(typed))
+        if not isinstance(typed.body, Essay):
+            # Canvas's feedback on a right and on a wrong response (writers/qti12.py CORRECT_FB,
+            # INCORRECT_FB); an essay has none (nothing scores it right or wrong).
+            outcome = OutcomeFeedback(
+                correct=self.feedback_text("correct_fb"), incorrect=self.feedback_text("general_incorrect_fb")
+            )
+            typed = replace(typed, feedback=outcome)
+            used |= {"correct_fb", "general_incorrect_fb"}
         for ident in self.feedback:
             if ident in used:
                 continue
@@ -397,31 +439,28 @@ class _ItemReader:
         multiple = kind is QuestionType.MULTIPLE
         scores: dict[str, float] = {}
         for c in conditions:
-            if c.score <= 0:
+            if not c.sets:
                 continue
             for _, value, _ in c.equals(respident):
-                scores[value] = (
-                    max(scores.get(value, 0.0), c.score) if not c.add else scores.get(value, 0.0) + c.score
-                )
-        if not scores:
+                if c.add:
+                    scores[value] = scores.get(value, 0.0) + c.score
+                else:
+                    scores[value] = max(scores.get(value, c.score), c.score)
+        top = max(scores.values(), default=0.0)
+        if top <= 0:
             self.found.warn(
                 self.loc,
                 f"{self.label}: no right choice can be found in its response processing; skipped",
                 "import.no-key",
             )
             return None
-        top = max(scores.values())
-        right = {k for k, v in scores.items() if (v > 0 if multiple else v == top)}
-        partial = sorted({v for v in scores.values() if 0 < v < top})
-        if partial and not multiple:
-            self.drop(f"partial credit ({', '.join(f'{v:g}%' for v in partial)} for some choices)")
         feedback_for: dict[str, str] = {}
         for c in conditions:
             if c.score <= 0 or c.add:
+                fid = c.answer_feedback
                 for _, value, _ in c.equals(respident):
-                    for f in c.feedback:
-                        if f not in ("correct_fb", "general_incorrect_fb", "general_fb"):
-                            feedback_for.setdefault(value, f)
+                    if fid is not None:
+                        feedback_for.setdefault(value, fid)
         choices = []
         for label in labels:
             ident = (label.get("ident") or "").strip()
@@ -433,52 +472,70 @@ class _ItemReader:
             feedback = self.feedback_text(fid) if fid else None
             if fid:
                 used.add(fid)
+            # A choice earns its score as a share of the best one's (Canvas's 100, a foreign
+            # tool's 1): a single choice's credit, a multiple choice's right or wrong.
+            credit = max(-1.0, min(1.0, exact_credit(scores.get(ident, 0.0) / top)))
             choices.append(
-                Choice(
-                    text,
-                    1.0 if ident in right else 0.0,
-                    feedback,
-                    lang,
-                    loc=SourceLoc(self.loc.path, label.sourceline or 0),
-                )
+                Choice(text, credit, feedback, lang, loc=SourceLoc(self.loc.path, label.sourceline or 0))
             )
-        flags = [c.full for c in choices]
-        if not multiple and len(choices) == 2 and sum(flags) == 1:
+        if not multiple and len(choices) == 2 and sum(c.full for c in choices) == 1:
             truth = _true_false(choices)
             if truth is not None or kind is QuestionType.TRUE_FALSE:
                 if truth is None:
-                    truth = flags[0]
-                if any(c.feedback for c in choices):
-                    self.drop("the feedback on the true/false answers")
+                    truth = choices[0].full
+                if any(c.credit and not c.full for c in choices):
+                    self.drop("partial credit for a true/false answer")
+                # the choice saying "true" is the right one exactly when the statement is true
+                said_true = choices[0] if choices[0].full == truth else choices[1]
+                said_false = choices[1] if said_true is choices[0] else choices[0]
                 self.shuffle = None
-                return replace(q, body=TrueFalse(truth))
-        if multiple or sum(flags) > 1:
+                return replace(q, body=TrueFalse(truth, said_true.feedback, said_false.feedback))
+        if multiple:
             # right/wrong only: the right choices earn the bank's default credits
+            flags = [c.earns for c in choices]
             credits = default_multiple_credits(flags)
             picks = tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True))
             return replace(q, body=MultipleChoice(picks))
         return replace(q, body=SingleChoice(tuple(choices)))
 
-    def _short(self, q: Question, conditions: list[_Condition]) -> Question | None:
+    def _short(self, q: Question, conditions: list[_Condition], used: set[str]) -> Question | None:
+        """Every answer of the conditions that score, each worth its share of the best one's
+        score, with the feedback a condition testing it shows (Canvas's layout: a continuing
+        condition per answer with feedback, then one condition accepting every answer); an
+        answer only a feedback condition names is one worth nothing (as Moodle's cartridge
+        restore reads it: entity11.quiz.class.php ``get_answers_fib``)."""
         top = max((c.score for c in conditions), default=0.0)
-        answers: list[str] = []
+        scores: dict[str, float] = {}
+        feedback_for: dict[str, str] = {}
         cases: list[bool] = []
         for c in conditions:
-            if c.score <= 0:
-                continue
             for _, value, case in c.equals():
-                if c.score == top:
-                    answers.append(value)
+                if not value:
+                    continue
+                if c.score > 0:
+                    scores[value] = max(scores.get(value, 0.0), c.score)
                     cases.append(case)
-                else:
-                    self.drop(f"answer {value!r} worth {c.score:g}%")
-        answers = list(dict.fromkeys(a for a in answers if a))
-        if not answers:
+                fid = c.answer_feedback
+                if fid is not None and self.feedback_text(fid) is not None:
+                    feedback_for.setdefault(value, fid)
+        if top <= 0 or not scores:
             self.found.warn(self.loc, f"{self.label}: no accepted answer; skipped", "import.no-key")
             return None
-        return replace(q, body=ShortAnswer(tuple(Answer(a) for a in answers), case_sensitive=all(cases)))
+        answers = []
+        for value in dict.fromkeys([*scores, *feedback_for]):
+            fid = feedback_for.get(value)
+            if fid is not None:
+                used.add(fid)
+            credit = exact_credit(max(0.0, scores.get(value, 0.0)) / top)
+            answers.append(Answer(value, credit, self.feedback_text(fid) if fid else None))
+        # the full-credit answers first, as the model wants the preferred answer first
+        answers.sort(key=lambda a: not is_full(a.credit))
+        return replace(q, body=ShortAnswer(tuple(answers), case_sensitive=all(cases)))
 
-    def _numerical(self, q: Question, conditions: list[_Condition]) -> Question | None:
+    def _numerical(self, q: Question, conditions: list[_Condition], used: set[str]) -> Question | None:
+        """A key per condition that scores and tests a number (Canvas's layout: one per answer),
+        worth its share of the best one's score, with the feedback the condition shows."""
+        top = max((c.score for c in conditions), default=0.0)
         keys: list[NumericKey] = []
         for c in conditions:
             if c.score <= 0 or c.var is None:
@@ -486,16 +543,17 @@ class _ItemReader:
             key = _numeric_key(c.var)
             if key is None:
                 continue
-            if keys:
-                self.drop(f"another accepted answer ({_key_text(key)})")
-                continue
-            keys.append(key)
+            fid = c.answer_feedback
+            feedback = self.feedback_text(fid) if fid else None
+            if fid is not None:
+                used.add(fid)
+            keys.append(replace(key, credit=exact_credit(c.score / top), feedback=feedback))
         if not keys:
             self.found.warn(
                 self.loc, f"{self.label}: no numeric key in its response processing; skipped", "import.no-key"
             )
             return None
-        return replace(q, body=Numerical(keys=(keys[0],)))
+        return replace(q, body=Numerical(keys=tuple(keys)))
 
     def _matching(
         self, q: Question, presentation: etree._Element, conditions: list[_Condition], used: set[str]

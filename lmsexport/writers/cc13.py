@@ -26,13 +26,19 @@ warning naming the question (docs/canvas-qti12.md has the per-LMS details):
 
 | ours | CC profile | lost |
 |---|---|---|
-| single | cc.multiple_choice.v0p1 | - |
+| single | cc.multiple_choice.v0p1, every full-credit choice right | partly right and negative credits |
 | multiple | cc.multiple_response.v0p1 | partial credit: the profile scores all or nothing |
 | true_false | cc.true_false.v0p1 (choices ``true``/``false``, labels in the question's language) | - |
-| short_answer | cc.fib.v0p1, every accepted answer | case sensitivity where the LMS ignores it |
-| numerical | cc.fib.v0p1 accepting the answer's text; a range alone: cc.essay.v0p1 | tolerance, range |
+| short_answer | cc.fib.v0p1, every full-credit answer | answers worth less, wildcards, case |
+| numerical | cc.fib.v0p1 accepting each full key's answer as text, else cc.essay.v0p1 | tolerance, units |
 | matching | one cc.multiple_choice.v0p1 per left item, every right item a choice | one question: several |
-| essay | cc.essay.v0p1, qmd_computerscored No | - |
+| essay | cc.essay.v0p1, qmd_computerscored No | its settings (format, lines, words, template...) |
+
+The profile's setvar can only Set, so an answer is right or wrong; its itemfeedback carries the
+rest as the Canvas flavour does (name as the item title, ``correct_fb``, ``general_incorrect_fb``,
+each answer's ``<answer>_fb``); no partly-right feedback, hints, penalty or units
+(``<format>.<element>-not-carried``, qti12.common_losses). The 1.1 cartridge also names what
+Moodle's restore drops of it (profile_losses).
 
 Points travel as ``cc_weighting``, which the profile allows only as a whole number 1-99.
 Every text goes through qti12.material, as in the Canvas flavour, with images at
@@ -60,6 +66,7 @@ from lxml import etree
 
 from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..model import (
+    Answer,
     Assessment,
     Bank,
     Block,
@@ -72,6 +79,7 @@ from ..model import (
     Media,
     MultipleChoice,
     Numerical,
+    OutcomeFeedback,
     Para,
     Question,
     QuestionType,
@@ -83,10 +91,11 @@ from ..model import (
     Str,
     Text,
     TrueFalse,
+    is_full,
 )
 from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
 from . import Output, WriteContext, qti12
-from .qti12 import _el, short_title
+from .qti12 import _el, item_title
 from .qti21 import TRUE_FALSE_LABELS, num, true_false_labels
 
 if TYPE_CHECKING:
@@ -318,16 +327,32 @@ def cc_items(
                 asked = replace(q, stem=join_texts(texts), body=Essay())
             out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", points))
             continue
+        if isinstance(body, Numerical):
+            asked = replace(q, body=ShortAnswer(tuple(fib_answers(body))))
+            out.append(CcItem(q.id, asked, q, PROFILES[q.type], points))
+            continue
         out.append(CcItem(q.id, q, q, PROFILES[q.type], points))
     return out
 
 
+def fib_answers(body: Numerical) -> list[Answer]:
+    """A numerical question's keys as the fill-in-the-blank accepts them: each full-credit key's
+    answer as text (with its feedback), once; a range alone has no text to accept."""
+    out: dict[str, Answer] = {}
+    for _, key in qti12.full_keys(body):
+        if key.answer is not None:
+            text = qti12.number(qti12.decimal(key.answer))
+            out.setdefault(text, Answer(text, feedback=key.feedback))
+    return list(out.values())
+
+
 def _as_essay(q: Question) -> bool:
-    """What the profile cannot ask at all: a numerical range with no answer, and a matching
-    question whose left items all take one right-hand item (a choice of one is no question)."""
+    """What the profile cannot ask at all: a numerical question with no full-credit answer (a
+    range alone has none), and a matching question whose left items all take one right-hand
+    item (a choice of one is no question)."""
     match q.body:
         case Numerical():
-            return q.body.key.answer is None
+            return not fib_answers(q.body)
         case Matching():
             return len(qti12.matching_rights(q.body)) < 2
     return False
@@ -344,6 +369,10 @@ def _split_matching(q: Question, body: Matching, points: float, taken: set[str])
         stand_in = replace(
             q,
             id=ident,
+            # A part of the question: named after it, and without its feedback on the whole
+            # response (_question_warnings names that loss).
+            name=f"{q.name} ({i})" if q.name is not None else None,
+            feedback=OutcomeFeedback(),
             stem=join_texts([q.stem, pair.left]),
             body=SingleChoice(
                 tuple(Choice(text, credit=1.0 if text == pair.right else 0.0) for text in rights)
@@ -365,7 +394,7 @@ def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Eleme
     its shape's skeleton (qti12.skeleton_for) when the question asks as itself and its type
     allows, else built (build_item_tree)."""
     q = cc.question
-    if q is not cc.source or cc.ident != q.id or q.type not in qti12.SKELETON_TYPES or _as_essay(q):
+    if q is not cc.source or cc.ident != q.id or not qti12.skeleton_type(q) or _as_essay(q):
         return build_item_tree(quiz, cc, category, parent)
     key = ("cc", quiz.lang_of(q), quiz.shuffle, cc.profile, cc.weight, category, *qti12.text_shape(q))
 
@@ -386,7 +415,7 @@ def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree.
     """item_tree built element by element: the definition item_tree's fast path must match."""
     q = cc.question
     lang = quiz.lang_of(cc.source)
-    item = _el(parent, "item", ident=cc.ident, title=short_title(q))
+    item = _el(parent, "item", ident=cc.ident, title=item_title(q))
     item.set(qti12.XML_LANG, lang)
     md = _el(_el(item, "itemmetadata"), "qtimetadata")
     qti12.meta_field(md, "cc_profile", cc.profile)
@@ -416,17 +445,13 @@ def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree.
             case TrueFalse():
                 _write_true_false(ctx, body)
             case ShortAnswer():
-                qti12._write_short_answer(ctx, body)
-            case Numerical():
-                _write_numerical_fib(ctx, body)
-            case MultipleChoice() | Matching() | Essay():  # pragma: no cover
+                # a numerical question's too (fib_answers): its numbers as text, with no case
+                qti12._write_short_answer(ctx, body, say_case=not isinstance(cc.source.body, Numerical))
+            case MultipleChoice() | Numerical() | Matching() | Essay():  # pragma: no cover
                 raise AssertionError(q.type)  # they have profiles of their own; matching is split
             case _:
                 assert_never(body)
-    if q.explanation:
-        qti12.itemfeedback(item, qti12.GENERAL_FB, q.explanation, lang, STYLE)
-    if isinstance(body, SingleChoice | MultipleChoice):
-        qti12.choice_feedbacks(item, body.choices, lang, STYLE)
+    qti12.item_feedbacks(item, q, lang, STYLE)
     return item
 
 
@@ -442,15 +467,22 @@ def _write_multiple_response(ctx: qti12._Item, body: SingleChoice | MultipleChoi
         label = _el(render, "response_label", ident=ident)
         qti12.material(label, choice.text, choice.lang or ctx.lang, style=ctx.style, inline=True)
     qti12._choice_feedback(ctx, body.choices)
+    keys = set(body.key_indexes)  # a single choice's full-credit ones, a multiple choice's earning ones
+    if not keys:
+        # A single choice with no full-credit choice: no right answer (as qti12._write_single).
+        qti12.varequal(qti12.condition(ctx.resprocessing, False)[1], qti12.RESPONSE, ids[0])
+        qti12._show_incorrect(ctx)
+        return
     cond, var = qti12.condition(ctx.resprocessing, False)
     and_ = _el(var, "and")
-    keys = set(body.key_indexes)  # a single choice's full-credit ones, a multiple choice's earning ones
     for i, ident in enumerate(ids):
         if i in keys:
             qti12.varequal(and_, qti12.RESPONSE, ident, case=True)
         else:
             qti12.varequal(_el(and_, "not"), qti12.RESPONSE, ident)
     qti12.set_score(cond, "100")
+    qti12._show_correct(ctx, cond)
+    qti12._show_incorrect(ctx)
 
 
 def _write_true_false(ctx: qti12._Item, body: TrueFalse) -> None:
@@ -462,20 +494,12 @@ def _write_true_false(ctx: qti12._Item, body: TrueFalse) -> None:
     label_lang = "en" if labels == TRUE_FALSE_LABELS["en"] else ctx.lang  # unknown languages get English
     for (ident, _), label in zip(qti12.TRUE_FALSE, labels, strict=True):
         qti12.material(_el(render, "response_label", ident=ident), label, label_lang)
+    qti12.true_false_feedback(ctx, body)
     cond, var = qti12.condition(ctx.resprocessing, False)
     qti12.varequal(var, qti12.RESPONSE, "true" if body.truth else "false")
     qti12.set_score(cond, "100")
-
-
-def _write_numerical_fib(ctx: qti12._Item, body: Numerical) -> None:
-    """The answer's text as the one accepted answer of a fill-in-the-blank."""
-    key = body.key
-    assert key.answer is not None
-    response = _el(ctx.presentation, "response_str", ident=qti12.RESPONSE, rcardinality="Single")
-    qti12.render_fib(response)
-    cond, var = qti12.condition(ctx.resprocessing, False)
-    qti12.varequal(var, qti12.RESPONSE, qti12.number(qti12.decimal(key.answer)))
-    qti12.set_score(cond, "100")
+    qti12._show_correct(ctx, cond)
+    qti12._show_incorrect(ctx)
 
 
 # --------------------------------------------------------------------------- documents
@@ -840,7 +864,8 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
             f"{fmt}.partial-credit",
         )
     if isinstance(q.body, Numerical):
-        if q.body.key.answer is None:
+        texts = [a.text for a in fib_answers(q.body)]
+        if not texts:
             yield _warn(
                 loc,
                 f"question {q.id!r}: {cc} has no numerical type and cannot "
@@ -848,11 +873,13 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
                 f"{fmt}.numerical-as-essay",
             )
         else:
-            text = qti12.number(qti12.decimal(q.body.key.answer))
+            accepted = (
+                f"the text {texts[0]!r}" if len(texts) == 1 else f"the texts {', '.join(map(repr, texts))}"
+            )
             yield _warn(
                 loc,
                 f"question {q.id!r}: {cc} has no numerical type; written as "
-                f"fill-in-the-blank accepting only the text {text!r} "
+                f"fill-in-the-blank accepting only {accepted} "
                 "(tolerance or range lost)",
                 f"{fmt}.numerical-as-fib",
             )
@@ -891,6 +918,87 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
     weight = _points_warning(q, q.points, version)
     if weight is not None:
         yield _warn(loc, f"question {q.id!r}: {weight}", f"{fmt}.points-not-carried")
+    for element, why in profile_losses(q, version):
+        yield _warn(loc, f"question {q.id!r}: {why}", f"{fmt}.{element}-not-carried")
+
+
+def profile_losses(q: Question, version: Version) -> Iterator[tuple[str, str]]:
+    """(element, why) for what a cartridge item of the question cannot hold: the profile has
+    right and wrong answers only (setvar can only Set, rule-checked by its XSD), no wildcards,
+    hints for retries, penalties, units or essay settings; and, in the 1.1 cartridge, what
+    Moodle's restore (the LMS it is for) drops of what the profile holds."""
+    cc = f"the Common Cartridge {version.number} profile"
+    body = q.body
+    credit = None
+    match body:
+        case SingleChoice(choices=choices):
+            odd = [
+                f"{qti12._percent(c.credit)} for choice {i}"
+                for i, c in enumerate(choices, 1)
+                if c.credit and not c.full
+            ]
+            if odd:
+                credit = f"{cc} marks a choice right or wrong: {', '.join(odd)} not carried (written as 0 %)"
+        case ShortAnswer(answers=answers):
+            odd = [f"{a.text!r} ({qti12._percent(a.credit)})" for a in answers if not is_full(a.credit)]
+            if odd:
+                credit = f"{cc} accepts an answer as fully right or not at all; {', '.join(odd)} not written"
+        case Numerical(keys=keys):
+            odd = [
+                f"key {i} ({qti12._percent(k.credit)})"
+                for i, k in enumerate(keys, 1)
+                if not is_full(k.credit)
+            ]
+            if odd:
+                credit = f"{cc} accepts an answer as fully right or not at all; {', '.join(odd)} not written"
+        case MultipleChoice() | TrueFalse() | Matching() | Essay():
+            pass  # a multiple choice question's credits: the partial-credit warning
+        case _:
+            assert_never(body)
+    if credit is not None:
+        yield "credit", credit
+    if isinstance(body, ShortAnswer):
+        wild = [a.text for a in body.answers if a.wildcard and is_full(a.credit)]
+        if wild:
+            kept = any(a.wildcard for _, a in qti12.accepted_answers(body))
+            how = "written as text, * matching only a *" if kept else "not written"
+            yield "wildcard", f"{cc} has no wildcard answers; {wild!r} {how}"
+    correct, incorrect = q.feedback.correct, q.feedback.incorrect
+    asked_apart = isinstance(body, Matching) or _as_essay(q)
+    if not isinstance(body, Essay) and asked_apart and (correct is not None or incorrect is not None):
+        how = "an essay" if _as_essay(q) else "one question per left-hand item"
+        yield (
+            "feedback",
+            f"{cc}: written as {how}, the question has no response to show its right or wrong feedback for",
+        )
+    elif version is CC11 and not isinstance(body, Essay) and (correct is not None or incorrect is not None):
+        # entity11.quiz.class.php reads a continuing condition's feedback as the general feedback
+        # and a condition's as the feedback of the answer its first varequal names: correct_fb,
+        # shown by the condition naming the right choice, becomes that choice's feedback.
+        kept = isinstance(body, SingleChoice | TrueFalse) and correct is not None
+        lost = [
+            w
+            for w, t in (("right", correct), ("wrong", incorrect))
+            if t is not None and not (w == "right" and kept)
+        ]
+        if lost:
+            yield (
+                "feedback",
+                (
+                    f"Moodle's cartridge restore keeps no feedback on a {' or a '.join(lost)} response"
+                    + ("; the feedback on a right one becomes the right choice's feedback" if kept else "")
+                ),
+            )
+    if version is CC11 and isinstance(body, ShortAnswer | Numerical) and not _as_essay(q):
+        written = body if isinstance(body, ShortAnswer) else ShortAnswer(tuple(fib_answers(body)))
+        if any(a.feedback is not None for _, a in qti12.accepted_answers(written)):
+            # get_answers_fib stores a right answer's feedback in a misspelt array
+            # ($correctanswerfib), so it never reaches the question.
+            yield (
+                "answer-feedback",
+                "Moodle's cartridge restore drops the feedback of a right fill-in-the-blank answer",
+            )
+    yield from qti12.common_losses(q, cc)
 
 
 def _points_warning(q: Question, points: float, version: Version) -> str | None:

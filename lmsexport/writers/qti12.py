@@ -23,9 +23,17 @@ each field to the code that reads it. In short:
   ``<div dir=".." lang="..">`` (Canvas's sanitizer keeps ``dir`` and ``lang``); only the
   right-hand items of a matching question are ``text/plain`` (Canvas reads them as text);
 * the explanation: ``itemfeedback ident="general_fb"`` shown by an ``<other/>`` condition
-  (Canvas's "general answer comments"); a choice's feedback: ``itemfeedback ident="<choice>_fb"``
-  shown when that choice is picked;
-* scores on Canvas's 0-100 scale (``decvar SCORE``), the points in ``points_possible``.
+  (Canvas's "general answer comments"); the feedback on a right response ``correct_fb``, shown
+  by each condition giving full credit, and on a wrong one ``general_incorrect_fb``, shown when
+  none did (its correct and incorrect comments); an answer's feedback (a choice's, a true/false
+  answer's, a short answer's, a numerical key's): ``itemfeedback ident="<answer>_fb"`` shown
+  when that answer is given;
+* scores on Canvas's 0-100 scale (``decvar SCORE``), the points in ``points_possible``; the
+  question's name as the item's title;
+* only what Canvas keeps: an answer is right (100) or wrong, since Canvas makes any positive
+  score 100 and every short or numerical answer fully right, so an answer worth less than full
+  credit is not written as right; what is not carried is a warning per question and element
+  (lossy_warnings: ``qti12.<element>-not-carried``).
 
 The documents carry no namespace and no DOCTYPE: they are valid against the official QTI
 1.2.1 DTD (schemas/qti12/ims_qtiasiv1p2p1.dtd), which declares no ``xmlns``; Canvas's
@@ -49,6 +57,7 @@ from lxml import etree
 from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..mathml import to_mathml
 from ..model import (
+    Answer,
     Assessment,
     Bank,
     Choice,
@@ -59,6 +68,7 @@ from ..model import (
     Media,
     MultipleChoice,
     Numerical,
+    NumericKey,
     Question,
     QuestionType,
     Quiz,
@@ -69,6 +79,7 @@ from ..model import (
     Text,
     TrueFalse,
     direction,
+    is_full,
     media_of,
     plain_text,
 )
@@ -106,6 +117,13 @@ RESPONSE = "response1"
 """The response identifier Canvas's exporter gives every single-response question."""
 GENERAL_FB = "general_fb"
 """Canvas keeps an itemfeedback whose id contains ``general_`` as the general comments."""
+CORRECT_FB = "correct_fb"
+"""The feedback on a right response: Canvas's exporter's ident (qti_items.rb ``correct_feedback_ref``);
+Canvas's importer keeps an itemfeedback whose id contains ``correct`` as the correct comments
+(assessment_item_converter.rb ``get_feedback``)."""
+INCORRECT_FB = "general_incorrect_fb"
+"""The feedback on a wrong response (qti_items.rb ``resprocessing``); ``get_feedback`` keeps an id
+containing ``incorrect`` as the incorrect comments (it tests ``incorrect`` before ``correct``)."""
 TRUE_FALSE = (("true", "True"), ("false", "False"))
 """(ident, text) of a true/false question's choices. Canvas recognises a true_false_question
 only when its two answers' texts contain "true" and "false", and then sets them to "True" and
@@ -207,20 +225,30 @@ def material(
 
 
 def short_title(question: Question) -> str:
-    """The item title: the first line of the stem's words (a rich stem's without markup, its
-    formulas as TeX), whitespace collapsed, cut at qti21.TITLE_MAX characters; for a plain stem
-    the title qti21 gives the same question."""
+    """The title derived from the stem: the first line of its words (a rich stem's without
+    markup, its formulas as TeX), whitespace collapsed, cut at qti21.TITLE_MAX characters; for a
+    plain stem the title qti21 gives the same question."""
     first = " ".join(plain_text(question.stem).split("\n", 1)[0].split())
     if not first:
         return question.id
     return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
 
 
+def item_title(question: Question) -> str:
+    """The item title: the question's name, else the one derived from the stem (short_title).
+    Canvas names the question after it (assessment_item_converter.rb ``create_instructure_question``:
+    ``question_name`` is the item's title, which migrate.py copies to the QTI 2 item), and so
+    does Moodle's cartridge restore (entity11.quiz.class.php ``get_questions``: ``@title``)."""
+    return question.name if question.name is not None else short_title(question)
+
+
 def question_texts(question: Question) -> Iterator[Text]:
-    """Every text of a question that may hold markup (and so images), in reading order."""
+    """Every text of a question this format writes (and so every image it shows), in reading order."""
     yield question.stem
     if question.explanation is not None:
         yield question.explanation
+    correct, incorrect = outcome_feedback(question)
+    yield from (t for t in (correct, incorrect) if t is not None)
     match question.body:
         case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
             for choice in choices:
@@ -230,10 +258,43 @@ def question_texts(question: Question) -> Iterator[Text]:
         case Matching(pairs=pairs):
             for pair in pairs:
                 yield pair.left
-        case TrueFalse() | ShortAnswer() | Numerical() | Essay():
+        case TrueFalse(feedback_true=yes, feedback_false=no):
+            yield from (t for t in (yes, no) if t is not None)
+        case ShortAnswer():
+            yield from (a.feedback for _, a in accepted_answers(question.body) if a.feedback is not None)
+        case Numerical():
+            yield from (k.feedback for _, k in full_keys(question.body) if k.feedback is not None)
+        case Essay():
             pass  # no texts this format writes besides the stem and explanation
         case _:
             assert_never(question.body)
+
+
+def outcome_feedback(question: Question) -> tuple[Text | None, Text | None]:
+    """The feedback on a right and on a wrong response that is written (``correct_fb``,
+    ``general_incorrect_fb``): an essay's none, since no response of it is scored right or wrong
+    (a person grades it)."""
+    if isinstance(question.body, Essay):
+        return None, None
+    return question.feedback.correct, question.feedback.incorrect
+
+
+def accepted_answers(body: ShortAnswer) -> list[tuple[int, Answer]]:
+    """(1-based index, answer) of the short answers written, the accepted ones: every full-credit
+    answer matched literally. Canvas makes every answer it finds fully right
+    (extended_text_interaction.rb ``process_response_conditions`` gives each ``stringMatch`` weight
+    100; short_answer_question.rb counts any match right), so a partly right one is left out; it
+    has no wildcard either, so a wildcard answer is left out too, unless every full-credit answer
+    is one (then they are written as text, so the question keeps an answer)."""
+    full = [(i, a) for i, a in enumerate(body.answers, 1) if is_full(a.credit)]
+    literal = [(i, a) for i, a in full if not a.wildcard]
+    return literal or full
+
+
+def full_keys(body: Numerical) -> list[tuple[int, NumericKey]]:
+    """(1-based index, key) of the numerical keys written: the full-credit ones (Canvas makes every
+    answer of a numerical_question fully right: numeric_interaction.rb ``get_canvas_answers``)."""
+    return [(i, k) for i, k in enumerate(body.keys, 1) if is_full(k.credit)]
 
 
 def media_files(texts: Iterable[Text | None]) -> dict[str, Media]:
@@ -358,24 +419,64 @@ def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, Text, str | 
         )
 
 
-def _choice_feedback(ctx: _Item, choices: tuple[Choice, ...]) -> None:
-    """One continuing condition per choice that has feedback (qti_items.rb
-    answer_feedback_respconditions), before the scoring condition: Canvas's converter sets each
-    condition's answer weight in order, so the scoring condition must come last."""
-    for ident, choice in zip(choice_ids(choices), choices, strict=True):
-        if choice.feedback:
+def _answer_feedback(ctx: _Item, entries: Iterable[tuple[str, str, bool | None, bool]]) -> None:
+    """One continuing condition per answer that has feedback, before the scoring condition
+    (qti_items.rb ``answer_feedback_respconditions``): ``(value, feedback ident, case, has
+    feedback)`` entries, the value a choice's ident or a short answer's text. Canvas's converter
+    sets each condition's answer weight in order (choice_interaction.rb
+    ``process_response_conditions``), so the scoring condition must come last; it takes each
+    condition's feedback as that answer's comments (``get_feedback_id``, ``attach_feedback_values``)."""
+    for value, ident, case, has in entries:
+        if has:
             cond, var = condition(ctx.resprocessing, True)
-            varequal(var, RESPONSE, ident)
-            show(cond, f"{ident}_fb")
+            varequal(var, RESPONSE, value, case=case)
+            show(cond, ident)
+
+
+def _choice_feedback(ctx: _Item, choices: tuple[Choice, ...]) -> None:
+    """A condition showing ``<choice>_fb`` for each choice that has feedback (_answer_feedback)."""
+    ids = choice_ids(choices)
+    _answer_feedback(ctx, ((i, f"{i}_fb", None, bool(c.feedback)) for i, c in zip(ids, choices, strict=True)))
+
+
+def _show_correct(ctx: _Item, cond: etree._Element) -> None:
+    """``correct_fb`` shown by a condition that gives full credit, after its other feedback (Canvas's
+    ``get_feedback_id`` takes a condition's first feedback as its answer's, and ignores ``correct_fb``)."""
+    if outcome_feedback(ctx.question)[0] is not None:
+        show(cond, CORRECT_FB)
+
+
+def _show_incorrect(ctx: _Item) -> None:
+    """``general_incorrect_fb`` shown by an ``<other/>`` condition after the scoring ones, so only
+    when none of them held (qti_items.rb ``resprocessing``; migrate.py makes it the scoring
+    condition's ``responseElse``). It does not continue: Moodle's cartridge restore appends the
+    feedback of every continuing condition to the general feedback (entity11.quiz.class.php
+    ``get_general_feedback``), which every learner sees."""
+    if outcome_feedback(ctx.question)[1] is not None:
+        cond, var = condition(ctx.resprocessing, False)
+        _el(var, "other")
+        show(cond, INCORRECT_FB)
 
 
 def _write_single(ctx: _Item, body: SingleChoice) -> None:
     ids = choice_ids(body.choices)
     _choices(ctx, "Single", [(i, c.text, c.lang) for i, c in zip(ids, body.choices, strict=True)])
     _choice_feedback(ctx, body.choices)
-    cond, var = condition(ctx.resprocessing, False)
-    varequal(var, RESPONSE, ids[body.key_indexes[0]])
-    set_score(cond, "100")
+    # One condition per full-credit choice, each setting 100: Canvas gives each the weight 100
+    # (choice_interaction.rb reads every responseIf/responseElseIf), and a multiple_choice_question
+    # counts any answer of weight 100 right (multiple_choice_question.rb). A partly right choice is
+    # not written so: Canvas makes any positive score 100, a second fully right answer
+    # (``get_base_value``); it scores 0 here (lossy_warnings says so).
+    for index in body.key_indexes:
+        cond, var = condition(ctx.resprocessing, False)
+        varequal(var, RESPONSE, ids[index])
+        set_score(cond, "100")
+        _show_correct(ctx, cond)
+    if not body.key_indexes:
+        # No full-credit choice: no scoring condition, but a condition the profiles' rules want
+        # (a varequal on the response), which sets nothing.
+        varequal(condition(ctx.resprocessing, False)[1], RESPONSE, ids[0])
+    _show_incorrect(ctx)
 
 
 def _write_multiple(ctx: _Item, body: MultipleChoice) -> None:
@@ -389,30 +490,53 @@ def _write_multiple(ctx: _Item, body: MultipleChoice) -> None:
     for ident, choice in zip(ids, body.choices, strict=True):
         varequal(and_ if choice.earns else _el(and_, "not"), RESPONSE, ident)
     set_score(cond, "100")
+    _show_correct(ctx, cond)
+    _show_incorrect(ctx)
+
+
+def true_false_feedback(ctx: _Item, body: TrueFalse) -> None:
+    """The feedback on each answer of a true/false question, as a choice's (``true_fb``, ``false_fb``:
+    Canvas's choice_interaction.rb keeps it as that answer's comments)."""
+    texts = (body.feedback_true, body.feedback_false)
+    _answer_feedback(
+        ctx,
+        (
+            (ident, f"{ident}_fb", None, t is not None)
+            for (ident, _), t in zip(TRUE_FALSE, texts, strict=True)
+        ),
+    )
 
 
 def _write_true_false(ctx: _Item, body: TrueFalse) -> None:
     _choices(ctx, "Single", [(ident, text, "en") for ident, text in TRUE_FALSE])
+    true_false_feedback(ctx, body)
     cond, var = condition(ctx.resprocessing, False)
     varequal(var, RESPONSE, TRUE_FALSE[0][0] if body.truth else TRUE_FALSE[1][0])
     set_score(cond, "100")
+    _show_correct(ctx, cond)
+    _show_incorrect(ctx)
 
 
-def _write_short_answer(ctx: _Item, body: ShortAnswer) -> None:
+def _write_short_answer(ctx: _Item, body: ShortAnswer, say_case: bool = True) -> None:
+    """``say_case``: whether the varequals carry the case attribute (a cartridge's numerical
+    answer, a number as text, carries none)."""
     render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"))
+    accepted = accepted_answers(body)
+    case = body.case_sensitive if say_case else None
+    _answer_feedback(ctx, ((a.text, f"A{i}_fb", case, a.feedback is not None) for i, a in accepted))
     # Every accepted answer in one condition, as Canvas's exporter writes it (qti_items.rb
     # short_answer_resprocessing): Canvas (extended_text_interaction.rb) and Moodle's CC
     # importer (get_answers_fib) read each varequal of it as one accepted answer.
     cond, var = condition(ctx.resprocessing, False)
-    for answer in body.accepted:
-        varequal(var, RESPONSE, answer, case=body.case_sensitive)
+    for _, answer in accepted:
+        varequal(var, RESPONSE, answer.text, case=case)
     set_score(cond, "100")
+    _show_correct(ctx, cond)
+    _show_incorrect(ctx)
 
 
-def _write_numerical(ctx: _Item, body: Numerical) -> None:
-    key = body.key
-    render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"), "Decimal")
-    cond, var = condition(ctx.resprocessing, False)
+def numeric_test(var: etree._Element, key: NumericKey) -> None:
+    """The test of one numerical key, in a conditionvar."""
     if key.low is not None and key.high is not None:
         # A range: Canvas's range_answer (numeric_interaction.rb reads vargte/varlte under an
         # and, which the converter makes of two conditions side by side).
@@ -429,7 +553,27 @@ def _write_numerical(ctx: _Item, body: Numerical) -> None:
             answer, margin = decimal(key.answer), decimal(key.tolerance)
             _el(and_, "vargte", number(answer - margin), respident=RESPONSE)
             _el(and_, "varlte", number(answer + margin), respident=RESPONSE)
-    set_score(cond, "100")
+
+
+def _write_numerical(ctx: _Item, body: Numerical) -> None:
+    render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"), "Decimal")
+    # One condition per full-credit key, as Canvas's exporter writes a numerical question's answers
+    # (qti_items.rb numerical_resprocessing: each sets 100 and shows ``<answer>_fb``); Canvas reads
+    # each responseIf/responseElseIf as one answer of weight 100 (numeric_interaction.rb
+    # ``get_canvas_answers``, which takes the condition's first feedback as its comments).
+    keys = full_keys(body)
+    for i, key in keys:
+        cond, var = condition(ctx.resprocessing, False)
+        numeric_test(var, key)
+        set_score(cond, "100")
+        if key.feedback is not None:
+            show(cond, f"K{i}_fb")
+        _show_correct(ctx, cond)
+    if not keys:
+        # No full-credit key: any key written would be a fully right answer in Canvas, so none is;
+        # an <other/> condition that sets nothing keeps the processing valid.
+        _el(condition(ctx.resprocessing, False)[1], "other")
+    _show_incorrect(ctx)
 
 
 def matching_rights(body: Matching) -> list[str]:
@@ -461,6 +605,15 @@ def _write_matching(ctx: _Item, body: Matching) -> None:
         cond, var = condition(ctx.resprocessing, True)
         varequal(var, f"response_L{i}", right_id[pair.right])
         set_score(cond, share, action="Add")
+    if outcome_feedback(ctx.question)[0] is not None:
+        # Every pair right, setting nothing more: where ``correct_fb`` is shown (Canvas's
+        # associate_interaction.rb connects a pair only through a condition that adds to SCORE).
+        cond, var = condition(ctx.resprocessing, False)
+        and_ = _el(var, "and")
+        for i, pair in enumerate(body.pairs, 1):
+            varequal(and_, f"response_L{i}", right_id[pair.right])
+        _show_correct(ctx, cond)
+    _show_incorrect(ctx)
 
 
 def _write_essay(ctx: _Item) -> None:
@@ -505,7 +658,7 @@ def item_tree(
     (below) when the question's type allows it: the tree build_item_tree makes, for a fraction
     of the cost.
     """
-    if question.type not in SKELETON_TYPES:
+    if not skeleton_type(question):
         return build_item_tree(quiz, question, parent, style, points)
     key = (
         "qti12",
@@ -536,7 +689,7 @@ def build_item_tree(
 ) -> etree._Element:
     """item_tree built element by element: the definition item_tree's fast path must match."""
     lang = quiz.lang_of(question)
-    item = _el(parent, "item", ident=question.id, title=short_title(question))
+    item = _el(parent, "item", ident=question.id, title=item_title(question))
     item.set(XML_LANG, lang)
     md = _el(_el(item, "itemmetadata"), "qtimetadata")
     meta_field(md, "question_type", QUESTION_TYPES[question.type])
@@ -547,11 +700,42 @@ def build_item_tree(
     outcomes(resprocessing)
     general_feedback(resprocessing, question)
     _write_body(_Item(quiz, question, lang, item, presentation, resprocessing, style))
-    if question.explanation:
-        itemfeedback(item, GENERAL_FB, question.explanation, lang, style)
-    if isinstance(question.body, SingleChoice | MultipleChoice):
-        choice_feedbacks(item, question.body.choices, lang, style)
+    item_feedbacks(item, question, lang, style)
     return item
+
+
+def item_feedbacks(item: etree._Element, question: Question, lang: str, style: Flavour) -> None:
+    """Every ``itemfeedback`` the response processing shows, in Canvas's exporter's order
+    (qti_items.rb ``add_question``): the general, right and wrong feedback, then each answer's;
+    only those a condition shows (the CC profile wants each shown, rule 12d: a question with no
+    full-credit answer shows no ``correct_fb``)."""
+    shown = {d.get("linkrefid") for d in item.iter("{*}displayfeedback", "displayfeedback")}
+    texts: list[tuple[str, Text | None, bool]] = [(GENERAL_FB, question.explanation or None, False)]
+    texts += zip((CORRECT_FB, INCORRECT_FB), outcome_feedback(question), (False, False), strict=True)
+    match body := question.body:
+        case SingleChoice() | MultipleChoice():
+            texts += [
+                (f"{i}_fb", c.feedback or None, True)
+                for i, c in zip(choice_ids(body.choices), body.choices, strict=True)
+            ]
+        case TrueFalse():
+            texts += [
+                (f"{ident}_fb", text, False)
+                for (ident, _), text in zip(
+                    TRUE_FALSE, (body.feedback_true, body.feedback_false), strict=True
+                )
+            ]
+        case ShortAnswer():
+            texts += [(f"A{i}_fb", a.feedback, False) for i, a in accepted_answers(body)]
+        case Numerical():
+            texts += [(f"K{i}_fb", k.feedback, False) for i, k in full_keys(body)]
+        case Matching() | Essay():
+            pass
+        case _:
+            assert_never(body)
+    for ident, text, inline in texts:
+        if text is not None and ident in shown:
+            itemfeedback(item, ident, text, lang, style, inline=inline)
 
 
 def choice_feedbacks(item: etree._Element, choices: tuple[Choice, ...], lang: str, style: Flavour) -> None:
@@ -578,6 +762,18 @@ def choice_feedbacks(item: etree._Element, choices: tuple[Choice, ...], lang: st
 SKELETON_TYPES = frozenset(
     {QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE, QuestionType.ESSAY}
 )
+
+
+def skeleton_type(question: Question) -> bool:
+    """Whether a question's item may be a skeleton's copy: its type's structure depends on nothing
+    but text_shape, and it has no text the skeleton does not mark (the feedback on a right or
+    wrong response, on a true/false answer: those questions are built)."""
+    if question.type not in SKELETON_TYPES or any(outcome_feedback(question)):
+        return False
+    body = question.body
+    return not (isinstance(body, TrueFalse) and (body.feedback_true or body.feedback_false))
+
+
 _SKELETONS: dict[tuple[object, ...], Skeleton | None] = {}
 _SKELETON_CACHE_MAX = 4096
 _MARK = "\ue000"
@@ -598,7 +794,7 @@ def text_shape(question: Question) -> tuple[object, ...]:
             body = (question.body,)  # not skeleton types: the whole body, to be safe
         case _:
             assert_never(question.body)
-    return (question.type, question.lang, bool(question.explanation), body)
+    return (question.type, question.lang, bool(question.explanation), question.name is not None, body)
 
 
 @dataclass(frozen=True)
@@ -659,6 +855,7 @@ def _make_skeleton(
     stand_in = replace(
         question,
         id=mark("id"),
+        name=mark("name") if question.name is not None else None,
         stem=mark("stem"),
         explanation=mark("explanation") if question.explanation else question.explanation,
         body=body,
@@ -674,8 +871,8 @@ def _make_skeleton(
                 continue
             if el is item and attr == "ident" and value == mark("id"):
                 slots.append((path, attr, lambda q: q.id))
-            elif el is item and attr == "title" and value == short_title(stand_in):
-                slots.append((path, attr, short_title))
+            elif el is item and attr == "title" and value == item_title(stand_in):
+                slots.append((path, attr, item_title))
             else:
                 return None
         if el.tail and _MARK in el.tail:
@@ -940,7 +1137,8 @@ def package_path(quiz: Quiz) -> str:
 
 
 def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
-    """What Canvas's import of the package cannot keep, per question."""
+    """What Canvas's import of the package cannot keep, per question: one warning per question and
+    element, only where the element is set (docs/canvas-qti12.md, "What Canvas keeps")."""
     out = []
     for q in quiz.questions:
         loc = q.loc or SourceLoc(quiz.id)
@@ -953,6 +1151,134 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti12.canvas-case-sensitive",
                 )
             )
+        for element, why in canvas_losses(q):
+            out.append(_warn(loc, f"question {q.id!r}: {why}", f"qti12.{element}-not-carried"))
+    return out
+
+
+def _percent(credit: float) -> str:
+    return f"{num(round(credit * 100, 5))} %"
+
+
+def credit_loss(q: Question) -> str | None:
+    """What of a question's credits a Canvas-flavour item cannot hold, or None: Canvas keeps an
+    answer right (weight 100) or wrong (0) and nothing between (choice_interaction.rb
+    ``get_base_value``: any positive score is 100, any other 0; short answers and numerical
+    answers are all 100)."""
+    match body := q.body:
+        case SingleChoice(choices=choices):
+            odd = [
+                f"{_percent(c.credit)} for choice {i}"
+                for i, c in enumerate(choices, 1)
+                if c.credit and not c.full
+            ]
+            if not odd:
+                return None
+            none = "" if body.key_indexes else "; no choice earns full credit, so none is marked right"
+            return (
+                f"Canvas keeps a choice right (100 %) or wrong (0 %) and nothing between, and makes any "
+                f"positive score fully right: {', '.join(odd)} not carried (written as 0 %){none}"
+            )
+        case MultipleChoice():
+            if body.default_credits:
+                return None
+            return (
+                "Canvas keeps which choices are right and scores a multiple-answer question by its own "
+                "rule (each right pick 1/n of the points, each wrong pick -1/n); the credits "
+                f"({', '.join(_percent(c) for c in body.credits)}) are not carried"
+            )
+        case ShortAnswer(answers=answers):
+            odd = [f"{a.text!r} ({_percent(a.credit)})" for a in answers if not is_full(a.credit)]
+            if not odd:
+                return None
+            return (
+                "every answer of a Canvas short_answer_question is fully right; the answers worth less, "
+                f"{', '.join(odd)}, are not written (with their feedback)"
+            )
+        case Numerical(keys=keys):
+            odd = [f"key {i} ({_percent(k.credit)})" for i, k in enumerate(keys, 1) if not is_full(k.credit)]
+            if not odd:
+                return None
+            return (
+                "every answer of a Canvas numerical_question is fully right; the keys worth less, "
+                f"{', '.join(odd)}, are not written (with their feedback)"
+            )
+        case TrueFalse() | Matching() | Essay():
+            return None
+        case _:
+            assert_never(body)
+
+
+def essay_options(body: Essay) -> list[str]:
+    """The essay settings that differ from the defaults (model.Essay), by their source names."""
+    default = Essay()
+    names = {
+        "response_format": body.response_format != default.response_format,
+        "response_required": body.required != default.required,
+        "response_lines": body.lines != default.lines,
+        "min_words": body.min_words is not None,
+        "max_words": body.max_words is not None,
+        "template": body.template is not None,
+        "grader_info": body.grader_info is not None,
+    }
+    return [name for name, set_ in names.items() if set_]
+
+
+def units_set(body: Numerical) -> bool:
+    """Whether a numerical question says anything about units (model.Numerical's defaults otherwise)."""
+    default = Numerical(keys=body.keys)
+    return bool(body.units) or (
+        body.unit_grading,
+        body.unit_penalty,
+        body.unit_input,
+        body.units_left,
+    ) != (default.unit_grading, default.unit_penalty, default.unit_input, default.units_left)
+
+
+def common_losses(q: Question, lms: str) -> Iterator[tuple[str, str]]:
+    """(element, why) for what no QTI 1.2 item of ours carries, whichever LMS reads it: the parts
+    of a question Canvas's classic quizzes (and the CC profile) have no field for. ``lms`` names
+    the reader in the sentences."""
+    fb = q.feedback
+    if fb.partial is not None:
+        yield "partial-feedback", f"{lms} has no feedback for a partly right response"
+    if fb.show_num_correct:
+        yield "show-num-correct", f"{lms} does not tell how many parts of a response are right"
+    if isinstance(q.body, Essay) and (fb.correct is not None or fb.incorrect is not None):
+        yield "feedback", "an essay is graded by hand, so no response is shown right or wrong feedback"
+    if q.hints:
+        # The CC profile's itemfeedback "hint" says nothing of when it shows, and neither Canvas
+        # (get_feedback keeps no id "hint") nor Moodle's restore reads it: not written either.
+        yield "hints", f"{lms} has no hints shown one by one on retries ({len(q.hints)} not carried)"
+    if q.penalty is not None:
+        yield "penalty", f"{lms} has no penalty per try (penalty {num(q.penalty)} not carried)"
+    match body := q.body:
+        case ShortAnswer() | Numerical() if body.other_feedback is not None:
+            yield "other-feedback", f"{lms} has no feedback for a response no answer matches"
+        case _:
+            pass
+    if isinstance(q.body, Numerical) and units_set(q.body):
+        yield (
+            "units",
+            f"{lms} has no units for numerical answers (units, unit grading and penalty not carried)",
+        )
+    if isinstance(q.body, Essay) and (options := essay_options(q.body)):
+        yield "essay-options", f"{lms} has no such settings for essays ({', '.join(options)} not carried)"
+
+
+def canvas_losses(q: Question) -> list[tuple[str, str]]:
+    """(element, why) for each part of a question Canvas's import of a Canvas-flavour item drops."""
+    out = []
+    credit = credit_loss(q)
+    if credit is not None:
+        out.append(("credit", credit))
+    if isinstance(q.body, ShortAnswer):
+        full_wild = [a.text for a in q.body.answers if a.wildcard and is_full(a.credit)]
+        if full_wild:
+            kept = any(a.wildcard for _, a in accepted_answers(q.body))
+            how = "written as text, * matching only a *" if kept else "not written"
+            out.append(("wildcard", f"Canvas short answers have no wildcard; {full_wild!r} {how}"))
+    out += common_losses(q, "Canvas")
     return out
 
 

@@ -19,6 +19,8 @@
 //           /questestinterop/assessment/section/item, each with get_question_type (cc_profile ->
 //           Moodle type), get_defaultgrade (cc_weighting, an int 0-99, else 1), the answers'
 //           idents, and the images of its text resolved as update_sources resolves them
+//           and the name (@title), general feedback (get_general_feedback) and each answer's
+//           fraction and feedback (get_answers: get_feedback, get_score, get_answers_fib)
 // banks:    the question-bank resources (cc2moodle.php create_code_info_details_mod)
 $dir = $argv[1];
 $schema = $argv[2];
@@ -78,6 +80,93 @@ function full_path($path) {
     return implode('/', $parts);
 }
 
+// The texts of the itemfeedbacks some displayfeedbacks name, each followed by a space, as
+// entity11.quiz.class.php joins them.
+function feedback_texts($x, $qi, $displays) {
+    $out = '';
+    foreach ($displays as $d) {
+        $id = $d->getAttribute('linkrefid');
+        $text = $x->query('xmlns:itemfeedback[@ident="' . $id . '"]/xmlns:flow_mat/xmlns:material/xmlns:mattext', $qi);
+        $out .= $text->length && $text->item(0)->nodeValue !== '' ? $text->item(0)->nodeValue . ' ' : '';
+    }
+    return $out;
+}
+
+// get_general_feedback: the feedback every continuing condition shows.
+function general_feedback($x, $qi) {
+    $out = '';
+    foreach ($x->query('xmlns:resprocessing/xmlns:respcondition', $qi) as $rc) {
+        if (strtolower($rc->getAttribute('continue')) === 'yes') {
+            $out .= feedback_texts($x, $qi, $x->query('xmlns:displayfeedback', $rc));
+        }
+    }
+    return $out;
+}
+
+// get_answers for choices: each answer's feedback (get_feedback: every condition whose first
+// varequal names it), its score (get_score: the last such condition's setvar, 1 or 0; a
+// multiple response's right choices, varequal case="Yes" under the condition setting 100, 1/n).
+function choice_answers($x, $qi, $profile) {
+    $right = [];
+    if ($profile === 'cc.multiple_response.v0p1') {
+        foreach ($x->query('.//xmlns:setvar[@varname="SCORE"][.=100]/../xmlns:conditionvar//xmlns:varequal[@case="Yes"][not(parent::xmlns:not)]', $qi) as $v) {
+            $right[$v->nodeValue] = true;
+        }
+    }
+    $out = [];
+    foreach ($x->query('xmlns:presentation/xmlns:response_lid/xmlns:render_choice/xmlns:response_label', $qi) as $label) {
+        $ident = $label->getAttribute('ident');
+        $feedback = '';
+        $score = '';
+        foreach ($x->query('xmlns:resprocessing/xmlns:respcondition', $qi) as $rc) {
+            $first = $x->query('xmlns:conditionvar/xmlns:varequal', $rc);
+            $first = $first->length ? $first->item(0)->nodeValue : '';
+            if (strtolower($first) === strtolower($ident)) {
+                $feedback .= feedback_texts($x, $qi, $x->query('xmlns:displayfeedback', $rc));
+                $set = $x->query('xmlns:setvar', $rc);
+                $score = $set->length ? $set->item(0)->nodeValue : '';
+            }
+        }
+        $fraction = empty($score) ? 0.0 : 1.0;
+        if ($right) {
+            $fraction = isset($right[$ident]) ? round(1.0 / count($right), 7) : $fraction;
+        }
+        $out[] = ['ident' => $ident, 'fraction' => $fraction, 'feedback' => $feedback];
+    }
+    return $out;
+}
+
+// get_answers_fib: the varequals of the condition setting 100 are right answers (their feedback
+// is stored in a misspelt array, $correctanswerfib, so it stays ''); every other condition's
+// first varequal an answer worth 0 with the feedback it shows.
+function fib_answers($x, $qi) {
+    $right = [];
+    $cond = $x->query('xmlns:resprocessing/xmlns:respcondition/xmlns:setvar[text()="100"]/..', $qi);
+    if ($cond->length) {
+        foreach ($x->query('xmlns:conditionvar/xmlns:varequal', $cond->item(0)) as $v) {
+            if ($v->nodeValue !== '') {
+                $right[$v->nodeValue] = ['ident' => $v->nodeValue, 'fraction' => 1.0, 'feedback' => ''];
+            }
+        }
+    }
+    $wrong = [];
+    foreach ($x->query('xmlns:resprocessing/xmlns:respcondition', $qi) as $rc) {
+        $set = $x->query('xmlns:setvar', $rc);
+        if ($set->length && $set->item(0)->nodeValue === '100') {
+            continue;
+        }
+        $v = $x->query('xmlns:conditionvar/xmlns:varequal', $rc);
+        if (!$v->length) {
+            continue;
+        }
+        $title = $v->item(0)->nodeValue;
+        if (!isset($right[$title])) {
+            $wrong[] = ['ident' => $title, 'fraction' => 0.0, 'feedback' => feedback_texts($x, $qi, $x->query('xmlns:displayfeedback', $rc))];
+        }
+    }
+    return array_merge(array_values($right), $wrong);
+}
+
 $mx = new DOMXPath($manifest);
 $mx->registerNamespace('imscc', $ccns);
 $quizzes = [];
@@ -133,6 +222,10 @@ foreach ($mx->query('/imscc:manifest/imscc:organizations/imscc:organization//ims
             'defaultgrade' => $grade,
             'answers' => $answers,
             'images' => $images,
+            // get_questions: the name is the item's @title
+            'name' => $qi->getAttribute('title'),
+            'general_feedback' => general_feedback($x, $qi),
+            'choices' => $profile === 'cc.fib.v0p1' ? fib_answers($x, $qi) : choice_answers($x, $qi, $profile),
         ];
     }
     $quizzes[] = [
