@@ -93,13 +93,24 @@ def test_moodle_docs_examples() -> None:
     assert [(p.left, p.right) for p in q4.body.pairs] == [("cat", "cat food"), ("dog", "dog food")]
     assert q5.body == Numerical((NumericKey(answer=3, tolerance=2),))
     assert q6.body == Numerical((NumericKey(low=1, high=5),))
-    assert q7.body == Numerical((NumericKey(answer=1822, tolerance=0),))
+    assert q7.body == Numerical(
+        (
+            NumericKey(answer=1822, tolerance=0, feedback="Correct! Full credit."),
+            NumericKey(
+                answer=1822,
+                tolerance=2,
+                credit=0.5,
+                feedback="He was born in 1822. Half credit for being close.",
+            ),
+        )
+    )
     assert isinstance(q9.body, MultipleChoice)
     assert [c.earns for c in q9.body.choices] == [False, True, True, False]
-    assert q9.body.credits == (-0.5, 0.5, 0.5, -0.5) and q9.body.default_credits
+    # Its own weights, not the default rule's (which would take off 50% for a wrong pick).
+    assert q9.body.credits == (-1.0, 0.5, 0.5, -1.0) and not q9.body.default_credits
     assert q9.id == "q9" and q1.id == "q1"
-    assert [w.rule for w in warnings] == ["gift.answers-dropped"]
-    assert str(warnings[0].loc) == "docs.gift.txt:21:1"
+    assert [q.name for q in quiz.questions] == [f"Q{n}" for n in range(1, 9)] + [None]
+    assert warnings == []
 
 
 def test_moodle_level_items_keep_weights_and_formats() -> None:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmsexport.build import _assessment_round_trip
+from lmsexport.gift import is_derived_name
 from lmsexport.media import sniff
 from lmsexport.model import (
     Answer,
@@ -32,6 +33,7 @@ from lmsexport.model import (
     Draw,
     Emph,
     Essay,
+    Hint,
     Image,
     Inline,
     LineBreak,
@@ -43,12 +45,14 @@ from lmsexport.model import (
     Numerical,
     NumericKey,
     OrderedList,
+    OutcomeFeedback,
     Pair,
     Para,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     Section,
     ShortAnswer,
@@ -58,8 +62,12 @@ from lmsexport.model import (
     Table,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
     default_multiple_credits,
+    exact_credit,
 )
+from lmsexport.moodle import MOODLE_GRADES
 from lmsexport.readers.gift import read_quiz
 from lmsexport.writers import Output
 from lmsexport.writers.gift import (
@@ -163,12 +171,82 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
         body = Numerical((key,))
     elif qtype is QuestionType.MATCHING:
         pairs = draw(st.lists(st.tuples(TEXT, PLAIN_RIGHT), min_size=2, max_size=4))
-        body = Matching(tuple(Pair(a, b) for a, b in pairs), tuple(draw(st.lists(TEXT, max_size=2))))
+        body = Matching(tuple(Pair(a, b) for a, b in pairs), tuple(draw(st.lists(PLAIN_RIGHT, max_size=2))))
     else:
         body = Essay()
     return Question(
         id=qid, stem=stem, explanation=explanation, points=points, lang=lang, tags=tags, body=body
     )
+
+
+# -- issue 22: credits, feedback, names, distractors, and what only the metadata carries ---
+
+GRADES = st.sampled_from(sorted({exact_credit(float(g)) for g in MOODLE_GRADES}))
+"""Any credit on Moodle's grade list, as the exact fraction it stands for."""
+EARNED = GRADES.filter(lambda x: x >= 0)
+LITERAL_ANSWER = TEXT.filter(lambda s: _writable_answer(s.replace("\\*", "*")))
+"""A literal answer: `*` and `\\*` included (written `\\*` and `\\\\*`, read back exactly)."""
+WILDCARD_ANSWER = ANSWER.filter(lambda s: "*" in s and s != "*")
+NAME = TEXT.map(lambda s: " ".join(s.split())).filter(lambda s: bool(s) and "&&" not in s)
+
+
+@st.composite
+def graded_questions(draw: st.DrawFn, qid: str) -> Question:
+    """A question of questions() with every field of issue 22 GIFT carries, or carries in its
+    metadata comment, drawn with GIFT's and HTML's specials in every text."""
+    q = draw(questions(qid))
+    opt = st.none() | TEXT
+    body: Body = q.body
+    match body:
+        case SingleChoice(choices) | MultipleChoice(choices) if draw(st.booleans()):
+            credits = [draw(GRADES) for _ in choices]
+            if max(credits) <= 0:
+                credits[0] = draw(GRADES.filter(lambda x: x > 0))
+            body = replace(
+                body, choices=tuple(replace(c, credit=x) for c, x in zip(choices, credits, strict=True))
+            )
+        case TrueFalse(truth):
+            body = TrueFalse(truth, draw(opt), draw(opt))
+        case ShortAnswer():
+            answers = []
+            for _ in range(draw(st.integers(1, 3))):
+                wildcard = draw(st.booleans())
+                text = draw(WILDCARD_ANSWER if wildcard else LITERAL_ANSWER)
+                answers.append(Answer(text, draw(EARNED), draw(opt), wildcard))
+            i = draw(st.integers(0, len(answers) - 1))
+            answers[i] = replace(answers[i], credit=1.0)
+            other = draw(opt)
+            if other is None and answers[-1].wildcard and answers[-1].text == "*" and answers[-1].credit == 0:
+                other = "x"  # a last `*` at 0% with feedback is Moodle's "any other answer"
+            body = ShortAnswer(tuple(answers), body.case_sensitive, other)
+        case Numerical(keys):
+            extra = draw(st.lists(st.builds(NumericKey, NUM, st.just(0.0)), max_size=2))
+            keys = tuple(replace(k, credit=draw(EARNED), feedback=draw(opt)) for k in (*keys, *extra))
+            units = draw(st.sampled_from([(), (Unit("GB"), Unit("MB", 1000.0))]))
+            body = Numerical(keys, units=units, unit_grading=draw(st.sampled_from(list(UnitGrading))),
+                             other_feedback=draw(opt))  # fmt: skip
+        case Essay():
+            body = Essay(
+                draw(st.sampled_from(list(ResponseFormat))),
+                draw(st.booleans()),
+                draw(st.sampled_from([15, 3])),
+                draw(st.none() | st.integers(0, 5)),
+                draw(st.none() | st.integers(5, 9)),
+                draw(opt),
+                draw(opt),
+            )
+    q = replace(
+        q,
+        body=body,
+        feedback=OutcomeFeedback(draw(opt), draw(opt), draw(opt), draw(st.booleans())),
+        hints=tuple(
+            Hint(t, draw(st.booleans()), draw(st.booleans())) for t in draw(st.lists(TEXT, max_size=2))
+        ),
+        penalty=draw(st.sampled_from([None, 0.0, 0.5, 1.0])),
+    )
+    name = draw(st.none() | NAME)
+    # A name equal to the one the writer derives from the stem reads back as no name.
+    return q if name is None or is_derived_name(name, q) else replace(q, name=name)
 
 
 def _canonical_langs(quiz: Quiz) -> Quiz:
@@ -210,6 +288,20 @@ def _round_trip(quiz: Quiz) -> Quiz:
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(quizzes())
 def test_any_quiz_survives_gift(quiz: Quiz) -> None:
+    assert _round_trip(quiz) == quiz
+
+
+@st.composite
+def graded_quizzes(draw: st.DrawFn) -> Quiz:
+    quiz = draw(quizzes())
+    return _canonical_langs(
+        replace(quiz, questions=tuple(draw(graded_questions(q.id)) for q in quiz.questions))
+    )
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graded_quizzes())
+def test_any_quiz_with_credits_feedback_and_names_survives_gift(quiz: Quiz) -> None:
     assert _round_trip(quiz) == quiz
 
 

@@ -211,10 +211,6 @@ def test_points_warning_names_the_question() -> None:
             _short("A", case_sensitive=True),
             "gift.case-sensitive-not-carried",
         ),
-        (
-            Question(id="m", stem="S", body=Matching((Pair("a", "1"), Pair("b", "2")), ("3",))),
-            "gift.distractors-not-carried",
-        ),
         (_single(tags=("a<b",)), "gift.tag-dropped"),
     ],
 )

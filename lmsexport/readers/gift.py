@@ -18,8 +18,15 @@ no place for:
 * description items (no answer block) are skipped with a warning;
 * missing-word questions (text after `}`) get Moodle's `_____` in the stem and are read as
   their answer block says;
-* partial credit on single-choice or short answers, per-answer feedback on true/false,
-  short and numerical answers, and extra numerical answers are dropped with a warning;
+* weights are credits (model.exact_credit of the grade; a multi-answer question weighted
+  as lmsexport's default rule gets that rule's credits); feedback after `#` is the answer's,
+  `{T#wrong#right}` the true/false answers', a last short answer `*` at 0% and a numerical
+  `~#...` the feedback for any other answer; a short answer with an unescaped `*` is a
+  wildcard, `\\*` a literal `*`; a matching pair with an empty left side a distractor; a
+  `::title::` equal to the name the writer derives from the stem is no name. A file from
+  elsewhere is warned about where Moodle imports with a notice (several full-credit choices,
+  weights not adding to 100%, no full-credit numerical key);
+* ordering questions (`{>N ...}`, Moodle's qtype_ordering) are skipped with a warning;
 * `[html]` texts are turned back into plain text (`<br>` -> line break, `&nbsp;` -> space,
   entities decoded, white space collapsed as a browser would); other markup is kept as
   text with a warning. Other formats are kept as written.
@@ -37,7 +44,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
@@ -45,38 +52,65 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from ..errors import Diagnostic, GiftSyntaxError, Severity
+from ..gift import (  # noqa: F401 - the limits are re-exported: the CLI and tests use them from here
+    ASSESSMENT_META,
+    FORMAT_NAMES,
+    GENERAL_FEEDBACK,
+    MAX_GIFT_BLOCKS,
+    MAX_GIFT_BYTES,
+    MAX_GIFT_ERRORS,
+    OTHER_ANSWER,
+    PLACEHOLDERS,
+    QUESTION_META,
+    QUIZ_META,
+    TRUE_FALSE_WORDS,
+    WEIGHT_RE,
+    format_weight,
+    has_wildcard,
+    is_derived_name,
+    parse_meta,
+    unescape_literal,
+)
 from ..model import (
     Answer,
     Assessment,
     Choice,
     Difficulty,
     Essay,
+    Hint,
     Matching,
     Media,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Question,
     Quiz,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
     default_multiple_credits,
+    exact_credit,
+    is_full,
 )
 from ..moodle import (
     GRADE_TOLERANCE,
     assessment_from_meta,
+    format_percent,
     has_markup,
     html_to_plain,
+    multi_answer_weights,
     nearest_grade,
-    parse_meta,
     split_lang,
 )
-from ..writers.gift import WEIGHT_RE, format_weight
 
 _PHP_TRIM = " \t\n\r\0\x0b"
 """The characters PHP's trim() removes; Moodle trims lines and texts with it."""
@@ -84,15 +118,7 @@ _PHP_TRIM = " \t\n\r\0\x0b"
 # Moodle's escapedchar_pre() turns escapes into placeholders ("\\:" -> "&&058;") that no
 # later step looks into, and escapedchar_post() turns every placeholder, escaped or written
 # literally, back into its character. Using the same strings keeps that behaviour exact.
-_ESCAPES = {
-    ":": "&&058;",
-    "#": "&&035;",
-    "=": "&&061;",
-    "{": "&&123;",
-    "}": "&&125;",
-    "~": "&&126;",
-    "n": "&&010",
-}
+_ESCAPES = PLACEHOLDERS
 # A literal "&&092;" is what Moodle's escaped backslash turns into, so it is one too.
 _TOKEN = re.compile(r"\\\\|\\[:#={}~n]|&&092;")
 
@@ -118,7 +144,7 @@ _PHP_NUMERIC = re.compile(
 _ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
 _ID_COMMENT = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
 _TAG_COMMENT = re.compile(r"\[tag:((?:\\]|[^\]<>`\x00-\x1f\x7f])+)]")
-_FORMATS = ("moodle", "html", "plain", "markdown")
+_FORMATS = FORMAT_NAMES
 _CHOICE_MARK = re.compile("[~=]")
 _WEIGHT_AT = re.compile(WEIGHT_RE.pattern.removeprefix("^"))
 """WEIGHT_RE for Pattern.match(text, pos): that anchors at pos already, where "^" would not."""
@@ -129,6 +155,9 @@ _CLOZE_START = re.compile(
     r"[0-9]*:(?:NUMERICAL|NM|MULTICHOICE(?:_V|_H|_S|_VS|_HS)?|MCV?S?|MCHS?|SHORTANSWER(?:_C)?|SAC?|MWC?"
     r"|MULTIRESPONSE(?:_H|_S|_HS)?|MRH?S?):"
 )
+_ORDERING = re.compile(r">\s*[0-9]")
+"""The start of qtype_ordering's GIFT answer block (question/type/ordering/questiontype.php
+import_from_gift(): `{>N [selection] [layout] [grading] ...}`)."""
 _TEX_COMMAND_END = re.compile(r"\\[A-Za-z]+\*?[ \t]*\Z")
 
 
@@ -554,7 +583,8 @@ class GiftItem:
     """One block of a GIFT file as Moodle's readquestion() would return it."""
 
     qtype: str
-    """category, description, essay, multichoice, match, truefalse, shortanswer or numerical."""
+    """category, description, essay, multichoice, match, truefalse, shortanswer, numerical or
+    ordering (a plugin type lmsexport skips)."""
     loc: SourceLoc
     comments: tuple[str, ...] = ()
     name: str | None = None
@@ -728,10 +758,10 @@ class _Block:
             return
         # Moodle's blank for a missing word takes the position of the answer block.
         qtext = t.without(start, finish + 1, "_____" if missing else "")
-        gf = answer.s.rfind("####")
+        gf = answer.s.rfind(GENERAL_FEEDBACK)
         general = None
         if gf >= 0:
-            general = answer[gf + 4 :]
+            general = answer[gf + len(GENERAL_FEEDBACK) :]
             answer = answer[:gf].strip()
         text = self.text_with_format(qtext, "moodle")
         self.qformat = text.format
@@ -750,7 +780,7 @@ class _Block:
         # What Moodle makes of the block, read as it would (into a scratch list of diagnostics).
         scratch = _Block(self.path, self.lines, [], self.quick)
         scratch.stand_ins, scratch.qformat = self.stand_ins, self.qformat
-        gf = answer.s.rfind("####")
+        gf = answer.s.rfind(GENERAL_FEEDBACK)
         made = _what(scratch._typed(answer[:gf].strip() if gf >= 0 else answer))
         reading = f"Moodle takes {block} as the answer block ({made}) and keeps {kept} in the question text"
         extra = s.find("{", start + 1)
@@ -777,6 +807,10 @@ class _Block:
         s = a.s
         if s == "":
             return {"qtype": "essay"}
+        if s[0] == ">" and _ORDERING.match(s):
+            # Moodle's qtype_ordering (core since Moodle 4.3) takes `{>N ...}` before any core
+            # type is looked for (readquestion()'s try_importing_using_qtypes()).
+            return {"qtype": "ordering"}
         if s[0] == "#":
             return self._numerical(a)
         if "~" in s:
@@ -784,7 +818,7 @@ class _Block:
         if "=" in s and "->" in s:
             return self._match(a)
         check = s[: s.find("#")].strip(_PHP_TRIM) if s.find("#") > 0 else s
-        if check in ("T", "TRUE", "F", "FALSE"):
+        if check in TRUE_FALSE_WORDS:
             return self._truefalse(a)
         return self._shortanswer(a)
 
@@ -983,6 +1017,8 @@ def _what(fields: Mapping[str, Any]) -> str:
     qtype = fields["qtype"]
     if qtype == "essay":
         return "an essay question"
+    if qtype == "ordering":
+        return "an ordering question"
     if qtype == "truefalse":
         return f"a true/false question, {'true' if fields['truth'] else 'false'}"
     if qtype == "match":
@@ -1041,13 +1077,6 @@ def _blocks(lines: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=Diagnostic.sort_key)
-
-
-MAX_GIFT_BLOCKS = 20_000
-"""Most blank-line-separated blocks (questions, comments, categories) in one file: twice the
-YAML source's 10,000 questions a quiz, so that every question may carry a comment block."""
-MAX_GIFT_ERRORS = 100
-"""Reading stops after this many errors: a file with more is not a GIFT file worth reading on."""
 
 
 def read_gift(text: str, path: str, *, quick: bool = True) -> GiftFile:
@@ -1167,7 +1196,7 @@ class _Mapper:
         return html_to_plain(inner), lang
 
     def question(self, item: GiftItem, n: int, quiz_lang: str | None = None) -> Question | None:
-        meta = _meta(item.comments, "lmsexport:")
+        meta = _meta(item.comments, QUESTION_META)
         qid = item.idnumber or f"q{n}"
         if not _ID_RE.match(qid):
             self.warn(item, f"ID number {qid!r} is not a valid lmsexport id; using 'q{n}'", "gift.bad-id")
@@ -1189,19 +1218,32 @@ class _Mapper:
             "difficulty": Difficulty(meta["difficulty"]) if "difficulty" in meta else None,
             "loc": item.loc,
         }
+        q.update(header_from_meta(meta))
         typed = getattr(self, "_" + item.qtype)(item, q, meta)
-        return None if typed is None else Question(**q | typed)
+        if typed is None:
+            return None
+        question = Question(**q | typed)
+        # lmsexport writes the name it derives from the stem when the question has none.
+        if item.name and not is_derived_name(item.name, question):
+            question = replace(question, name=item.name)
+        return question
+
+    def problems(self, item: GiftItem, found: list[tuple[str, str]], qid: str) -> None:
+        """What a mapping function found, as warnings of a foreign file (lmsexport's own files
+        were checked when they were written)."""
+        if self.foreign:
+            for message, rule in found:
+                self.warn(item, f"question {qid!r}: {message}", rule)
 
     # Each returns the fields its type adds to the question's (its body), or None (an error).
 
     def _essay(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
-        return {"body": Essay()}
+        return {"body": essay_from_meta(meta)}
 
     def _truefalse(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
-        if any(f is not None and f.text for f in item.true_false_feedback):
-            self.warn(item, f"question {q['id']!r}: true/false feedback is dropped", "gift.feedback-dropped")
         assert item.truth is not None  # the parser sets it on every true/false item
-        return {"body": TrueFalse(item.truth)}
+        wrong, right = (self.plain(item, f) for f in item.true_false_feedback)
+        return {"body": true_false(item.truth, wrong, right)}
 
     def _multichoice(
         self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]
@@ -1209,15 +1251,14 @@ class _Mapper:
         qid, quiz_lang, single = q["id"], self.quiz_lang, item.single
         qlang = q["lang"] or quiz_lang
         texts = [self.rich(item, a.text) or a.text.plain_and_lang() for a in item.answers]
-        # Fractions compared through their (normalised) integer terms: Fraction's own
-        # comparisons are Python code, ~1 us each.
-        terms = [(a.fraction.numerator, a.fraction.denominator) for a in item.answers]
-        if single and any(0 < n < d for n, d in terms):
-            self.warn(item, f"question {qid!r}: partial credit is dropped", "gift.partial-credit-dropped")
-        # Weights are read as right/wrong: a single choice question's key earns 1, a multiple
-        # choice question's choices the bank's default credits.
-        right = [(n == d) if single else n > 0 for n, d in terms]
-        credits = [1.0 if r else 0.0 for r in right] if single else default_multiple_credits(right)
+        found = choice_credits([a.fraction for a in item.answers], single)
+        if found is None:
+            right = sum(a.fraction > 0 for a in item.answers)
+            self.error(item, f"question {qid!r}: expected {'one' if single else 'a'} right answer, "
+                       f"found {right}", "gift.bad-key")  # fmt: skip
+            return None
+        credits, problems = found
+        self.problems(item, problems, qid)
         choices = []
         for a, (text, lang), credit in zip(item.answers, texts, credits, strict=True):
             lang = lang or quiz_lang
@@ -1231,54 +1272,239 @@ class _Mapper:
                     loc=a.text.loc,
                 )
             )
-        n_right = sum(right)
-        if n_right == 0 or (single and n_right != 1):
-            self.error(item, f"question {qid!r}: expected {'one' if single else 'a'} right answer, "
-                       f"found {n_right}", "gift.bad-key")  # fmt: skip
-            return None
-        if single:
+        if single or meta.get("single"):
             return {"body": SingleChoice(tuple(choices))}
-        if sum(a.fraction for a in item.answers if a.fraction > 0) != sum(
-            nearest_grade(Fraction(1, n_right)) for _ in range(n_right)
-        ):
-            self.warn(
-                item, f"question {qid!r}: weights are read as right/wrong only", "gift.weights-simplified"
-            )
         return {"body": MultipleChoice(tuple(choices))}
 
     def _shortanswer(
         self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]
     ) -> dict[str, Any] | None:
-        right = [a for a in item.answers if a.fraction == 1]
-        if len(right) != len(item.answers) or any(a.feedback for a in item.answers):
-            self.warn(item, f"question {q['id']!r}: partial credit and answer feedback are dropped",
-                      "gift.partial-credit-dropped")  # fmt: skip
-        if not right:
+        answers = [(a.text.text, a.fraction, self.plain(item, a.feedback), a.text.loc) for a in item.answers]
+        found = short_answers(answers)
+        if found is None:
             self.error(item, f"question {q['id']!r} has no answer worth 100%", "gift.bad-key")
             return None
-        # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
-        answers = tuple(Answer(a.text.text.replace("\\*", "*")) for a in right)
-        return {"body": ShortAnswer(answers, case_sensitive=bool(meta.get("case_sensitive", False)))}
+        accepted, other, problems = found
+        self.problems(item, problems, q["id"])
+        case_sensitive = bool(meta.get("case_sensitive", False))
+        return {"body": ShortAnswer(accepted, case_sensitive=case_sensitive, other_feedback=other)}
 
     def _numerical(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any] | None:
-        keys = [a.numeric for a in item.answers if a.numeric is not None and a.fraction == 1]
-        if len(keys) != len(item.answers):
-            self.warn(
-                item, f"question {q['id']!r}: only the first 100% answer is kept", "gift.answers-dropped"
-            )
-        if not keys:
-            self.error(item, f"question {q['id']!r} has no answer worth 100%", "gift.bad-key")
+        answers = [(a.numeric, a.fraction, self.plain(item, a.feedback)) for a in item.answers]
+        found = numeric_keys(answers, meta)
+        if found is None:
+            self.error(item, f"question {q['id']!r} has no numeric answer", "gift.bad-key")
             return None
-        key = keys[0]
-        if "answer" in meta and key.low is not None:
-            key = replace(key, answer=float(meta["answer"]))  # type: ignore[arg-type]
-        return {"body": Numerical(keys=(key,))}
+        keys, other, problems = found
+        self.problems(item, problems, q["id"])
+        return {"body": numerical_from_meta(meta, keys, other)}
 
     def _match(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
-        pairs = tuple(Pair(self.plain(item, left) or "", right, loc=left.loc) for left, right in item.pairs)
-        raw = meta.get("distractors", [])
-        distractors = tuple(str(d) for d in raw) if isinstance(raw, list) else ()
-        return {"body": Matching(pairs, distractors)}
+        pairs, distractors = [], []
+        for left, right in item.pairs:
+            text = self.plain(item, left)
+            if text is None:
+                # An empty left side: qtype_match saves it as a choice that matches nothing.
+                distractors.append(right)
+            else:
+                pairs.append(Pair(text, right, loc=left.loc))
+        raw = meta.get("distractors", [])  # how lmsexport wrote distractors before GIFT carried them
+        if isinstance(raw, list):
+            distractors += [str(d) for d in raw]
+        return {"body": Matching(tuple(pairs), tuple(distractors))}
+
+
+# -- Moodle's answers -> the model's, for check's reader above and for the import ----------
+#
+# Each takes what the parser found (fractions as Moodle's grades, texts already read into the
+# model's) and returns the model's part and the conditions a foreign file is warned about
+# (message, rule), worded as the YAML loader words them; None where Moodle refuses the question.
+
+
+def choice_credits(
+    fractions: Sequence[Fraction], single: bool
+) -> tuple[list[float], list[tuple[str, str]]] | None:
+    """The credits of a choice question's answers: each its weight (model.exact_credit of the
+    grade), except a multi-answer question weighted as lmsexport's default rule for its right
+    choices (moodle.multi_answer_weights), which gets exactly that rule's credits. None when
+    no answer earns anything."""
+    right = [f > 0 for f in fractions]
+    n_right = sum(right)
+    if n_right == 0:
+        return None
+    problems: list[tuple[str, str]] = []
+    if single:
+        n_full = sum(f == 1 for f in fractions)
+        if n_full > 1:
+            problems.append(
+                (f"{n_full} choices earn full credit in a single-choice question", "gift.several-full-credit")
+            )
+    else:
+        best, worst, _ = multi_answer_weights(n_right, len(fractions) - n_right)
+        if all(f == (best if r else worst) for f, r in zip(fractions, right, strict=True)):
+            return list(default_multiple_credits(right)), problems
+        total = sum((f for f in fractions if f > 0), Fraction(0))
+        if abs(total - 1) >= GRADE_TOLERANCE:
+            message = (
+                f"the positive credits of a multiple-choice question add up to {format_percent(total)}%, "
+                "not 100% (Moodle imports it with a warning)"
+            )
+            problems.append((message, "gift.credits-not-full"))
+    return [exact_credit(float(f)) for f in fractions], problems
+
+
+def true_false(truth: bool, wrong: Text | None, right: Text | None) -> TrueFalse:
+    """A true/false question from `{T#wrong#right}`: readquestion() gives the right answer's
+    feedback to "true" when the key is true, to "false" when it is false."""
+    if truth:
+        return TrueFalse(truth, feedback_true=right, feedback_false=wrong)
+    return TrueFalse(truth, feedback_true=wrong, feedback_false=right)
+
+
+def short_answers(
+    answers: Sequence[tuple[str, Fraction, Text | None, SourceLoc | None]],
+) -> tuple[tuple[Answer, ...], Text | None, list[tuple[str, str]]] | None:
+    """A short answer question's answers (stored text, fraction, feedback, where) as the model's,
+    and the feedback for any other answer: a last `*` at 0% with feedback. An answer with an
+    unescaped `*` is a wildcard (compare_string_with_wildcard()); one without is matched
+    literally, its `\\*` a `*`. None when no answer is worth 100% (Moodle refuses to save it)."""
+    problems: list[tuple[str, str]] = []
+    other = None
+    if answers and answers[-1][0] == OTHER_ANSWER and answers[-1][1] == 0 and answers[-1][2] is not None:
+        other = answers[-1][2]
+        answers = answers[:-1]
+    out = []
+    for text, fraction, feedback, loc in answers:
+        wildcard = has_wildcard(text)
+        if wildcard and "\\*" in text:
+            why = "which the model cannot hold (kept as written, every '*' a wildcard)"
+            message = f"answer {text!r} has both a wildcard '*' and a literal '\\*', {why}"
+            problems.append((message, "gift.literal-star-dropped"))
+        credit = exact_credit(float(fraction))
+        if credit < 0:
+            problems.append((f"answer {text!r} has a negative credit, read as 0", "gift.negative-credit"))
+            credit = 0.0
+        out.append(Answer(text if wildcard else unescape_literal(text), credit, feedback, wildcard, loc=loc))
+    if not any(is_full(a.credit) for a in out):
+        return None
+    return tuple(out), other, problems
+
+
+def numeric_keys(
+    answers: Sequence[tuple[NumericKey | None, Fraction, Text | None]], meta: Mapping[str, object]
+) -> tuple[tuple[NumericKey, ...], Text | None, list[tuple[str, str]]] | None:
+    """A numerical question's keys (key, fraction, feedback; no key for the `~` feedback for any
+    other answer), each with its credit and feedback, and that other feedback. A range's own
+    answer comes from lmsexport's metadata (`answer` for one key, `answers` for several). None
+    when there is no key."""
+    problems: list[tuple[str, str]] = []
+    other = None
+    keys = []
+    for key, fraction, feedback in answers:
+        if key is None:
+            other = feedback
+            continue
+        credit = exact_credit(float(fraction))
+        if credit < 0:
+            message = f"key {_key_text(key)} has a negative credit, read as 0"
+            problems.append((message, "gift.negative-credit"))
+            credit = 0.0
+        keys.append(replace(key, credit=credit, feedback=feedback))
+    if not keys:
+        return None
+    values: list[object] = [meta["answer"]] if "answer" in meta and len(keys) == 1 else []
+    raw = meta.get("answers")
+    if isinstance(raw, list) and len(raw) == len(keys):
+        values = raw
+    for i, value in enumerate(values):
+        k = keys[i]
+        lo, hi = k.low, k.high
+        if isinstance(value, int | float) and lo is not None and hi is not None and lo <= value <= hi:
+            keys[i] = replace(k, answer=float(value))
+    if not any(is_full(k.credit) for k in keys):
+        best = max(k.credit for k in keys)
+        problems.append(
+            (
+                f"its best key earns {format_percent(Fraction(best))}%, not full credit (Moodle imports it)",
+                "gift.no-full-credit",
+            )  # fmt: skip
+        )
+    return tuple(keys), other, problems
+
+
+def _key_text(key: NumericKey) -> str:
+    if key.low is not None and key.high is not None:
+        return f"{key.low:g}..{key.high:g}"
+    return f"{key.answer:g}" + (f":{key.tolerance:g}" if key.tolerance else "")
+
+
+def meta_text(value: object) -> Text | None:
+    """A text of lmsexport's metadata (lmsexport.gift.is_meta_text): plain as it is, rich from
+    its HTML."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, dict) and isinstance(value.get("html"), str):
+        found = read_rich(value["html"])
+        return None if found is None else found[0]
+    return None
+
+
+def header_from_meta(meta: Mapping[str, object]) -> dict[str, Any]:
+    """The question fields GIFT has no syntax for, from lmsexport's metadata: combined
+    `feedback`, `hints` and `penalty` (only those it holds)."""
+    fields: dict[str, Any] = {}
+    fb = meta.get("feedback")
+    if isinstance(fb, dict):
+        fields["feedback"] = OutcomeFeedback(
+            correct=meta_text(fb.get("correct")),
+            partial=meta_text(fb.get("partial")),
+            incorrect=meta_text(fb.get("incorrect")),
+            show_num_correct=bool(fb.get("show_num_correct", False)),
+        )
+    hints = meta.get("hints")
+    if isinstance(hints, list):
+        fields["hints"] = tuple(
+            Hint(text, bool(h.get("show_num_correct", False)), bool(h.get("clear_wrong", False)))
+            for h in hints
+            if (text := meta_text(h.get("text"))) is not None
+        )
+    if "penalty" in meta:
+        fields["penalty"] = float(meta["penalty"])  # type: ignore[arg-type]
+    return fields
+
+
+def essay_from_meta(meta: Mapping[str, object]) -> Essay:
+    """An essay: GIFT's (the model's defaults), with the options lmsexport's metadata holds."""
+    options = meta.get("essay")
+    if not isinstance(options, dict):
+        return Essay()
+    return Essay(
+        response_format=ResponseFormat(options.get("format", "editor")),
+        required=bool(options.get("required", True)),
+        lines=int(options.get("lines", 15)),
+        min_words=options.get("min_words"),
+        max_words=options.get("max_words"),
+        template=meta_text(options.get("template")),
+        grader_info=meta_text(options.get("grader_info")),
+    )
+
+
+def numerical_from_meta(
+    meta: Mapping[str, object], keys: tuple[NumericKey, ...], other: Text | None
+) -> Numerical:
+    """A numerical question: its keys and other feedback, with the units lmsexport's metadata holds."""
+    units = meta.get("units")
+    if not isinstance(units, dict):
+        return Numerical(keys, other_feedback=other)
+    return Numerical(
+        keys,
+        units=tuple(Unit(str(name), float(multiplier)) for name, multiplier in units.get("units", [])),
+        unit_grading=UnitGrading(units.get("grading", "optional")),
+        unit_penalty=float(units.get("penalty", 0.1)),
+        unit_input=UnitInput(units.get("input", "text")),
+        units_left=bool(units.get("left", False)),
+        other_feedback=other,
+    )
 
 
 def _default_quiz_id(path: str) -> str:
@@ -1317,8 +1543,8 @@ def _read(
     questions: list[Question] = []
     seen: dict[str, SourceLoc] = {}
     for item in gift.items:
-        quiz_meta = quiz_meta or _meta(item.comments, "lmsexport-quiz:")
-        assessment_meta = assessment_meta or _meta(item.comments, "lmsexport-assessment:")
+        quiz_meta = quiz_meta or _meta(item.comments, QUIZ_META)
+        assessment_meta = assessment_meta or _meta(item.comments, ASSESSMENT_META)
         mapper.foreign = not (quiz_meta or assessment_meta)
         if item.qtype == "category":
             if category is not None and item.category != category and not assessment_meta:
@@ -1328,6 +1554,9 @@ def _read(
         elif item.qtype == "description":
             mapper.warn(item, "text-only item (no answer block) skipped: the model has no such item",
                         "gift.description-skipped")  # fmt: skip
+        elif item.qtype == "ordering":
+            mapper.warn(item, "ordering question (Moodle's qtype_ordering) skipped: lmsexport has no "
+                        "such type", "gift.ordering-skipped")  # fmt: skip
         elif item.qtype != "comment":
             meta = quiz_meta or assessment_meta
             mapper.quiz_lang = lang or str(meta.get("lang") or "und")
@@ -1397,9 +1626,6 @@ def read_bank_gift(text: str, path: str, *, quiz_id: str | None = None, lang: st
 
 
 # -- files from elsewhere ---------------------------------------------------------------
-
-MAX_GIFT_BYTES = 10 * 1024 * 1024
-"""A GIFT file larger than this is refused before it is read (the YAML source's limit too)."""
 
 
 def gift_too_large(path: str, size: int) -> Diagnostic:

@@ -18,17 +18,27 @@ question/format.php) and from running its importer (see the project's lms-notes)
 * GIFT escaping (`\\ \\~ \\= \\# \\{ \\} \\:` and `\\n` for a line break) is applied last, once,
   by `_escape_gift`, so each text of a question sits on one line: a blank line or a line
   that is just `0` would end the question, and Moodle trims every line.
-* Weights are percentages from Moodle's list of allowed grades (question_bank::
+* Credits are weights, percentages from Moodle's list of allowed grades (question_bank::
   fraction_options_full), written to 5 decimals as Moodle prints them, so the importer's
-  0.00001 tolerance matches them (`%33.33333%`). Moodle's weight regex reads `%100%` but the
-  importer notes say it is refused, so a lone correct choice of a multi-answer question is
-  written `%99.99999%`, which matches 100% within that tolerance.
+  0.00001 tolerance matches them (`%33.33333%`): `~%50%` and `~%-50%` on a single choice
+  (full credit is `=`), each choice's own weight on a multiple choice, `=%50%` on a short
+  answer or numerical key (full credit has no weight: readquestion() makes it 100%). Moodle's
+  weight regex reads `%100%` but the importer notes say it is refused, so a full-credit choice
+  of a multi-answer question is written `%99.99999%`, which matches 100% within that tolerance
+  (an `=` would make the question single-answer).
+* Feedback: `#` after a choice, a short answer or a numerical key; a short answer's or a
+  numerical question's feedback for any other answer as Moodle's `=%0%*#...` / `~#...`;
+  true/false as `{TRUE#feedback-for-the-wrong-answer#feedback-for-the-right-answer}`
+  (split_truefalse_comment()). A matching distractor is a pair with an empty left side,
+  `= -> right`, which qtype_match saves as a choice that matches nothing. The question's
+  name is `::name::` (derived from the stem when it has none).
 * Languages travel as HTML: a formatted text in a right-to-left language, or in another
   language than the quiz, is wrapped in `<span lang=".." dir="rtl|ltr">`, so Urdu reads
   right to left on any Moodle page and the reader recovers each question's language.
-* What Moodle cannot hold (points, case sensitivity, matching distractors) is
-  warned about and also written into a `// lmsexport: {...}` comment line, which Moodle
-  ignores and lmsexport.readers.gift reads back, so our own round trip is lossless.
+* What GIFT cannot hold (points, case sensitivity, combined feedback, hints, the penalty,
+  units, essay options) is warned about, once per question and element, and also written
+  into a `// lmsexport: {...}` comment line, which Moodle ignores and lmsexport.readers.gift
+  reads back, so our own round trip is lossless.
 * Rich texts (`markup: markdown`) are HTML blocks from the shared renderer
   (writers/richtext.py), GIFT-escaped by the same `_escape_gift` (`\\n` inside `<pre>`), so
   a rich text always starts with a block element (`<p>`, `<pre>`, `<ul>`, `<ol>`, `<table>`)
@@ -54,8 +64,24 @@ from typing import assert_never
 from lxml import etree
 
 from ..errors import Diagnostic, GiftExportError, Severity
+from ..gift import (  # noqa: F401 - FORMAT_TAGS, WEIGHT_RE, format_weight re-exported for tests
+    ASSESSMENT_META,
+    FORMAT_TAGS,
+    GENERAL_FEEDBACK,
+    GIFT_ESCAPES,
+    MAX_GIFT_BYTES,
+    MOODLE_PLACEHOLDER,
+    OTHER_ANSWER,
+    QUESTION_META,
+    QUIZ_META,
+    WEIGHT_RE,
+    derived_name,
+    format_weight,
+    literal_answer,
+)
 from ..media import data_uri as media_data_uri
 from ..model import (
+    Answer,
     Assessment,
     Bank,
     Candidate,
@@ -67,8 +93,10 @@ from ..model import (
     Media,
     MultipleChoice,
     Numerical,
+    NumericKey,
     Question,
     Quiz,
+    ResponseFormat,
     Rich,
     Section,
     ShortAnswer,
@@ -79,21 +107,22 @@ from ..model import (
     TrueFalse,
     direction,
     inlines_of,
+    is_full,
     is_rtl,
     media_of,
     plain_text,
 )
-from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests use them from here
+from ..moodle import (  # noqa: F401 - GRADE_TOLERANCE, MOODLE_GRADES, NAME_CHARS: tests use them from here
     GRADE_TOLERANCE,
     MOODLE_GRADES,
     NAME_CHARS,
+    allowed_grade,
     draw_category_names,
     format_marks,
     format_number,
     format_percent,
     lang_span,
     multi_answer_weights,
-    name_from_stem,
     nearest_grade,
     rebuild_instructions,
     text_to_html,
@@ -101,18 +130,8 @@ from ..moodle import (  # noqa: F401 - re-exported: the GIFT reader and tests us
 from . import Output, WriteContext
 from .richtext import Flavour, Renderer, to_html
 
-WEIGHT_RE = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")
-"""format.php's $giftanswerweightregex: what Moodle takes for a weight at the start of an answer."""
-
-FORMAT_TAGS = ("[html]", "[moodle]", "[plain]", "[markdown]")
-"""Leading tags Moodle strips from a text and takes as its format."""
-
-_GIFT_ESCAPES = (
-    ("\\", "\\\\"), ("~", "\\~"), ("=", "\\="), ("#", "\\#"), ("{", "\\{"), ("}", "\\}"), (":", "\\:"),
-    ("\n", "\\n"),
-)  # fmt: skip
-"""GIFT's escapes, backslash first so that no escape is escaped again."""
-_MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
+_GIFT_ESCAPES = GIFT_ESCAPES
+_MOODLE_PLACEHOLDER = MOODLE_PLACEHOLDER
 _FORBIDDEN_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CATEGORY_SPECIALS = re.compile(r"[~=#{}:\\]")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -194,11 +213,6 @@ MATH_DELIMITERS = ("\\(", "\\[", "$$")
 def escape_plain(text: str) -> str:
     """A text Moodle stores unformatted (short answer, matching item, name): GIFT escaping only."""
     return _escape_gift(text)
-
-
-def format_weight(fraction: Fraction) -> str:
-    """`%w%` as Moodle prints a grade: percent to 5 decimals, trailing zeros dropped."""
-    return f"%{format_percent(fraction)}%"
 
 
 def _meta_comment(prefix: str, data: dict[str, object]) -> str:
@@ -296,12 +310,24 @@ class _QuestionWriter:
         lines = [self._comment_line()]
         self._common_warnings()
         if self.meta:
-            lines.append(_meta_comment("lmsexport:", self.meta))
-        head = (
-            f"::{self.plain(question_name(self.q), 'the name')}::[html]{self.rich(self.q.stem, 'the stem')}"
-        )
+            lines.append(_meta_comment(QUESTION_META, self.meta))
+        head = f"::{self._name()}::[html]{self.rich(self.q.stem, 'the stem')}"
         lines.append(head + body)
         return "\n".join(lines)
+
+    def _name(self) -> str:
+        """`::name::`: the question's name, else the one derived from its stem."""
+        name = self.q.name
+        if name is None:
+            return self.plain(derived_name(self.q), "the name")
+        if "<" in name:
+            # clean_question_name() runs clean_param(PARAM_TEXT), which strips what reads as a tag.
+            self.warn(
+                "gift.name-cleaned",
+                f"its name {name!r} holds '<', and Moodle's importer strips what reads as an HTML tag from a "
+                "question's name",
+            )
+        return self.plain(name, "the name")
 
     def _comment_line(self) -> str:
         bits = [f"[id:{self.q.id.replace(']', chr(92) + ']')}]"]
@@ -312,6 +338,18 @@ class _QuestionWriter:
             else:
                 bits.append(f"[tag:{tag}]")
         return "// " + " ".join(bits)
+
+    def meta_text(self, text: Text, what: str) -> object:
+        """A text as lmsexport's metadata holds it (Moodle never sees it): a plain one as it is,
+        a rich one as its HTML (read back as the rich texts of `[html]` are)."""
+        if isinstance(text, str):
+            self._check_chars(text, what)
+            return text
+        try:
+            return {"html": to_html(text, FLAVOUR)[0]}
+        except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
+            self.error("gift.control-character", f"{what} cannot be written as HTML: {e}")
+            return ""
 
     def _common_warnings(self) -> None:
         q = self.q
@@ -324,22 +362,73 @@ class _QuestionWriter:
                 f"is worth {q.points:g} points, but GIFT has no marks: Moodle gives it its default mark 1",
                 "set the mark in Moodle's question bank or quiz after importing",
             )
+        # What GIFT has no syntax for: kept in the metadata comment for lmsexport's own reader,
+        # and named, since Moodle's importer never sees it (readquestion() gives choice and
+        # matching questions blank combined feedback, and no question hints or a penalty but
+        # its default, 1 for true/false).
+        if q.feedback:
+            fb = q.feedback
+            feedback: dict[str, object] = {
+                name: self.meta_text(text, f"the {name} feedback")
+                for name, text in (
+                    ("correct", fb.correct),
+                    ("partial", fb.partial),
+                    ("incorrect", fb.incorrect),
+                )
+                if text is not None
+            }
+            if fb.show_num_correct:
+                feedback["show_num_correct"] = True
+            self.meta["feedback"] = feedback
+            self.warn(
+                "gift.combined-feedback-not-carried",
+                "has feedback for a right, partly right or wrong response, which GIFT cannot hold: Moodle "
+                "imports it blank",
+                "add it in Moodle after importing, or import Moodle XML, which carries it",
+            )
+        if q.hints:
+            hints: list[dict[str, object]] = []
+            for n, hint in enumerate(q.hints, 1):
+                h: dict[str, object] = {"text": self.meta_text(hint.text, f"hint {n}")}
+                if hint.show_num_correct:
+                    h["show_num_correct"] = True
+                if hint.clear_wrong:
+                    h["clear_wrong"] = True
+                hints.append(h)
+            self.meta["hints"] = hints
+            self.warn(
+                "gift.hints-not-carried",
+                f"has {len(q.hints)} hint(s), which GIFT cannot hold: Moodle imports none",
+                "add them in Moodle after importing, or import Moodle XML, which carries them",
+            )
+        if q.penalty is not None:
+            self.meta["penalty"] = q.penalty
+            # readquestion() gives a true/false question penalty 1, any other defaultquestion()'s.
+            default = 1.0 if isinstance(q.body, TrueFalse) else 0.3333333
+            if abs(q.penalty - default) >= 1e-7:
+                self.warn(
+                    "gift.penalty-not-carried",
+                    f"has a penalty of {q.penalty:g} for each wrong try, which GIFT cannot hold: Moodle "
+                    f"gives it {'1' if default == 1 else '0.3333333'}",
+                    "set the penalty in Moodle after importing, or import Moodle XML, which carries it",
+                )
 
     def _general_feedback(self) -> list[str]:
         if self.q.explanation is None:
             return []
-        return [f"\t####{self.rich(self.q.explanation, 'the explanation')}"]
+        return [f"\t{GENERAL_FEEDBACK}{self.rich(self.q.explanation, 'the explanation')}"]
 
     def _answer_block(self) -> str:
         body = self.q.body
         opener = "{"
         match body:
             case Essay():
+                self._essay_options(body)
                 gf = self._general_feedback()
                 return "{" + (gf[0].strip() if gf else "") + "}"
-            case TrueFalse(truth=truth):
+            case TrueFalse():
                 gf = self._general_feedback()
-                return "{" + ("TRUE" if truth else "FALSE") + (gf[0].strip() if gf else "") + "}"
+                return "{" + self._true_false(body) + (gf[0].strip() if gf else "") + "}"
             case SingleChoice():
                 lines = self._single(body)
             case MultipleChoice():
@@ -355,6 +444,54 @@ class _QuestionWriter:
                 assert_never(body)
         return "\n".join([opener, *lines, *self._general_feedback(), "}"])
 
+    def _essay_options(self, body: Essay) -> None:
+        """Essay options, which GIFT has no syntax for: readquestion() gives every essay an HTML
+        editor, a required response of 15 lines, no template and no grader information (and
+        qtype_essay no word limits), which are the model's defaults."""
+        default = Essay()
+        essay: dict[str, object] = {}
+        lost = []
+        for name, key, what in _ESSAY_FIELDS:
+            value = getattr(body, name)
+            if value == getattr(default, name):
+                continue
+            lost.append(what)
+            if isinstance(value, ResponseFormat):
+                essay[key] = value.value
+            elif name in ("template", "grader_info"):
+                essay[key] = self.meta_text(value, f"the essay's {what}")
+            else:
+                essay[key] = value
+        if lost:
+            self.meta["essay"] = essay
+            self.warn(
+                "gift.essay-options-not-carried",
+                f"has essay options GIFT cannot hold ({', '.join(lost)}): Moodle imports an essay with an "
+                "HTML editor, a required response of 15 lines, no word limits, no template and no grader "
+                "information",
+                "set them in Moodle after importing, or import Moodle XML, which carries them",
+            )
+
+    def _true_false(self, body: TrueFalse) -> str:
+        """`TRUE#wrong#right`: split_truefalse_comment() takes the first feedback for the wrong
+        answer and the second for the right one, and readquestion() gives feedbacktrue the right
+        one when the key is TRUE, the wrong one when it is FALSE (as Moodle's exporter writes it:
+        `##right` when only the right answer has feedback)."""
+        if body.truth:
+            right, wrong = body.feedback_true, body.feedback_false
+        else:
+            right, wrong = body.feedback_false, body.feedback_true
+        out = "TRUE" if body.truth else "FALSE"
+        right_text = self.rich(right, "the feedback for the right answer") if right is not None else ""
+        wrong_text = self.rich(wrong, "the feedback for the wrong answer") if wrong is not None else ""
+        if wrong_text:
+            out += "#" + wrong_text
+        elif right_text:
+            out += "#"
+        if right_text:
+            out += "#" + right_text
+        return out
+
     def _choice(self, marker: str, choice: Choice, n: int) -> str:
         text = marker + self.rich(choice.text, f"choice {n}", choice.lang)
         if choice.feedback:
@@ -368,9 +505,42 @@ class _QuestionWriter:
                 f"has {len(choices)} choice(s); Moodle's importer needs at least 2",
             )
 
+    def _weight(self, credit: float, what: str) -> str:
+        """A credit as `%w%`: a grade on Moodle's list, or an error (importprocess() refuses a
+        file with any other weight)."""
+        grade = allowed_grade(Fraction(credit))
+        if grade is None:
+            near = nearest_grade(Fraction(credit))
+            self.error(
+                "gift.bad-weight",
+                f"{what} {format_percent(Fraction(credit))}% is not one of Moodle's allowed grades, so "
+                "Moodle refuses the file",
+                f"the nearest allowed grade is {format_percent(near)}%",
+            )
+            return format_weight(near)
+        return format_weight(grade)
+
     def _single(self, body: SingleChoice) -> list[str]:
         self._check_choice_count(body.choices)
-        return [self._choice("=" if c.full else "~", c, n) for n, c in enumerate(body.choices, 1)]
+        if not body.key_indexes:
+            # readquestion(): a choice question with an '=' is single-answer, one without is not.
+            self.meta["single"] = True
+            self.warn(
+                "gift.single-not-carried",
+                "has no full-credit choice, and GIFT makes a choice question without one ('=') a "
+                "multiple-answer question: Moodle imports it as one, with the credits as weights",
+                "give one choice full credit, or import Moodle XML, which says the question is single-answer",
+            )
+        return [self._choice(self._single_marker(c, n), c, n) for n, c in enumerate(body.choices, 1)]
+
+    def _single_marker(self, choice: Choice, n: int) -> str:
+        """`=` for full credit, `~` for none, `~%w%` for a part or a penalty (Moodle's
+        qtype_multichoice_single allows a negative grade: get_min_fraction())."""
+        if choice.full:
+            return "="
+        if choice.credit == 0:
+            return "~"
+        return "~" + self._weight(choice.credit, f"the credit of choice {n}")
 
     def _multiple(self, body: MultipleChoice) -> list[str]:
         self._check_choice_count(body.choices)
@@ -379,6 +549,10 @@ class _QuestionWriter:
         if n_correct == 0:
             self.error("gift.no-correct-choice", "has no correct choice")
             return []
+        if not body.default_credits:
+            return [
+                self._choice("~" + self._multiple_weight(c, n), c, n) for n, c in enumerate(body.choices, 1)
+            ]
         right, wrong, exact = multi_answer_weights(n_correct, n_wrong)
         if not exact:
             self.warn(
@@ -386,16 +560,22 @@ class _QuestionWriter:
                 f"{n_correct} correct / {n_wrong} wrong choices cannot be weighted exactly with Moodle's "
                 f"grades; wrote {format_weight(right)} and {format_weight(wrong)}",
             )
-        # %100% is refused by the importer; 99.99999% is within its tolerance of 100%.
-        right_text = "%99.99999%" if right == 1 else format_weight(right)
+        right_text = _FULL_MULTI if right == 1 else format_weight(right)
         return [
             self._choice("~" + (right_text if c.earns else format_weight(wrong)), c, n)
             for n, c in enumerate(body.choices, 1)
         ]
 
+    def _multiple_weight(self, choice: Choice, n: int) -> str:
+        """A multiple choice question's own credit: never `=`, which would make it single-answer."""
+        if choice.full:
+            return _FULL_MULTI
+        if choice.credit == 0:
+            return ""
+        return self._weight(choice.credit, f"the credit of choice {n}")
+
     def _short_answer(self, body: ShortAnswer) -> list[str]:
-        answers = body.accepted
-        if not answers:
+        if not body.accepted:
             self.error("gift.no-answer", "has no accepted answer")
         if body.case_sensitive:
             self.meta["case_sensitive"] = True
@@ -404,43 +584,104 @@ class _QuestionWriter:
                 "is case sensitive, but GIFT cannot say so: Moodle imports it case-insensitive",
                 "tick 'Case sensitivity' on the question in Moodle after importing",
             )
-        return [f"\t={self._short_answer_text(a, n)}" for n, a in enumerate(answers, 1)]
+        lines = [self._short_answer_line(a, n) for n, a in enumerate(body.answers, 1)]
+        if body.other_feedback is not None:
+            # Moodle's "any other answer": `*` at 0%, after every other (the first match counts).
+            feedback = self.rich(body.other_feedback, "the feedback for any other answer")
+            lines.append(f"\t={format_weight(Fraction(0))}{OTHER_ANSWER}#{feedback}")
+        return lines
 
-    def _short_answer_text(self, answer: str, n: int) -> str:
-        what = f"accepted answer {n} {answer!r}"
-        if WEIGHT_RE.match(answer):
+    def _short_answer_line(self, answer: Answer, n: int) -> str:
+        # readquestion(): an answer without a weight is worth 100%.
+        weight = "" if is_full(answer.credit) else self._weight(answer.credit, f"the credit of answer {n}")
+        out = f"\t={weight}{self._short_answer_text(answer, n, bool(weight))}"
+        if answer.feedback is not None:
+            out += "#" + self.rich(answer.feedback, f"the feedback of answer {n}")
+        return out
+
+    def _short_answer_text(self, answer: Answer, n: int, weighted: bool) -> str:
+        text = answer.text
+        what = f"accepted answer {n} {text!r}"
+        if WEIGHT_RE.match(text) and not weighted:
+            # After a weight, answerweightparser() takes the first '%w%' only: the text keeps its own.
             self.error("gift.unescapable", f"{what} starts with a weight-like '%N%' that GIFT cannot escape")
-        if answer.lower().startswith(FORMAT_TAGS):
+        if text.lower().startswith(FORMAT_TAGS):
             self.error("gift.unescapable", f"{what} starts with a format tag that Moodle would strip")
-        if "->" in answer:
+        if "->" in text:
             self.error(
                 "gift.unescapable", f"{what} contains '->', which makes it a matching question to Moodle"
             )
-        if "\\*" in answer:
+        if not answer.wildcard:
+            # Moodle grades a short answer with `*` as a wildcard; `\*` is a literal asterisk
+            # (compare_string_with_wildcard()), and GIFT's importer leaves `\*` as written.
+            return self.plain(literal_answer(text), what)
+        if "\\*" in text:
             self.error(
                 "gift.unescapable",
-                f"{what} contains '\\*', which Moodle reads as a literal '*'",
+                f"{what} has a '\\' right before a wildcard '*', which Moodle then reads as a literal '*'",
             )
-        # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
-        return self.plain(answer.replace("*", "\\*"), what)
+        return self.plain(text, what)
 
     def _numerical(self, body: Numerical) -> list[str]:
         if not body.keys:
             self.error("gift.no-answer", "has no numeric key; Moodle fails on an empty '{#}'")
             return []
-        key = body.key
-        values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
-        if any(v != v or v in (float("inf"), float("-inf")) for v in values):
-            self.error("gift.not-a-number", "has a numeric key that is not a finite number")
-            return []
+        for key in body.keys:
+            values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
+            if any(v != v or v in (float("inf"), float("-inf")) for v in values):
+                self.error("gift.not-a-number", "has a numeric key that is not a finite number")
+                return []
+        lines = [self._numeric_key(key, n) for n, key in enumerate(body.keys, 1)]
+        # A range keeps no answer of its own in GIFT (Moodle takes the middle): the metadata does.
+        answers = [k.answer if k.low is not None and k.high is not None else None for k in body.keys]
+        if len(answers) == 1 and answers[0] is not None:
+            self.meta["answer"] = answers[0]
+        elif any(a is not None for a in answers):
+            self.meta["answers"] = answers
+        if body.other_feedback is not None:
+            # readquestion(): the part from '~' on is the feedback for any other answer (0%).
+            lines.append("\t~#" + self.rich(body.other_feedback, "the feedback for any other answer"))
+        self._units(body)
+        return lines
+
+    def _numeric_key(self, key: NumericKey, n: int) -> str:
+        weight = "" if is_full(key.credit) else self._weight(key.credit, f"the credit of key {n}")
         if key.low is not None and key.high is not None:
-            if key.answer is not None:
-                self.meta["answer"] = key.answer
-            return [f"\t={format_number(key.low)}..{format_number(key.high)}"]
-        assert key.answer is not None
-        if key.tolerance:
-            return [f"\t={format_number(key.answer)}:{format_number(key.tolerance)}"]
-        return [f"\t={format_number(key.answer)}"]
+            value = f"{format_number(key.low)}..{format_number(key.high)}"
+        else:
+            assert key.answer is not None
+            value = format_number(key.answer)
+            if key.tolerance:
+                value += f":{format_number(key.tolerance)}"
+        out = f"\t={weight}{value}"
+        if key.feedback is not None:
+            out += "#" + self.rich(key.feedback, f"the feedback of key {n}")
+        return out
+
+    def _units(self, body: Numerical) -> None:
+        """Units, which GIFT has no syntax for (readquestion() gives a numerical question none)."""
+        default = Numerical(keys=body.keys)
+        units: dict[str, object] = {}
+        if body.units:
+            units["units"] = [[u.name, u.multiplier] for u in body.units]
+        if body.unit_grading is not default.unit_grading:
+            units["grading"] = body.unit_grading.value
+        if body.unit_penalty != default.unit_penalty:
+            units["penalty"] = body.unit_penalty
+        if body.unit_input is not default.unit_input:
+            units["input"] = body.unit_input.value
+        if body.units_left:
+            units["left"] = True
+        if not units:
+            return
+        self.meta["units"] = units
+        names = ", ".join(repr(u.name) for u in body.units)
+        self.warn(
+            "gift.units-not-carried",
+            (f"has units ({names})" if names else "has unit settings")
+            + ", which GIFT cannot hold: Moodle imports the question without units",
+            "add the units in Moodle after importing, or import Moodle XML, which carries them",
+        )
 
     def _matching(self, body: Matching) -> list[str]:
         if len(body.pairs) < 2:
@@ -448,34 +689,38 @@ class _QuestionWriter:
                 "gift.too-few-pairs",
                 f"has {len(body.pairs)} pair(s); Moodle's importer fails on fewer than 2",
             )
-        if body.distractors:
-            self.meta["distractors"] = list(body.distractors)
-            self.warn(
-                "gift.distractors-not-carried",
-                f"has {len(body.distractors)} distractor(s), which GIFT cannot express (Moodle drops them)",
-                "add the extra answers in Moodle after importing, or export Moodle XML/QTI instead",
-            )
         lines = []
         for n, pair in enumerate(body.pairs, 1):
             left = self.rich(pair.left, f"the left item of pair {n}")
             lines.append(f"\t={left} -> {self.plain(pair.right, f'the right item of pair {n}')}")
+        for n, distractor in enumerate(body.distractors, 1):
+            # A pair with nothing on the left: readquestion() makes it a subquestion with empty
+            # text, which qtype_match's save_question_options() keeps and offers as one more
+            # right-hand choice matching nothing (as Moodle's own exporter writes it).
+            lines.append(f"\t= -> {self.plain(distractor, f'distractor {n}')}")
         return lines
 
 
-def _break_placeholders(text: str) -> str:
-    # A label only: Moodle's escape placeholders (&&058; ...) cannot be written in it, so break them.
-    while "&&" in text:
-        text = text.replace("&&", "& &")
-    return text
+_FULL_MULTI = "%99.99999%"
+"""Full credit on a multiple-answer choice: `=` would make the question single-answer, and
+99.99999% is within match_grade_options()'s tolerance of 100%."""
+
+_ESSAY_FIELDS = (
+    ("response_format", "format", "response format"),
+    ("required", "required", "response required"),
+    ("lines", "lines", "box size"),
+    ("min_words", "min_words", "minimum words"),
+    ("max_words", "max_words", "maximum words"),
+    ("template", "template", "response template"),
+    ("grader_info", "grader_info", "grader information"),
+)
+"""Essay fields -> their metadata key and how messages name them."""
 
 
 def question_name(question: Question) -> str:
-    """The `::name::` Moodle lists in its question bank: the stem's start, on one line.
-
-    The id travels separately as the question's ID number (`// [id:...]`), so the name is
-    free to be what an instructor recognises: the question itself.
-    """
-    return name_from_stem(question, _break_placeholders)
+    """The `::name::` Moodle lists in its question bank: the question's name when it has one,
+    else the stem's start, on one line (lmsexport.gift.derived_name)."""
+    return question.name if question.name is not None else derived_name(question)
 
 
 def category_path(quiz: Quiz) -> tuple[str, bool]:
@@ -535,7 +780,7 @@ def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
     return "\n".join(
         [
             f"// {quiz.id}: GIFT for Moodle, written by lmsexport. Import with 'Get category from file'.",
-            _meta_comment("lmsexport-quiz:", meta),
+            _meta_comment(QUIZ_META, meta),
             f"$CATEGORY: {path}",
         ]
     )
@@ -673,7 +918,7 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
     head = [
         f"// {assessment.id}: GIFT for Moodle, written by lmsexport. Import with 'Get category from file'.",
         *_instructions(assessment, categories),
-        _meta_comment("lmsexport-assessment:", meta),
+        _meta_comment(ASSESSMENT_META, meta),
     ]
     return "\n\n".join(["\n".join(head), *body]) + "\n", diagnostics
 
@@ -685,8 +930,6 @@ def _errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
     """Images make a GIFT file large (base64 adds a third): warn past what lmsexport's own
     reader takes, since `lmsexport check` could then not read the file back."""
-    from ..readers.gift import MAX_GIFT_BYTES
-
     if len(data) <= MAX_GIFT_BYTES:
         return []
     return [
