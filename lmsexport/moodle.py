@@ -496,6 +496,14 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     "answer": _is_number,
     "range": lambda v: isinstance(v, list) and len(v) == 2 and all(_is_number(x) for x in v) and v[0] <= v[1],
     "distractors": _is_texts,
+    # Moodle XML question metadata: what a file holding Moodle's defaults cannot tell apart
+    "named": lambda v: v is True,
+    "name": lambda v: isinstance(v, str) and bool(v),
+    "penalty": lambda v: _is_number(v) and 0 <= v <= 1,  # type: ignore[operator]
+    "show_num_correct": lambda v: v is True,
+    "ranges": lambda v: isinstance(v, list) and all(x is None or _is_range(x) for x in v),
+    "template_rich": lambda v: v is True,
+    "template_html": _is_text,
     # quiz metadata
     "id": lambda v: isinstance(v, str) and bool(_ID_RE.match(v)),
     "title": _is_text,
@@ -509,6 +517,17 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     "sections": lambda v: _is_sections(v),
 }
 """Every key lmsexport writes into its metadata comments, with the check its value must pass."""
+
+
+def _is_range(v: object) -> bool:
+    """A range's [low, high], or [low, high, preferred answer] (with the answer inside)."""
+    return (
+        isinstance(v, list)
+        and len(v) in (2, 3)
+        and all(_is_number(x) for x in v)
+        and v[0] <= v[1]
+        and (len(v) == 2 or v[0] <= v[2] <= v[1])
+    )
 
 
 def _is_draw(d: object) -> bool:

@@ -64,8 +64,10 @@ def _assert_same(paths: list[Path]) -> None:
 def test_golden_files_read_the_same_in_php() -> None:
     paths = sorted((ROOT / "tests" / "cases" / "types" / "expected" / "moodle").glob("*.xml"))
     paths += sorted((ROOT / "tests" / "cases" / "rich" / "expected" / "moodle").glob("*.xml"))
+    # The bank of issue 22: credits, feedback by outcome, hints, units, essay options.
+    paths += sorted((ROOT / "tests" / "cases" / "credits" / "expected" / "moodle").glob("*.xml"))
     paths += sorted((ROOT / "dist" / "moodle").glob("*.xml"))
-    assert len(paths) >= 8
+    assert len(paths) >= 9
     _assert_same(paths)
 
 

@@ -14,14 +14,20 @@ from lmsexport.errors import MoodleXmlError
 from lmsexport.model import (
     Answer,
     Choice,
+    Essay,
+    Hint,
     Matching,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     QuestionType,
     ShortAnswer,
     SingleChoice,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
 )
 from lmsexport.readers.moodlexml import (
     MAX_MOODLEXML_BYTES,
@@ -229,33 +235,47 @@ def test_a_moodle_export_is_read(exported) -> None:
         ("Parameters", 0.0, None),
     ]
     assert mc.explanation == "Only the optimizer states."
-    assert sa.body == ShortAnswer((Answer("FSDP"),), case_sensitive=True)
-    assert num.body == Numerical(keys=(NumericKey(answer=12.0, tolerance=0.5),))
+    # Moodle's question names, its combined feedback (with <shownumcorrect/>), hints; the
+    # penalty 0.3333333 is Moodle's default: None.
+    assert [q.name for q in quiz.questions] == ["ZeRO stage 1", "FSDP", "Adam bytes", "Stages", "TP"]
+    assert mc.feedback == OutcomeFeedback(correct="Your answer is correct.", show_num_correct=True)
+    assert mc.hints == (Hint("Think of Adam."),) and mc.penalty is None
+    # A short answer worth 50% with its feedback; Moodle's \\* is a literal asterisk.
+    assert sa.body == ShortAnswer(
+        (Answer("FSDP"), Answer("ZeRO*", credit=0.5, feedback="Close.")), case_sensitive=True
+    )
+    # The last answer '*' at 0% is the feedback for any other response.
+    assert num.body == Numerical(
+        keys=(NumericKey(answer=12.0, tolerance=0.5),), other_feedback="Count the fp32 copies."
+    )
     assert isinstance(match.body, Matching)
     assert [(p.left, p.right) for p in match.body.pairs] == [
         ("Stage 1", "Optimizer states"),
         ("Stage 2", "Gradients"),
     ]
     assert match.body.distractors == ("Activations",)
-    assert tf.body == TrueFalse(True)
+    assert tf.body == TrueFalse(True, feedback_true="Yes: all-reduce.")
     assert quiz.shuffle is True
 
 
 def test_what_the_model_cannot_hold_is_warned_about_at_its_line(exported) -> None:
     _, warnings = exported
-    found = [(d.loc.line, d.rule) for d in warnings]
-    assert found == [
-        (15, "moodlexml.dropped"),
-        (67, "moodlexml.partial-credit-dropped"),
-        (97, "moodlexml.answers-dropped"),
-        (147, "moodlexml.type-skipped"),
-        (153, "moodlexml.dropped"),
-    ]
-    assert all(d.severity.value == "warning" for d in warnings)
-    (mc,) = [d for d in warnings if d.loc.line == 15]
-    assert mc.message == (
-        "question 'zero-1': the model has no place for hints, right/partly right/wrong feedback; dropped"
+    # Every question of the export comes in whole; only the description has no type of its own.
+    assert [(d.loc.line, d.rule) for d in warnings] == [(147, "moodlexml.type-skipped")]
+    essay = _one(
+        "<responseformat>editorfilepicker</responseformat><attachments>2</attachments>"
+        "<attachmentsrequired>1</attachmentsrequired>",
+        "essay",
     )
+    quiz, warnings = read_quiz(essay, "e.xml")
+    assert quiz.questions[0].body == Essay()
+    assert [(d.rule, d.message) for d in warnings] == [
+        (
+            "moodlexml.dropped",
+            "question 'q1': the model has no place for the editor's file picker (files in the response), "
+            "file attachments (2 allowed, 1 required); dropped",
+        )
+    ]
 
 
 def test_moodle_file_reading_keeps_what_moodle_reads() -> None:
@@ -292,6 +312,22 @@ def test_single_and_shuffle_as_trans_single_reads_them(body: str, single: bool, 
     assert (q.single, q.shuffle) == (single, shuffle)
 
 
+def test_single_false_is_read_as_moodle_reads_it() -> None:
+    """`<single>False</single>` is single-answer to Moodle (trans_single()): a 75/25 question is
+    then a single choice without a 100 % answer, which Moodle imports with a notice."""
+    body = (
+        "<single>False</single><shuffleanswers>FALSE</shuffleanswers><answer fraction='75'><text>2</text>"
+        "</answer><answer fraction='25'><text>4</text></answer><answer fraction='0'><text>5</text></answer>"
+    )
+    quiz, warnings = read_quiz(_one(body), "x.xml")
+    assert quiz.questions[0].body == SingleChoice((Choice("2", 0.75), Choice("4", 0.25), Choice("5", 0.0)))
+    assert sorted(d.rule for d in warnings) == [
+        "moodlexml.false-is-true",
+        "moodlexml.false-is-true",
+        "moodlexml.no-full-credit",
+    ]
+
+
 def test_matching_is_shuffled_unless_it_says_otherwise() -> None:
     subs = "".join(
         f"<subquestion><text>{i}</text><answer><text>{i}{i}</text></answer></subquestion>" for i in "ab"
@@ -323,9 +359,130 @@ def test_weights_not_adding_to_100_are_warned_about() -> None:
         "<answer fraction='20'><text>b</text></answer><answer fraction='0'><text>c</text></answer>"
     )
     quiz, warnings = read_quiz(_one(body), "x.xml")
-    # Read as right/wrong: the default credits of two right choices and a wrong one.
-    assert quiz.questions[0].body == MultipleChoice((Choice("a", 0.5), Choice("b", 0.5), Choice("c", -1.0)))
-    assert sorted(d.rule for d in warnings) == ["moodlexml.weights-simplified", "moodlexml.weights-sum"]
+    # The file's own credits, as Moodle grades them.
+    assert quiz.questions[0].body == MultipleChoice((Choice("a", 0.5), Choice("b", 0.2), Choice("c", 0.0)))
+    assert [d.rule for d in warnings] == ["moodlexml.weights-sum"]
+
+
+def test_default_credits_as_moodle_stores_them_read_back_exactly() -> None:
+    """1/3 is stored as 33.33333 %, and 1/11 as Moodle's nearest grade 10 %: the default credits
+    of the right and wrong choices come back as the exact fractions."""
+    thirds = "".join(f"<answer fraction='33.33333'><text>{c}</text></answer>" for c in "abc")
+    quiz, _ = read_quiz(
+        _one("<single>false</single>" + thirds + "<answer fraction='-100'><text>d</text></answer>"), "x.xml"
+    )
+    body = quiz.questions[0].body
+    assert isinstance(body, MultipleChoice) and body.credits == (1 / 3, 1 / 3, 1 / 3, -1.0)
+    assert body.default_credits
+
+
+@pytest.mark.parametrize(
+    ("fractions", "rule"),
+    [(("100", "100", "0"), "moodlexml.several-full-credit"), (("50", "0"), "moodlexml.no-full-credit")],
+)
+def test_single_choice_credits_moodle_imports_are_warnings(fractions: tuple[str, ...], rule: str) -> None:
+    answers = "".join(f"<answer fraction='{f}'><text>{i}</text></answer>" for i, f in enumerate(fractions))
+    quiz, warnings = read_quiz(_one(answers), "x.xml")
+    body = quiz.questions[0].body
+    assert isinstance(body, SingleChoice)
+    assert body.credits == tuple(float(f) / 100 for f in fractions)
+    assert [d.rule for d in warnings] == [rule]
+
+
+def test_numerical_whose_best_key_is_partly_right_is_a_warning() -> None:
+    body = (
+        "<answer fraction='50'><text>3</text><tolerance>0.5</tolerance><feedback><text>Near</text></feedback>"
+        "</answer><answer fraction='12.5'><text>30</text></answer>"
+    )
+    quiz, warnings = read_quiz(_one(body, "numerical"), "x.xml")
+    assert quiz.questions[0].body == Numerical(
+        keys=(
+            NumericKey(answer=3.0, tolerance=0.5, credit=0.5, feedback="Near"),
+            NumericKey(answer=30.0, credit=0.125),
+        )
+    )
+    assert [(d.rule, d.message) for d in warnings] == [
+        (
+            "moodlexml.no-full-credit",
+            "numerical question: no key earns full credit (the best earns 50%): Moodle imports it",
+        )
+    ]
+
+
+def test_units_and_their_options() -> None:
+    body = (
+        "<answer fraction='100'><text>2</text><tolerance>0</tolerance></answer>"
+        "<units><unit><multiplier>1</multiplier><unit_name>GB</unit_name></unit>"
+        "<unit><multiplier>1000</multiplier><unit_name>MB</unit_name></unit>"
+        "<unit><multiplier>5</multiplier><unit_name>GB</unit_name></unit>"  # a repeat: dropped
+        "<unit><multiplier>0</multiplier><unit_name>KB</unit_name></unit></units>"  # no multiplier
+        "<unitgradingtype>2</unitgradingtype><unitpenalty>0.25</unitpenalty><showunits>2</showunits>"
+        "<unitsleft>1</unitsleft>"
+    )
+    quiz, warnings = read_quiz(_one(body, "numerical"), "x.xml")
+    assert quiz.questions[0].body == Numerical(
+        keys=(NumericKey(answer=2.0),),
+        units=(Unit("GB"), Unit("MB", 1000.0)),
+        unit_grading=UnitGrading.QUESTION,
+        unit_penalty=0.25,
+        unit_input=UnitInput.SELECT,
+        units_left=True,
+    )
+    # Units Moodle does not use (showunits 3: only the number is graded) are no units.
+    unused = body.replace("<showunits>2</showunits>", "<showunits>3</showunits>")
+    assert read_quiz(_one(unused, "numerical"), "x.xml")[0].questions[0].body == Numerical(
+        keys=(NumericKey(answer=2.0),)
+    )
+    assert warnings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("FS*P", Answer("FS*P", wildcard=True)),
+        ("FS\\*P", Answer("FS*P")),
+        ("*", Answer("*", wildcard=True)),
+        ("a\\\\*", Answer("a\\*")),
+    ],
+)
+def test_short_answer_wildcards_as_moodle_compares_them(text: str, answer: Answer) -> None:
+    body = f"<answer fraction='100'><text>{text}</text></answer>"
+    quiz, _ = read_quiz(_one(body, "shortanswer"), "x.xml")
+    assert quiz.questions[0].body == ShortAnswer((answer,))
+
+
+def test_penalties() -> None:
+    answers = "<answer fraction='100'><text>a</text></answer><answer fraction='0'><text>b</text></answer>"
+    for raw, penalty in [("0.3333333", None), ("0.333", None), ("0.5", 0.5), ("0", 0.0), ("2", 1.0)]:
+        quiz, _ = read_quiz(_one(f"<penalty>{raw}</penalty>" + answers), "x.xml")
+        assert quiz.questions[0].penalty == penalty, raw
+    tf = "<penalty>1.0000000</penalty><answer fraction='100'><text>true</text></answer>"
+    assert read_quiz(_one(tf, "truefalse"), "x.xml")[0].questions[0].penalty is None
+
+
+def test_what_moodle_ignores_is_ignored_in_a_file_from_elsewhere() -> None:
+    """Feedback by outcome and hints' options of a true/false question, and an essay's hints:
+    Moodle's importer does not read them (lmsexport's own files keep them)."""
+    tf = (
+        "<answer fraction='100'><text>true</text></answer><answer fraction='0'><text>false</text></answer>"
+        "<correctfeedback><text>Yes</text></correctfeedback>"
+        "<hint><text>Think</text><shownumcorrect/></hint>"
+    )
+    quiz, warnings = read_quiz(_one(tf, "truefalse"), "x.xml")
+    q = quiz.questions[0]
+    assert (q.feedback, q.hints) == (OutcomeFeedback(), (Hint("Think"),))
+    assert [d.rule for d in warnings] == ["moodlexml.ignored", "moodlexml.ignored"]
+    quiz, warnings = read_quiz(_one("<hint><text>Think</text></hint>", "essay"), "x.xml")
+    assert quiz.questions[0].hints == () and [d.rule for d in warnings] == ["moodlexml.ignored"]
+
+
+def test_a_category_named_nothing_is_no_category() -> None:
+    answers = "<answer fraction='100'><text>a</text></answer><answer fraction='0'><text>b</text></answer>"
+    for path in ("$course$/top/", ""):
+        category = f"<question type='category'><category><text>{path}</text></category></question>"
+        data = _one(answers).replace(b"<quiz>", b"<quiz>" + category.encode())
+        quiz, _ = read_quiz(data, "c.xml")
+        assert (quiz.category, quiz.title) == (None, "c")
 
 
 def test_id_numbers() -> None:

@@ -29,16 +29,19 @@ from lmsexport.model import (
     Difficulty,
     Draw,
     Essay,
+    Hint,
     Matching,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Para,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     Section,
     ShortAnswer,
@@ -46,8 +49,14 @@ from lmsexport.model import (
     Str,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
     default_multiple_credits,
+    exact_credit,
 )
+from lmsexport.moodle import MOODLE_GRADES
+from lmsexport.moodlexml import question_name
 from lmsexport.readers.moodlexml import read_assessment, read_quiz
 from lmsexport.writers import Output
 from lmsexport.writers.moodlexml import as_in_assessment, plain_text_problem, write_assessment, write_quiz
@@ -80,6 +89,71 @@ FORMATTED: st.SearchStrategy[Text] = TEXT | RICH
 """A formatted text: plain, or any rich tree the loader could make (and more)."""
 
 
+GRADES = [float(g) for g in MOODLE_GRADES]
+"""Credits on Moodle's grade list (what the loader accepts), as the floats Moodle stores."""
+CREDIT = st.sampled_from(GRADES).map(exact_credit)
+POSITIVE = st.sampled_from([g for g in GRADES if g >= 0]).map(exact_credit)
+FRACTION = st.one_of(
+    st.sampled_from([0.0, 0.1, 1 / 3, 0.5, 1.0, 0.3333333, 1 / 7, 0.123456789]),
+    st.floats(min_value=0, max_value=1, allow_nan=False),
+)
+"""A penalty: Moodle's defaults and fractions Moodle stores to 7 decimals, and any other."""
+HINTS = st.lists(st.builds(Hint, FORMATTED, st.booleans(), st.booleans()), max_size=3).map(tuple)
+FEEDBACK = st.builds(
+    OutcomeFeedback, st.none() | FORMATTED, st.none() | FORMATTED, st.none() | FORMATTED, st.booleans()
+)
+UNIT_NAMES = st.lists(PLAIN, min_size=1, max_size=3, unique=True)
+
+
+@st.composite
+def numeric_key(draw: st.DrawFn) -> NumericKey:
+    lo, hi = sorted((draw(NUM), draw(NUM)))
+    key = draw(
+        st.sampled_from(
+            [
+                NumericKey(answer=lo, tolerance=abs(hi) / 7),
+                NumericKey(answer=hi),
+                NumericKey(low=lo, high=hi),
+                NumericKey(answer=lo, low=lo, high=hi),
+            ]
+        )
+    )
+    return replace(key, credit=draw(POSITIVE), feedback=draw(st.none() | FORMATTED))
+
+
+@st.composite
+def short_answers(draw: st.DrawFn) -> tuple[Answer, ...]:
+    """Answers with credits (one of them full), feedback and wildcards: a wildcard answer has a `*`
+    and no `\\` right before one (Moodle reads that `*` as a literal: the writer refuses it)."""
+    texts = draw(st.lists(PLAIN, min_size=1, max_size=3, unique=True))
+    answers = []
+    for n, text in enumerate(texts):
+        wildcard = "*" in text and "\\*" not in text and draw(st.booleans())
+        credit = 1.0 if n == 0 else draw(POSITIVE)
+        answers.append(Answer(text, credit, draw(st.none() | FORMATTED), wildcard))
+    return tuple(answers)
+
+
+@st.composite
+def essays(draw: st.DrawFn) -> Essay:
+    response_format = draw(st.sampled_from(list(ResponseFormat)))
+    low = draw(st.none() | st.integers(1, 500))
+    high = draw(st.none() | st.integers(low or 1, 1000))
+    plain_box = response_format in (ResponseFormat.PLAIN, ResponseFormat.MONOSPACED)
+    # A plain box shows the template as written: plain text (Moodle stores it unformatted), or a
+    # rich one, whose markup Moodle loses and lmsexport's comment keeps.
+    template = draw(st.none() | (PLAIN | RICH if plain_box else FORMATTED))
+    return Essay(
+        response_format=response_format,
+        required=draw(st.booleans()),
+        lines=draw(st.integers(1, 40)),
+        min_words=low,
+        max_words=high,
+        template=template,
+        grader_info=draw(st.none() | FORMATTED),
+    )
+
+
 @st.composite
 def questions(draw: st.DrawFn, qid: str) -> Question:
     qtype = draw(st.sampled_from(list(QuestionType)))
@@ -90,37 +164,49 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
         right = set(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n if multiple else 1)))
         flags = [i in right for i in range(n)]
         credits = default_multiple_credits(flags) if multiple else tuple(1.0 if r else 0.0 for r in flags)
+        if draw(st.booleans()):
+            # Credits of their own: any grade, several full-credit choices or none.
+            credits = tuple(draw(CREDIT) for _ in range(n))
+            if multiple and not any(c > 0 for c in credits):
+                credits = (1.0, *credits[1:])
         choices = tuple(
             Choice(draw(FORMATTED), credit=credit, feedback=draw(st.none() | FORMATTED), lang=draw(LANG))
             for credit in credits
         )
         body = MultipleChoice(choices) if multiple else SingleChoice(choices)
     elif qtype is QuestionType.TRUE_FALSE:
-        body = TrueFalse(draw(st.booleans()))
+        body = TrueFalse(draw(st.booleans()), draw(st.none() | FORMATTED), draw(st.none() | FORMATTED))
     elif qtype is QuestionType.SHORT_ANSWER:
-        answers = tuple(Answer(a) for a in draw(st.lists(PLAIN, min_size=1, max_size=3)))
-        body = ShortAnswer(answers, case_sensitive=draw(st.booleans()))
-    elif qtype is QuestionType.NUMERICAL:
-        lo, hi = sorted((draw(NUM), draw(NUM)))
-        key = draw(
-            st.sampled_from(
-                [
-                    NumericKey(answer=lo, tolerance=abs(hi) / 7),
-                    NumericKey(answer=hi),
-                    NumericKey(low=lo, high=hi),
-                    NumericKey(answer=lo, low=lo, high=hi),
-                ]
-            )
+        body = ShortAnswer(
+            draw(short_answers()),
+            case_sensitive=draw(st.booleans()),
+            other_feedback=draw(st.none() | FORMATTED),
         )
-        body = Numerical(keys=(key,))
+    elif qtype is QuestionType.NUMERICAL:
+        keys = tuple(draw(st.lists(numeric_key(), min_size=1, max_size=3)))
+        other = draw(st.none() | FORMATTED)
+        if draw(st.booleans()):
+            names = draw(UNIT_NAMES)
+            multipliers = [1.0] + [draw(st.sampled_from([1000.0, 0.001, 2.5, -1.0, 1e-9])) for _ in names[1:]]
+            body = Numerical(
+                keys=keys,
+                units=tuple(Unit(u, m) for u, m in zip(names, multipliers, strict=True)),
+                unit_grading=draw(st.sampled_from(list(UnitGrading))),
+                unit_penalty=draw(FRACTION),
+                unit_input=draw(st.sampled_from(list(UnitInput))),
+                units_left=draw(st.booleans()),
+                other_feedback=other,
+            )
+        else:
+            body = Numerical(keys=keys, other_feedback=other)
     elif qtype is QuestionType.MATCHING:
         pairs = tuple(
             Pair(a, b) for a, b in draw(st.lists(st.tuples(FORMATTED, PLAIN), min_size=2, max_size=4))
         )
         body = Matching(pairs, tuple(draw(st.lists(PLAIN, max_size=2))))
     else:
-        body = Essay()
-    return Question(
+        body = draw(essays()) if draw(st.booleans()) else Essay()
+    question = Question(
         id=qid,
         stem=draw(FORMATTED),
         body=body,
@@ -130,6 +216,18 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
         tags=draw(TAGS),
         difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
     )
+    if draw(st.booleans()):
+        question = replace(
+            question,
+            feedback=draw(FEEDBACK),
+            hints=draw(HINTS),
+            penalty=draw(st.none() | FRACTION),
+        )
+    if draw(st.booleans()):
+        # A name of its own, or the one the writer derives from the stem (which reads back as None
+        # unless the file says it was set).
+        question = replace(question, name=draw(PLAIN | st.just(question_name(question))))
+    return question
 
 
 def _canonical_langs(quiz: Quiz) -> Quiz:

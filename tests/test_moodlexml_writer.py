@@ -356,16 +356,28 @@ def test_essay_has_moodles_form_defaults() -> None:
 def test_every_error_of_a_bank_is_reported_together() -> None:
     bad = (
         _single((Choice("a", 1.0),)),
-        _single((Choice("a", 1.0), Choice("b", 1.0)), id="s2"),
         Question(id="m", stem="s", body=MultipleChoice((Choice("a"), Choice("b")))),
+        replace(_single(), id="p", penalty=1.5),
     )
     with pytest.raises(MoodleXmlExportError) as e:
         write(Bank((_quiz(*bad),)), CTX)
     assert [d.rule for d in e.value.diagnostics] == [
         "moodlexml.too-few-choices",
         "moodlexml.bad-key",
-        "moodlexml.bad-key",
+        "moodlexml.bad-penalty",
     ]
+
+
+def test_a_single_choice_may_have_several_or_no_full_credit_choices() -> None:
+    """Moodle imports both (qtype_multichoice::save_question_options() gives a notice only when no
+    answer is worth 100%); the loader warns about them."""
+    two = _single((Choice("a", 1.0), Choice("b", 1.0), Choice("c", -0.5)))
+    half = _single((Choice("a", 0.5), Choice("b")), id="s2")
+    data, diags = write_quiz(_quiz(two, half))
+    assert diags == []
+    fractions = [[a.get("fraction") for a in q.iter("answer")] for q in _questions(_quiz(two, half))]
+    assert fractions == [["100", "100", "-50"], ["50", "0"]]
+    assert read_quiz(data, "q.xml")[0].questions == (two, half)
 
 
 def test_quiz_metadata_comment_never_holds_a_double_hyphen() -> None:

@@ -14,9 +14,9 @@ needs:
 * ids come from ``[id:...]`` and ID numbers; a question without one is named after its
   ``::name::`` / ``<name>`` (the importer makes both valid and unique);
 * what the model has no place for is a warning naming the question and a note above it in the
-  YAML: partial credit, feedback on short, numerical and true/false answers, right/partly/wrong
-  feedback, hints, units, and question types lmsexport lacks (cloze, calculated, drag and drop,
-  descriptions, plugin types), which are skipped;
+  YAML, and question types lmsexport lacks (cloze, calculated, drag and drop, descriptions,
+  plugin types) are skipped; a Moodle XML question is mapped as `check` maps it
+  (readers/moodlexml.py ``to_model``: credits, feedback, hints, units, essay options, names);
 * lmsexport's own files (with its ``lmsexport-quiz`` metadata) come back exactly: quiz id,
   title, language, description, difficulty, category, shuffling, points, tags, case
   sensitivity, ranges, distractors.
@@ -27,31 +27,24 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import replace
-from fractions import Fraction
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, GiftSyntaxError, MoodleXmlError
 from ..media import media_from_bytes, media_from_data_uri
 from ..model import (
-    Answer,
     Choice,
     Difficulty,
     Essay,
     Matching,
     Media,
     MultipleChoice,
-    Numerical,
-    NumericKey,
     Pair,
     Question,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
     Text,
-    TrueFalse,
-    default_multiple_credits,
 )
-from ..moodle import format_percent, nearest_grade
 from .drafts import (
     QUIZ_LANG,
     DraftQuestion,
@@ -62,7 +55,7 @@ from .drafts import (
     markdown_text,
     with_image,
 )
-from .moodlexml import MoodleFile
+from .moodlexml import MoodleFile, MoodleText
 
 SKIPPED_KINDS = {
     "multianswer": "cloze",
@@ -189,52 +182,6 @@ class _Builder:
             self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
 
 
-def _multichoice(
-    b: _Builder,
-    q: Question,
-    single: bool,
-    answers: list[tuple[Text | None, str | None, Fraction, Text | None, SourceLoc]],
-) -> Question | None:
-    """Choices from (text, lang, fraction, feedback, loc) answers, right/wrong as the model scores:
-    a single choice's right answer earns full credit, a multiple choice's right and wrong answers
-    the default credits."""
-    qlang = q.lang or b.quiz_lang
-    choices = []
-    for text, lang, _, feedback, loc in answers:
-        if text is None:
-            b.drop("an empty answer")
-            continue
-        lang = lang or b.quiz_lang
-        choices.append(Choice(text, feedback=feedback, lang=lang if lang != qlang else None, loc=loc))
-    fractions = [a[2] for a in answers if a[0] is not None]
-    if single:
-        partial = [f for f in fractions if 0 < f < 1]
-        if partial:
-            b.drop(
-                "partial credit ("
-                + ", ".join(f"{format_percent(f)}%" for f in partial)
-                + "); only the 100% answer counts as right"
-            )
-        right = [f == 1 for f in fractions]
-        if not any(right) and fractions:
-            best = max(fractions)
-            if best > 0:
-                right = [f == best for f in fractions]
-        keyed = [replace(c, credit=1.0 if r else 0.0) for c, r in zip(choices, right, strict=True)]
-        return replace(q, body=SingleChoice(tuple(keyed)))
-    right = [f > 0 for f in fractions]
-    credits = default_multiple_credits(right)
-    if any(right) and any(f != nearest_grade(Fraction(c)) for f, c in zip(fractions, credits, strict=True)):
-        b.drop(
-            "its own weights ("
-            + ", ".join(f"{format_percent(f)}%" for f in fractions)
-            + "); lmsexport scores every right choice alike and takes off for wrong ones",
-            "import.weights",
-        )
-    weighted = [replace(c, credit=credit) for c, credit in zip(choices, credits, strict=True)]
-    return replace(q, body=MultipleChoice(tuple(weighted)))
-
-
 # --------------------------------------------------------------------------- GIFT
 
 
@@ -293,6 +240,10 @@ def import_gift(data: bytes, path: str) -> Found:
                 "text without an answer block has no place in lmsexport",
                 "import.skipped",
             )
+            continue
+        if item.qtype == "ordering":
+            why = "lmsexport has no such question type"
+            found.skip("ordering", item.loc, item.name, why, "import.skipped")
             continue
         draft = _gift_question(found, item, own, str(meta["lang"]) if "lang" in meta else None)
         if draft is not None:
@@ -380,18 +331,28 @@ def _apply_quiz_meta(quiz: DraftQuiz, meta: dict[str, object]) -> None:
 
 
 def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
-    from ..readers.gift import _meta
+    """One GIFT question as a draft: its answers as readers/gift.py maps them for `check` (credits,
+    feedback, wildcards, the feedback for any other answer, ranges, distractors), its texts
+    converted for the import, and what lmsexport's own metadata restores."""
+    from . import gift as g
 
-    meta = _meta(item.comments, "lmsexport:")
+    meta = g._meta(item.comments, g.QUESTION_META)
     label = _label(item.idnumber, item.name)
     b = _Builder(found, own, item.loc, label, quiz_lang)
     stem, stem_lang = b.texts.convert(item.text.text, item.text.format) if item.text else (None, None)
     if stem is None:
         found.warn(item.loc, f"{label} has no question text; skipped", "import.empty-stem")
         return None
-    explanation = None
-    if item.general_feedback is not None:
-        explanation, _ = b.texts.convert(item.general_feedback.text, item.general_feedback.format)
+
+    def text(t) -> Text | None:  # type: ignore[no-untyped-def]
+        return b.texts.convert(t.text, t.format)[0] if t is not None else None
+
+    def warn(problems: list[tuple[str, str]]) -> None:
+        if not own:  # lmsexport's own files were checked when they were written
+            for message, rule in problems:
+                found.warn(item.loc, f"{label}: {message}", rule)
+
+    explanation = text(item.general_feedback)
     q = Question(
         id="",
         stem=stem,
@@ -401,101 +362,69 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         lang=stem_lang,
         tags=tuple(meta.get("tags", item.tags)),  # type: ignore[arg-type]
         loc=item.loc,
+        **g.header_from_meta(meta),
     )
     if item.missing_word:
         b.notes.append("a missing-word question: the blank is shown as _____ in the stem")
     typed: Question | None = q
-    if item.qtype == "truefalse":
-        typed = replace(q, body=TrueFalse(item.truth))
-        if any(f is not None and f.text for f in item.true_false_feedback):
-            b.drop("the feedback on the true/false answers")
+    if item.qtype == "essay":
+        typed = replace(q, body=g.essay_from_meta(meta))
+    elif item.qtype == "truefalse":
+        wrong, right = (text(f) for f in item.true_false_feedback)
+        typed = replace(q, body=g.true_false(item.truth, wrong, right))
     elif item.qtype == "multichoice":
-        answers = []
-        for a in item.answers:
-            text, lang = b.texts.convert(a.text.text, a.text.format)
-            feedback = b.texts.convert(a.feedback.text, a.feedback.format)[0] if a.feedback else None
-            answers.append((text, lang, a.fraction, feedback, a.text.loc))
-        typed = _multichoice(b, q, item.single, answers)
+        credits = g.choice_credits([a.fraction for a in item.answers], item.single)
+        if credits is None:
+            found.warn(item.loc, f"{label} has no answer that earns credit; skipped", "import.no-key")
+            return None
+        warn(credits[1])
+        qlang = q.lang or b.quiz_lang
+        choices = []
+        for a, credit in zip(item.answers, credits[0], strict=True):
+            choice, lang = b.texts.convert(a.text.text, a.text.format)
+            if choice is None:
+                b.drop("an empty answer")
+                continue
+            lang = lang or b.quiz_lang
+            choices.append(
+                Choice(choice, credit, text(a.feedback), lang=lang if lang != qlang else None, loc=a.text.loc)
+            )
+        single = item.single or bool(meta.get("single"))
+        typed = replace(q, body=(SingleChoice if single else MultipleChoice)(tuple(choices)))
     elif item.qtype == "shortanswer":
-        typed = _short_answer(
-            b,
-            q,
-            [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers],
-            bool(meta.get("case_sensitive", False)),
-        )
+        found_answers = [(a.text.text, a.fraction, text(a.feedback), a.text.loc) for a in item.answers]
+        answers = g.short_answers(found_answers)
+        if answers is None:
+            found.warn(item.loc, f"{label} has no answer worth 100%; skipped", "import.no-key")
+            return None
+        warn(answers[2])
+        case_sensitive = bool(meta.get("case_sensitive", False))
+        typed = replace(q, body=ShortAnswer(answers[0], case_sensitive, other_feedback=answers[1]))
     elif item.qtype == "numerical":
-        keys = [(a.numeric, a.fraction, bool(a.feedback and a.feedback.text)) for a in item.answers]
-        key = _numeric_key(b, keys)
-        if key is not None and "answer" in meta and key.low is not None:
-            low, high = key.low, key.high
-            answer = float(meta["answer"])  # type: ignore[arg-type]
-            assert high is not None
-            if low <= answer <= high:
-                key = replace(key, answer=answer)
-        typed = None if key is None else replace(q, body=Numerical(keys=(key,)))
+        keys = g.numeric_keys([(a.numeric, a.fraction, text(a.feedback)) for a in item.answers], meta)
+        if keys is None:
+            found.warn(item.loc, f"{label} has no numeric answer; skipped", "import.no-key")
+            return None
+        warn(keys[2])
+        typed = replace(q, body=g.numerical_from_meta(meta, keys[0], keys[1]))
     elif item.qtype == "match":
         pairs, distractors = [], []
         for left, right in item.pairs:
-            text, _ = b.texts.convert(left.text, left.format)
-            if text is None:
+            converted, _ = b.texts.convert(left.text, left.format)
+            if converted is None:
                 distractors.append(right)
             else:
-                pairs.append(Pair(text, right, loc=left.loc))
-        raw = meta.get("distractors")
+                pairs.append(Pair(converted, right, loc=left.loc))
+        raw = meta.get("distractors")  # lmsexport's files from before GIFT carried them
         if isinstance(raw, list):
             distractors += [str(d) for d in raw]
         typed = replace(q, body=Matching(tuple(pairs), tuple(distractors)))
     if typed is None:
         return None
+    if item.name and not g.is_derived_name(item.name, typed):
+        typed = replace(typed, name=item.name)
     b.finish()
     return DraftQuestion(typed, raw_id=item.idnumber or None, name=item.name, notes=b.notes)
-
-
-def _short_answer(
-    b: _Builder, q: Question, answers: list[tuple[str, Fraction, bool]], case_sensitive: bool
-) -> Question | None:
-    """Accepted answers: those worth 100%; the rest are reported."""
-    right = []
-    for text, fraction, has_feedback in answers:
-        if fraction == 1:
-            if "*" in text.replace("\\*", ""):
-                b.drop(f"the wildcard '*' of accepted answer {text!r} (kept as a literal asterisk)")
-            right.append(text.replace("\\*", "*"))
-        elif text == "*":
-            if has_feedback:
-                b.drop("the feedback for any other answer ('*')")
-        else:
-            b.drop(f"answer {text!r} worth {format_percent(fraction)}%")
-        if has_feedback and fraction == 1:
-            b.drop(f"the feedback on answer {text!r}")
-    if not right:
-        b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
-        return None
-    accepted = tuple(Answer(text) for text in dict.fromkeys(right))
-    return replace(q, body=ShortAnswer(accepted, case_sensitive))
-
-
-def _numeric_key(b: _Builder, answers: list[tuple[NumericKey | None, Fraction, bool]]) -> NumericKey | None:
-    """The first 100% answer is the key; the others are reported."""
-    keys = [k for k, f, _ in answers if k is not None and f == 1]
-    for key, fraction, has_feedback in answers:
-        if key is None:
-            if has_feedback:
-                b.drop("the feedback for any other answer")
-        elif fraction != 1 or key is not keys[0]:
-            b.drop(f"another accepted answer {_key_text(key)} worth {format_percent(fraction)}%")
-        if key is not None and has_feedback:
-            b.drop(f"the feedback on answer {_key_text(key)}")
-    if not keys:
-        b.found.warn(b.loc, f"{b.label} has no answer worth 100%; skipped", "import.no-key")
-        return None
-    return keys[0]
-
-
-def _key_text(key: NumericKey) -> str:
-    if key.low is not None and key.high is not None:
-        return f"{key.low:g}..{key.high:g}"
-    return f"{key.answer:g}" + (f" ± {key.tolerance:g}" if key.tolerance else "")
 
 
 # --------------------------------------------------------------------------- Moodle XML
@@ -584,7 +513,41 @@ def _category_quiz(quizzes: dict[str, DraftQuiz], key: str, path: str, kind: str
     return quizzes[key]
 
 
+class _MoodleTexts:
+    """Moodle XML's texts for readers.moodlexml.to_model(), converted as the import converts them;
+    what a question loses is a note above it and a warning."""
+
+    def __init__(self, b: _Builder) -> None:
+        self.b = b
+
+    def text(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
+        if t is None:
+            return None, None
+        return self.b.texts.convert(t.text, t.format, t.files)
+
+    def lose(self, what: str) -> None:
+        self.b.drop(what)
+
+    def unreachable(self, what: str) -> None:
+        message = f"{what} left out: Moodle tries answers in order, and no response reaches it"
+        self.b.notes.append(message)
+        self.b.found.warn(self.b.loc, f"{self.b.label}: {message}", "import.unreachable-answer")
+
+
+_NO_BODY = {
+    "shortanswer": "has no answer worth 100%",
+    "numerical": "has no numeric answer",
+    "truefalse": "has no answers",
+}
+"""Why readers.moodlexml.to_model() found no body (the XML reader refuses the others)."""
+
+
 def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> DraftQuestion | None:  # type: ignore[no-untyped-def]
+    """One Moodle XML question as a draft: mapped by readers.moodlexml.to_model() as `check` maps
+    it (credits, feedback, hints, wildcards, units, essay options, names, penalties), its texts
+    converted for the import."""
+    from .moodlexml import to_model
+
     meta = mq.meta
     label = _label((mq.idnumber or "").strip(), mq.name)
     b = _Builder(found, own, mq.loc, label, quiz_lang)
@@ -609,6 +572,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     if not points > 0:
         b.drop(f"its mark {points:g} (lmsexport needs points above 0: written as 1)")
         points = 1.0
+    difficulty = meta.get("difficulty")
     q = Question(
         id="",
         stem=stem,
@@ -617,64 +581,18 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
         points=points,
         lang=stem_lang,
         tags=tuple(meta.get("tags", mq.tags)),
+        difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
         loc=mq.loc,
     )
-    typed: Question | None = q
-    kind = "matching" if mq.qtype == "match" else mq.qtype
-    if kind == "truefalse":
-        typed = replace(q, body=TrueFalse(bool(mq.truth)))
-    elif kind == "multichoice":
-        answers = []
-        for a in mq.answers:
-            text, lang = b.texts.convert(a.text.text, a.text.format, a.text.files)
-            feedback = None
-            if a.feedback is not None:
-                feedback = b.texts.convert(a.feedback.text, a.feedback.format, a.feedback.files)[0]
-            answers.append((text, lang, a.fraction, feedback, a.text.loc))
-        typed = _multichoice(b, q, mq.single, answers)
-    elif kind == "shortanswer":
-        typed = _short_answer(
-            b,
-            q,
-            [(a.text.text, a.fraction, bool(a.feedback and a.feedback.text)) for a in mq.answers],
-            mq.case_sensitive,
-        )
-    elif kind == "numerical":
-        from .moodlexml import php_number
-
-        keys: list[tuple[NumericKey | None, Fraction, bool]] = []
-        for a in mq.answers:
-            value = php_number(a.text.text)
-            tolerance = php_number(a.tolerance) if a.tolerance else 0.0
-            key = None if value is None else NumericKey(answer=value, tolerance=abs(tolerance or 0.0))
-            keys.append((key, a.fraction, bool(a.feedback and a.feedback.text)))
-        numeric = _numeric_key(b, keys)
-        bounds = meta.get("range")
-        if numeric is not None and isinstance(bounds, list):
-            low, high = float(bounds[0]), float(bounds[1])
-            value, tolerance = numeric.answer, numeric.tolerance
-            # lmsexport's range, if the visible key is the one its writer derives from it.
-            if (value, tolerance) == (low / 2 + high / 2, high / 2 - low / 2):
-                answer = meta.get("answer")
-                numeric = NumericKey(
-                    answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
-                )
-        typed = None if numeric is None else replace(q, body=Numerical(keys=(numeric,)))
-    elif kind == "matching":
-        pairs, distractors = [], []
-        for left, right in mq.subquestions:
-            text, _ = b.texts.convert(left.text, left.format, left.files)
-            if text is None:
-                distractors.append(right)
-            else:
-                pairs.append(Pair(text, right, loc=left.loc))
-        typed = replace(q, body=Matching(tuple(pairs), tuple(distractors)))
+    typed = to_model(mq, q, _MoodleTexts(b), b.quiz_lang)
+    if typed is None:
+        why = _NO_BODY.get(mq.qtype, "has nothing lmsexport can hold")
+        found.warn(mq.loc, f"{label} {why}; skipped", "import.no-key")
+        return None
     for what in mq.dropped:
         if what == "embedded files":
             continue  # images are carried (also the old <image> field); a lost one is reported
         b.drop(what)
-    if typed is None:
-        return None
     b.finish()
     raw_id = (mq.idnumber or "").strip() or None
     return DraftQuestion(typed, raw_id=raw_id, name=mq.name or None, notes=b.notes)

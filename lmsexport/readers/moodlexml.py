@@ -11,29 +11,36 @@ and reports, each at its line, what Moodle refuses or silently changes:
   `<name><text>` (xmlimportnoname: nothing is imported); raw markup inside a `<text>`
   (invalidxml, "use CDATA?"); a question type that standard Moodle lacks (xmltypeunsupported:
   the whole file stops there); a grade not on Moodle's list (importprocess() refuses the
-  file); a multiple choice with fewer than two answers, a short answer or numerical question
-  with no answer worth 100 %, a single-answer multiple choice with none, a matching question
-  with fewer than two pairs or with a left item but no right one, a number Moodle cannot read,
-  a `<file>` path that does not start and end with `/`, or a file name Moodle changes;
-* silently changed (warnings, or errors where the key changes): `<single>False</single>`
-  (only `false`, `0` or empty mean no, so it becomes single-answer), empty answers (dropped),
-  white space around an ID number (kept), `$cat1$/...` categories (not a context Moodle's
-  importer knows: a category literally named `$cat1$`), a category question without
-  `<category><text>`, references to files that are not there, multi-answer weights that do
-  not add up to 100 %.
+  file); a multiple choice with fewer than two answers, a short answer with no answer worth
+  100 %, a numerical question with no number, a matching question with fewer than two pairs or
+  with a left item but no right one, a number Moodle cannot read, a `<file>` path that does not
+  start and end with `/`, or a file name Moodle changes;
+* imported as they are, though probably not meant (warnings worded as the loader's): a
+  single-answer question with no answer worth 100 % or several, a numerical question whose best
+  key is worth less, multi-answer weights that do not add up to 100 %;
+* silently changed (warnings): `<single>False</single>` (only `false`, `0` or empty mean no, so
+  it is single-answer), empty answers (dropped), white space around an ID number (kept),
+  `$cat1$/...` categories (not a context Moodle's importer knows: a category literally named
+  `$cat1$`), a category question without `<category><text>`, references to files that are not
+  there, what Moodle's importer does not read for a question's type (feedback by outcome on a
+  true/false question, an essay's hints...: ignored, except in lmsexport's own files).
 
 `read_quiz` then maps the questions onto the model (`Quiz`), as lmsexport.readers.gift does:
 the question id is the ID number, `<span lang dir>` and `<div lang dir>` wrappers give the
 languages back, rich HTML (a text that starts with a block element) is read into the model's
 tree by readers/richhtml.py with its images from the field's `<file>`s, checked as the loader
 checks image files (lmsexport.media), and `<!-- lmsexport... -->` comments written by
-lmsexport.writers.moodlexml restore what Moodle XML has no element for. A file from elsewhere
-is read leniently; what the model has no place for (description, cloze and calculated
-questions, hints, per-answer feedback on short answers, partial credit, headings, styles,
-files no image shows) is dropped with a warning. An assessment's file reads as the quiz of its
-questions (`read_quiz`) or as the assessment (`read_assessment`). The file is untrusted input:
-it is parsed by validate.parse_untrusted (no DTD, no entities, no network) within the limits
-below (docs/security.md).
+lmsexport.writers.moodlexml restore what Moodle XML has no element for. `to_model` is the one
+mapping of a question's body, name, penalty, feedback and hints, which the import
+(readers/moodle_import.py) shares: credits as the exact fractions Moodle's grades stand for,
+answer feedback, wildcards and the feedback for any other answer, numerical keys and units,
+essay options; a file holding Moodle's defaults gives the model's defaults. A file from
+elsewhere is read leniently; what the model has no place for (description, cloze and
+calculated questions, an essay's attachments, headings, styles, files no image shows) is
+dropped with a warning. An assessment's file reads as the quiz of its questions (`read_quiz`)
+or as the assessment (`read_assessment`). The file is untrusted input: it is parsed by
+validate.parse_untrusted (no DTD, no entities, no network) within the limits below
+(docs/security.md).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import urllib.parse
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import PurePosixPath
+from typing import Protocol
 
 from lxml import etree
 
@@ -52,18 +60,22 @@ from ..media import MediaError, decode_base64, media_from_bytes, media_from_data
 from ..model import (
     Answer,
     Assessment,
+    Body,
     Choice,
     Difficulty,
     Essay,
+    Hint,
     LineBreak,
     Matching,
     Media,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OutcomeFeedback,
     Pair,
     Question,
     Quiz,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
@@ -71,7 +83,11 @@ from ..model import (
     Str,
     Text,
     TrueFalse,
+    Unit,
+    UnitGrading,
+    UnitInput,
     default_multiple_credits,
+    exact_credit,
 )
 from ..moodle import (
     allowed_grade,
@@ -85,12 +101,30 @@ from ..moodle import (
     split_rich,
     split_tex_ignore,
 )
-from ..validate import MAX_MEMBER_BYTES, parse_without_dtd
-from ..writers.moodlexml import ASSESSMENT_META_PREFIX, META_PREFIX, PLUGINFILE, QUIZ_META_PREFIX
+from ..moodlexml import (
+    ASSESSMENT_META_PREFIX,
+    COMBINED_FEEDBACK_TYPES,
+    HINT_PARTS_TYPES,
+    HINTLESS_TYPES,
+    MAX_MOODLEXML_BYTES,
+    META_PREFIX,
+    NOINLINE_ATTACHMENTS,
+    PENALTY,
+    PLUGINFILE,
+    QUIZ_META_PREFIX,
+    RESPONSE_FORMATS,
+    SHOWUNITS_NONE,
+    UNIT_GRADING,
+    UNIT_INPUT,
+    is_midpoint,
+    question_name,
+    read_fraction,
+    read_wildcard,
+    rich_of_words,
+)
+from ..validate import parse_without_dtd
 from .richhtml import read_html
 
-MAX_MOODLEXML_BYTES = MAX_MEMBER_BYTES
-"""A Moodle XML file larger than this is refused before it is read (a package member's limit)."""
 MAX_MOODLEXML_QUESTIONS = 20_000
 """Most `<question>` elements (categories included) read from one file; the GIFT reader's limit."""
 MAX_MOODLEXML_ERRORS = 100
@@ -176,6 +210,38 @@ class MoodleAnswer:
 
 
 @dataclass(frozen=True)
+class MoodleHint:
+    """A `<hint>` as import_hint() reads it: its text and options (present or not)."""
+
+    text: MoodleText
+    show_num_correct: bool = False
+    clear_wrong: bool = False
+
+
+@dataclass(frozen=True)
+class MoodleUnit:
+    """A `<unit>` of a numerical question that qtype_numerical::save_units() keeps."""
+
+    name: str
+    multiplier: float
+
+
+@dataclass(frozen=True)
+class MoodleEssay:
+    """An essay's options as import_essay() reads them (Moodle's defaults where absent)."""
+
+    response_format: str = "editor"
+    required: bool = True
+    lines: int = 15
+    min_words: int | None = None
+    max_words: int | None = None
+    attachments: int = 0
+    attachments_required: int = 0
+    grader_info: MoodleText | None = None
+    template: MoodleText | None = None
+
+
+@dataclass(frozen=True)
 class MoodleQuestion:
     """One `<question>` as qformat_xml::import_question() reads it."""
 
@@ -185,6 +251,8 @@ class MoodleQuestion:
     text: MoodleText | None = None
     general_feedback: MoodleText | None = None
     mark: float = 1.0
+    penalty: float | None = None
+    """`<penalty>` as written (None when absent: Moodle's default, 0.3333333)."""
     idnumber: str | None = None
     tags: tuple[str, ...] = ()
     single: bool = True
@@ -193,11 +261,24 @@ class MoodleQuestion:
     answers: tuple[MoodleAnswer, ...] = ()
     subquestions: tuple[tuple[MoodleText, str], ...] = ()
     truth: bool | None = None
+    truefalse_feedback: tuple[MoodleText | None, MoodleText | None] = (None, None)
+    """The feedback of the answers `true` and `false`."""
+    feedback: tuple[MoodleText | None, MoodleText | None, MoodleText | None] = (None, None, None)
+    """`<correctfeedback>`, `<partiallycorrectfeedback>`, `<incorrectfeedback>`."""
+    show_num_correct: bool = False
+    """Whether `<shownumcorrect/>` is there (import_combined_feedback())."""
+    hints: tuple[MoodleHint, ...] = ()
+    units: tuple[MoodleUnit, ...] = ()
+    unit_grading: int = 0
+    unit_penalty: float = 0.1
+    show_units: int | None = None
+    units_left: bool = False
+    essay: MoodleEssay | None = None
     category: str | None = None
     info: MoodleText | None = None
     meta: dict[str, object] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
-    """What Moodle keeps but the model has no place for (hints, per-answer feedback...)."""
+    """What Moodle keeps but the model has no place for (file attachments, unit instructions...)."""
     old_image: tuple[str, str] | None = field(default=None, compare=False, repr=False)
     """Moodle 1.9's `<image>` name and `<image_base64>` data, which Moodle shows after the
     question text (import keeps it)."""
@@ -249,10 +330,13 @@ def _first(el: etree._Element, tag: str) -> etree._Element | None:
 class _Reader:
     """Reads the questions of one file, collecting diagnostics."""
 
-    def __init__(self, path: str, lenient: bool = False) -> None:
+    def __init__(self, path: str, lenient: bool = False, own: bool = False) -> None:
         self.path = path
         self.lenient = lenient
         """Import: a type the model lacks, standard or not, is left out (recorded in ``skipped``)."""
+        self.own = own
+        """The file is lmsexport's (its metadata is there): what lmsexport writes where Moodle reads
+        nothing (feedback by outcome on a true/false question...) is read back too."""
         self.skipped: list[tuple[str, SourceLoc, str]] = []
         self.diags: list[Diagnostic] = []
         self.dropped: list[str] = []
@@ -391,6 +475,12 @@ class _Reader:
             self.error(el, f"{what} {raw[:40]!r} is not a number Moodle can read", "moodlexml.not-a-number")
         return value
 
+    def fraction_of(self, el: etree._Element, what: str) -> float | None:
+        """A fraction Moodle stores to 7 decimals (a penalty): the exact fraction such a value
+        stands for (lmsexport.moodlexml.read_fraction())."""
+        value = self.number(el, 0.0, what)
+        return None if value is None else read_fraction(_trim("".join(el.itertext())), value)
+
     def fraction(self, answer: etree._Element, graded: bool) -> Fraction | None:
         """`fraction` / 100, checked against Moodle's grade list when importprocess() checks it."""
         raw = _trim(answer.get("fraction", "0"))
@@ -449,15 +539,10 @@ class _Reader:
             return None
         q = self.headers(el, qtype)
         q = getattr(self, f"_{'matching' if qtype == 'match' else qtype}")(el, q)
-        if el.find("hint") is not None:
-            self.dropped.append("hints")
+        q = self.combined_feedback(el, q)
+        q = self.hints(el, q)
         if el.find("image_base64") is not None:
             self.dropped.append("embedded files")
-        for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
-            f = self.field(el.find(tag), "combined feedback")
-            if f is not None and f.text:
-                self.dropped.append("right/partly right/wrong feedback")
-                break
         old_image = None
         image_el = el.find("image_base64")
         if image_el is not None:
@@ -465,6 +550,61 @@ class _Reader:
             name = _trim("".join(name_el.itertext())) if name_el is not None else ""
             old_image = (name, "".join(image_el.itertext()))
         return replace(q, dropped=tuple(dict.fromkeys(self.dropped)), old_image=old_image)
+
+    def ignored(self, at: etree._Element, what: str, qtype: str) -> None:
+        """Something Moodle's importer does not read for this type (lmsexport's own files keep it,
+        written with a warning: lmsexport.writers.moodlexml)."""
+        self.warn(
+            at,
+            f"{what}: Moodle's importer does not read it for a {qtype} question; ignored",
+            "moodlexml.ignored",
+        )
+
+    def combined_feedback(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """import_combined_feedback(): the three feedback texts and `<shownumcorrect/>`."""
+        fmt = q.text.format if q.text else "html"
+        texts = tuple(
+            self.field(el.find(tag), "combined feedback", fmt)
+            for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")
+        )
+        show = el.find("shownumcorrect") is not None
+        old = el.find("correctresponsesfeedback")
+        if old is not None:
+            # Backwards compatibility: a flag's value instead of the element's presence.
+            show = self.flag(el, "correctresponsesfeedback", "1", "show the number right", Severity.WARNING)
+        if q.qtype not in COMBINED_FEEDBACK_TYPES and not self.own:
+            if any(t is not None and t.text for t in texts):
+                self.ignored(el, "right/partly right/wrong feedback", q.qtype)
+            return q
+        return replace(q, feedback=texts, show_num_correct=show)  # type: ignore[arg-type]
+
+    def hints(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """import_hints(): each `<hint>`'s text, with its options where the type keeps them; a
+        hint with no text (and no option kept) is dropped, as question_type::save_hints() does."""
+        parts = q.qtype in HINT_PARTS_TYPES or self.own
+        fmt = q.text.format if q.text else "html"
+        hints = []
+        for n, h in enumerate(el.findall("hint"), 1):
+            if q.qtype in HINTLESS_TYPES and not self.own:
+                self.ignored(h, "hints", q.qtype)
+                break
+            container = h.find("hintcontent")
+            if container is not None:
+                # Backwards compatibility (import_hint()): the text and options in other elements.
+                text = self.field(container, f"hint {n}", fmt)
+                show = _trim(h.findtext("statenumberofcorrectresponses") or "") not in ("", "0")
+                clear = _trim(h.findtext("clearincorrectresponses") or "") not in ("", "0")
+            else:
+                text = self.field(h, f"hint {n}", fmt)
+                show = h.find("shownumcorrect") is not None
+                clear = h.find("clearwrong") is not None
+            assert text is not None
+            if not parts and (show or clear):
+                self.ignored(h, "a hint's options (show the number right, clear wrong responses)", q.qtype)
+                show = clear = False
+            if text.text or show or clear:
+                hints.append(MoodleHint(text, show, clear))
+        return replace(q, hints=tuple(hints))
 
     def headers(self, el: etree._Element, qtype: str) -> MoodleQuestion:
         """import_headers(): name, question text, general feedback, mark, ID number, tags."""
@@ -482,6 +622,8 @@ class _Reader:
             text = MoodleText("", "html", self.loc(el))
         general = self.field(_first(el, "generalfeedback"), "the general feedback", text.format)
         mark = self.number(_first(el, "defaultgrade"), 1.0, "mark (defaultgrade)")
+        penalty_el = _first(el, "penalty")
+        penalty = None if penalty_el is None else self.fraction_of(penalty_el, "penalty")
         idnumber_el = _first(el, "idnumber")
         idnumber = None
         if idnumber_el is not None:
@@ -506,6 +648,7 @@ class _Reader:
             text=text,
             general_feedback=general,
             mark=1.0 if mark is None else mark,
+            penalty=penalty,
             idnumber=idnumber,
             tags=tuple(dict.fromkeys(tags)),
             meta=_comment_meta(el, META_PREFIX),
@@ -532,7 +675,9 @@ class _Reader:
         return out
 
     def _multichoice(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
-        single = self.flag(el, "single", "true", "a single-answer question", Severity.ERROR)
+        # Moodle imports `<single>False</single>` as a single-answer question: a warning, and read
+        # as Moodle reads it (a multi-answer question's credits then judged as a single's).
+        single = self.flag(el, "single", "true", "a single-answer question", Severity.WARNING)
         shuffle = self.flag(el, "shuffleanswers", "false", "choices shuffled", Severity.WARNING)
         answers = self.answers(el, True, q.text.format if q.text else "html", True)
         n_elements = len(el.findall("answer"))
@@ -549,18 +694,24 @@ class _Reader:
                 self.error(a.text.loc, "empty answer: Moodle drops it silently", "moodlexml.empty-answer")
             else:
                 kept.append(a)
-        if (
-            single
-            and n_elements >= 2
-            and kept
-            and not self.bad_fraction
-            and max(a.fraction for a in kept) != 1
-        ):
-            self.error(
-                el,
-                "single-answer multiple choice with no answer worth 100%: no response gets full marks",
-                "moodlexml.no-full-marks",
-            )
+        if single and n_elements >= 2 and kept and not self.bad_fraction:
+            # qtype_multichoice::save_question_options() saves these with a notice only.
+            best = max(a.fraction for a in kept)
+            full = sum(1 for a in kept if a.fraction == 1)
+            if full == 0:
+                self.warn(
+                    el,
+                    f"single-answer multiple choice: no choice earns full credit (the best earns "
+                    f"{format_percent(best)}%): Moodle imports it with a notice",
+                    "moodlexml.no-full-credit",
+                )
+            elif full > 1:
+                self.warn(
+                    el,
+                    f"single-answer multiple choice with {full} choices that each earn full credit: each "
+                    "of them alone earns the full points",
+                    "moodlexml.several-full-credit",
+                )
         if not single and kept:
             total = sum((a.fraction for a in kept if a.fraction > 0), Fraction(0))
             if abs(total - 1) > Fraction(1, 200):
@@ -578,6 +729,7 @@ class _Reader:
         if not answers:
             self.error(el, "true/false question with no answers", "moodlexml.too-few-answers")
         old_style = False
+        feedback: dict[str, MoodleText | None] = {}
         for n, a in enumerate(answers):
             text = self.text_child(a, f"answer {n + 1}") or ""
             fraction = self.fraction(a, False)
@@ -586,11 +738,12 @@ class _Reader:
                 old_style = True
                 text = "true" if n == 0 else "false"
             full = fraction == 1
-            # The last answer decides, as in import_truefalse().
+            # The last answer decides, as in import_truefalse() (feedbacktrue / feedbackfalse too).
             truth = full if text == "true" else not full
-            feedback = self.field(_first(a, "feedback"), "the feedback")
-            if feedback is not None and feedback.text:
-                self.dropped.append("true/false feedback")
+            feedback[text] = self.field(
+                _first(a, "feedback"), "the feedback", q.text.format if q.text else "html"
+            )
+        q = replace(q, truefalse_feedback=(feedback.get("true"), feedback.get("false")))
         if old_style:
             self.warn(
                 el,
@@ -646,11 +799,43 @@ class _Reader:
                 self.error(
                     a.text.loc, f"tolerance {a.tolerance[:40]!r} is not a number", "moodlexml.not-a-number"
                 )
-        if el.find("units/unit") is not None:
-            self.dropped.append("units")
-        if not self.bad_fraction and not any(a.fraction == 1 and a.text.text != "*" for a in answers):
-            self.error(el, "numerical question with no answer worth 100%", "moodlexml.no-full-marks")
-        return replace(q, answers=tuple(answers))
+        keys = [a for a in answers if a.text.text != "*"]
+        if not self.bad_fraction and not keys:
+            self.error(el, "numerical question with no numeric answer", "moodlexml.no-full-marks")
+        elif not self.bad_fraction and not any(a.fraction == 1 for a in keys):
+            best = max(a.fraction for a in keys)
+            self.warn(
+                el,
+                f"numerical question: no key earns full credit (the best earns {format_percent(best)}%): "
+                "Moodle imports it",
+                "moodlexml.no-full-credit",
+            )
+        units: list[MoodleUnit] = []
+        for n, u in enumerate(el.findall("units/unit"), 1):
+            name_el = _first(u, "unit_name")
+            name = "" if name_el is None else self.string(name_el, f"unit {n}")
+            multiplier = self.number(_first(u, "multiplier"), 1.0, f"the multiplier of unit {n}")
+            # qtype_numerical::save_units() drops a unit without a name or multiplier, and repeats.
+            if name and multiplier and all(x.name != name for x in units):
+                units.append(MoodleUnit(name, multiplier))
+        grading = self.number(_first(el, "unitgradingtype"), 0.0, "unitgradingtype")
+        penalty_el = _first(el, "unitpenalty")
+        penalty = 0.1 if penalty_el is None else self.fraction_of(penalty_el, "unitpenalty")
+        show_el = _first(el, "showunits")
+        show = None if show_el is None else self.number(show_el, 0.0, "showunits")
+        left = self.number(_first(el, "unitsleft"), 0.0, "unitsleft")
+        instructions = self.field(_first(el, "instructions"), "the units' instructions")
+        if instructions is not None and instructions.text:
+            self.dropped.append("the instructions about units")
+        return replace(
+            q,
+            answers=tuple(answers),
+            units=tuple(units),
+            unit_grading=int(grading or 0),
+            unit_penalty=0.1 if penalty is None else penalty,
+            show_units=None if show is None else int(show),
+            units_left=bool(left),
+        )
 
     def _matching(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
         shuffle = self.flag(el, "shuffleanswers", "1", "items shuffled", Severity.WARNING)
@@ -677,11 +862,42 @@ class _Reader:
         return replace(q, shuffle=shuffle, subquestions=tuple(subs))
 
     def _essay(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
-        for tag in ("graderinfo", "responsetemplate"):
-            f = self.field(_first(el, tag), tag)
-            if f is not None and f.text:
-                self.dropped.append("grader information" if tag == "graderinfo" else "response template")
-        return q
+        """import_essay(): the response's format and box, word limits, attachments, the grader
+        information and the response template (its text only: Moodle keeps no files for it)."""
+        fmt = q.text.format if q.text else "html"
+
+        def text(tag: str, default: str) -> str:
+            found = _first(el, tag)
+            return default if found is None else self.string(found, f"<{tag}>")
+
+        def count(tag: str, default: float | None) -> int | None:
+            raw = text(tag, "")
+            if raw == "":
+                return None if default is None else int(default)
+            value = php_number(raw)
+            if value is None or not value.is_integer():
+                self.error(el, f"<{tag}>{raw[:40]}</{tag}> is not a whole number", "moodlexml.not-a-number")
+                return None if default is None else int(default)
+            return int(value)
+
+        template_el = _first(el, "responsetemplate")
+        template = None
+        if template_el is not None:
+            raw = self.text_child(template_el, "the response template") or ""
+            tfmt = FORMATS.get(_trim(template_el.get("format", "")) or fmt, "html")
+            template = MoodleText(raw, tfmt, self.loc(template_el))
+        essay = MoodleEssay(
+            response_format=text("responseformat", "editor"),
+            required=count("responserequired", 1) != 0,
+            lines=count("responsefieldlines", 15) or 15,
+            min_words=count("minwordlimit", None) or None,
+            max_words=count("maxwordlimit", None) or None,
+            attachments=count("attachments", 0) or 0,
+            attachments_required=count("attachmentsrequired", 0) or 0,
+            grader_info=self.field(_first(el, "graderinfo"), "the grader information", fmt),
+            template=template,
+        )
+        return replace(q, essay=essay)
 
     def category(self, el: etree._Element) -> MoodleQuestion:
         """import_category(): `<category><text>`; create_category_path()'s context prefix."""
@@ -762,11 +978,11 @@ def read_moodlexml(data: bytes, path: str, lenient: bool = False) -> MoodleXmlFi
             )
         )
         raise MoodleXmlError(_sorted(diags))
-    reader = _Reader(path, lenient)
     out = MoodleXmlFile(
         meta=_comment_meta(root, QUIZ_META_PREFIX),
         assessment_meta=_comment_meta(root, ASSESSMENT_META_PREFIX),
     )
+    reader = _Reader(path, lenient, own=bool(out.meta or out.assessment_meta))
     if root.find("question") is None:
         diags.append(
             Diagnostic(
@@ -804,7 +1020,292 @@ def read_moodlexml(data: bytes, path: str, lenient: bool = False) -> MoodleXmlFi
     return out
 
 
-# -- Moodle's questions -> the model ----------------------------------------------------
+# -- Moodle's questions -> the model, for check's reader and for import ------------------
+
+
+class TextSource(Protocol):
+    """How a reader turns Moodle's texts into the model's (check's reader reads lmsexport's own
+    texts exactly; import also reads Moodle's other formats) and records what a question loses."""
+
+    def text(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
+        """A text as the model holds it, and the language lmsexport's wrapper names (or None)."""
+        ...
+
+    def lose(self, what: str) -> None:
+        """Something of the question the model has no place for."""
+        ...
+
+    def unreachable(self, what: str) -> None:
+        """An answer left out that no response ever reaches (so nothing is lost)."""
+        ...
+
+
+def _credit(fraction: Fraction) -> float:
+    """A stored grade as the model's credit: the exact fraction its 7 decimals stand for."""
+    return exact_credit(float(fraction))
+
+
+def to_model(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str) -> Question | None:
+    """What every reader of Moodle XML maps alike, given the question's header (id, stem,
+    explanation, points, language, tags): its body, name, penalty, feedback by outcome and hints.
+    None when Moodle's question has no body the model can hold (a short answer without a 100%
+    answer, a numerical question without a number: the XML reader reports those)."""
+    body = _body(mq, q, texts, quiz_lang)
+    if body is None:
+        return None
+    q = replace(q, body=body)
+    correct, partial, incorrect = (texts.text(t)[0] for t in mq.feedback)
+    written = any(x is not None for x in (correct, partial, incorrect))
+    # `<shownumcorrect/>` with no feedback is what Moodle's form saves by default (and what the
+    # writer writes for no feedback): the model's default, unless lmsexport's comment says it was set.
+    show = mq.show_num_correct and (written or mq.meta.get("show_num_correct") is True)
+    hints = []
+    for n, h in enumerate(mq.hints, 1):
+        text = texts.text(h.text)[0]
+        if text is None:
+            texts.lose(f"hint {n}, which has options but no text")
+            continue
+        hints.append(Hint(text, h.show_num_correct, h.clear_wrong))
+    return replace(
+        q,
+        name=_name(mq, q),
+        penalty=_penalty(mq, texts),
+        feedback=OutcomeFeedback(correct, partial, incorrect, show),
+        hints=tuple(hints),
+    )
+
+
+def _name(mq: MoodleQuestion, q: Question) -> str | None:
+    """The question's name, or None when it is the one the writers derive from the stem."""
+    own = mq.meta.get("name")
+    if isinstance(own, str):
+        return own  # a name Moodle's parser cannot read back exactly, as lmsexport's comment keeps it
+    if not mq.name or (mq.name == question_name(q) and mq.meta.get("named") is not True):
+        return None
+    return mq.name
+
+
+def _penalty(mq: MoodleQuestion, texts: TextSource) -> float | None:
+    """The penalty per wrong try, or None for the default of the question's type in Moodle."""
+    own = mq.meta.get("penalty")
+    if isinstance(own, int | float) and not isinstance(own, bool):
+        return float(own)
+    raw = mq.penalty
+    if raw is None:
+        return None
+    if abs(raw - 0.3333333) < 0.005:
+        raw = 1 / 3  # import_headers() "fixes problematic rounding from old files": 0.3333333
+    default = PENALTY[mq.qtype]
+    if raw == read_fraction(default, float(default)):
+        return None
+    if raw < 0:
+        texts.lose(f"its penalty {raw:g} (a negative penalty adds marks for wrong tries)")
+        return None
+    # Above 1 takes everything, as 1 does (qbehaviour_interactive::adjust_fraction() floors at 0).
+    return min(raw, 1.0)
+
+
+def _body(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str) -> Body | None:
+    kind = "matching" if mq.qtype == "match" else mq.qtype
+    if kind == "multichoice":
+        return _choices(mq, q, texts, quiz_lang)
+    if kind == "truefalse":
+        if mq.truth is None:
+            return None
+        true, false = (texts.text(t)[0] for t in mq.truefalse_feedback)
+        return TrueFalse(mq.truth, true, false)
+    if kind == "shortanswer":
+        return _short_answer(mq, texts)
+    if kind == "numerical":
+        return _numerical(mq, texts)
+    if kind == "matching":
+        pairs, distractors = [], []
+        for left, right in mq.subquestions:
+            text = texts.text(left)[0] if left.text else None
+            if text is None:
+                distractors.append(right)
+            else:
+                pairs.append(Pair(text, right, loc=left.loc))
+        return Matching(tuple(pairs), tuple(distractors))
+    if kind == "essay":
+        return _essay(mq, texts)
+    return None
+
+
+def _choices(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str) -> Body:
+    """Each answer a choice earning its fraction (the exact credit its grade stands for); a
+    multi-answer question whose grades are the default credits of its right choices, as Moodle
+    stores them (model.default_multiple_credits()), gets those exact credits."""
+    fractions = [a.fraction for a in mq.answers]
+    credits = [_credit(f) for f in fractions]
+    if not mq.single and any(f > 0 for f in fractions):
+        default = default_multiple_credits([f > 0 for f in fractions])
+        if all(f == nearest_grade(Fraction(c)) for f, c in zip(fractions, default, strict=True)):
+            credits = list(default)
+    qlang = q.lang or quiz_lang
+    choices = []
+    for a, credit in zip(mq.answers, credits, strict=True):
+        text, lang = texts.text(a.text)
+        if text is None:
+            texts.lose("an empty answer")
+            continue
+        lang = lang or quiz_lang  # unmarked text is in the quiz's language
+        choices.append(
+            Choice(
+                text=text,
+                credit=credit,
+                feedback=texts.text(a.feedback)[0],
+                lang=lang if lang != qlang else None,
+                loc=a.text.loc,
+            )
+        )
+    return SingleChoice(tuple(choices)) if mq.single else MultipleChoice(tuple(choices))
+
+
+def _any_other(
+    mq: MoodleQuestion, texts: TextSource
+) -> tuple[list[tuple[MoodleAnswer, Text | None]], Text | None]:
+    """The answers that can match before a `*` at 0 %, with their feedback, and that `*`'s
+    feedback: the model's feedback for any other response (Moodle tries answers in order, and `*`
+    matches every response, so nothing after it is ever reached)."""
+    kept: list[tuple[MoodleAnswer, Text | None]] = []
+    for n, a in enumerate(mq.answers):
+        feedback = texts.text(a.feedback)[0]
+        if a.text.text == "*" and a.fraction == 0:
+            if n < len(mq.answers) - 1:
+                texts.unreachable(f"{len(mq.answers) - n - 1} answer(s) after the answer '*'")
+            return kept, feedback
+        kept.append((a, feedback))
+    return kept, None
+
+
+def _positive(fraction: Fraction, what: str, texts: TextSource) -> float:
+    if fraction < 0:
+        texts.lose(f"the negative credit of {what} ({format_percent(fraction)}%, read as 0%)")
+        return 0.0
+    return _credit(fraction)
+
+
+def _short_answer(mq: MoodleQuestion, texts: TextSource) -> ShortAnswer | None:
+    kept, other = _any_other(mq, texts)
+    answers: list[Answer] = []
+    for a, feedback in kept:
+        text, wildcard, exact = read_wildcard(a.text.text)
+        if not exact:
+            texts.lose(f"the literal '*' of wildcard answer {a.text.text!r} (read as a wildcard)")
+        if any(x.text == text for x in answers):
+            texts.unreachable(f"a second answer {text!r}")
+            continue
+        credit = _positive(a.fraction, f"answer {text!r}", texts)
+        answers.append(Answer(text, credit, feedback, wildcard, loc=a.text.loc))
+    if not any(a.credit == 1 for a in answers):
+        return None
+    return ShortAnswer(tuple(answers), case_sensitive=mq.case_sensitive, other_feedback=other)
+
+
+def _numerical(mq: MoodleQuestion, texts: TextSource) -> Numerical | None:
+    kept, other = _any_other(mq, texts)
+    keys: list[NumericKey] = []
+    for a, feedback in kept:
+        if a.text.text == "*":
+            texts.lose(f"the answer '*' worth {format_percent(a.fraction)}% (any number)")
+            continue
+        value = php_number(a.text.text)
+        if value is None:
+            continue  # the XML reader has refused it
+        tolerance = abs(php_number(a.tolerance) or 0.0) if a.tolerance else 0.0
+        credit = _positive(a.fraction, f"answer {a.text.text!r}", texts)
+        keys.append(
+            NumericKey(answer=value, tolerance=tolerance, credit=credit, feedback=feedback, loc=a.text.loc)
+        )
+    if not keys:
+        return None
+    keys = _ranges(mq, keys)
+    if not mq.units or mq.show_units == SHOWUNITS_NONE:
+        # No units, or units Moodle does not use (UNITNONE: only the number is graded, a unit is
+        # refused): either way the model's no units.
+        return Numerical(keys=tuple(keys), other_feedback=other)
+    grading = {v: k for k, v in UNIT_GRADING.items()}.get(mq.unit_grading)
+    if grading is None:
+        texts.lose(f"its unit grading {mq.unit_grading} (read as units optional)")
+        grading = UnitGrading.OPTIONAL
+    unit_input = {v: k for k, v in UNIT_INPUT.items()}.get(mq.show_units or 0, UnitInput.TEXT)
+    penalty = mq.unit_penalty
+    if not 0 <= penalty <= 1:
+        texts.lose(f"its unit penalty {penalty:g} (read as {min(max(penalty, 0.0), 1.0):g})")
+        penalty = min(max(penalty, 0.0), 1.0)
+    return Numerical(
+        keys=tuple(keys),
+        units=tuple(Unit(u.name, u.multiplier) for u in mq.units),
+        unit_grading=grading,
+        unit_penalty=penalty,
+        unit_input=unit_input,
+        units_left=mq.units_left,
+        other_feedback=other,
+    )
+
+
+def _ranges(mq: MoodleQuestion, keys: list[NumericKey]) -> list[NumericKey]:
+    """lmsexport's ranges (its comment's `range` and `answer` for one key, `ranges` for several),
+    where the visible key is the one its writer derives from the range (a midpoint and
+    half-width: lmsexport.moodlexml.midpoint())."""
+    many = mq.meta.get("ranges")
+    one = mq.meta.get("range")
+    if isinstance(many, list) and len(many) == len(keys):
+        bounds = many
+    elif isinstance(one, list) and len(keys) == 1:
+        answer = mq.meta.get("answer")
+        bounds = [[*one, answer] if isinstance(answer, int | float) else one]
+    else:
+        return keys
+    out = []
+    for key, b in zip(keys, bounds, strict=True):
+        if isinstance(b, list) and len(b) in (2, 3):
+            low, high = float(b[0]), float(b[1])
+            if key.answer is not None and is_midpoint(key.answer, key.tolerance, low, high):
+                key = replace(
+                    key, answer=float(b[2]) if len(b) == 3 else None, tolerance=0.0, low=low, high=high
+                )
+        out.append(key)
+    return out
+
+
+def _essay(mq: MoodleQuestion, texts: TextSource) -> Essay:
+    e = mq.essay or MoodleEssay()
+    formats = {v: k for k, v in RESPONSE_FORMATS.items()}
+    response_format = formats.get(e.response_format)
+    if response_format is None:
+        response_format = ResponseFormat.EDITOR
+        if e.response_format == "editorfilepicker":
+            texts.lose("the editor's file picker (files in the response)")
+        else:
+            texts.lose(f"the response format {e.response_format!r} (read as the editor)")
+    if response_format is ResponseFormat.NONE:
+        files = int(NOINLINE_ATTACHMENTS)
+        if (e.attachments, e.attachments_required) != (files, files):
+            texts.lose(f"its attachments ({e.attachments} allowed, {e.attachments_required} required)")
+    elif e.attachments:
+        texts.lose(f"file attachments ({e.attachments} allowed, {e.attachments_required} required)")
+    template = texts.text(e.template)[0] if e.template is not None and e.template.text else None
+    own = mq.meta.get("template_html")
+    if isinstance(own, str) and e.template is not None:
+        # A rich template with markup, written as a plain box's text: lmsexport's comment has it.
+        template = texts.text(MoodleText(own, "html", e.template.loc))[0]
+    elif isinstance(template, str) and mq.meta.get("template_rich") is True:
+        # A rich template lmsexport wrote as plain text (for a plain text box): its words.
+        template = rich_of_words(template)
+    return Essay(
+        response_format=response_format,
+        required=e.required,
+        lines=e.lines,
+        min_words=e.min_words,
+        max_words=e.max_words,
+        template=template,
+        grader_info=texts.text(e.grader_info)[0],
+    )
+
+
+# -- the check's mapping ---------------------------------------------------------------
 
 
 class _Mapper:
@@ -932,7 +1433,22 @@ class _Mapper:
             difficulty=Difficulty(difficulty) if isinstance(difficulty, str) else None,
             loc=mq.loc,
         )
-        typed = getattr(self, f"_{'matching' if mq.qtype == 'match' else mq.qtype}")(mq, q)
+        self.unreached: list[str] = []
+        typed = to_model(mq, q, self, self.quiz_lang)
+        for what in self.unreached:
+            self.warn(
+                mq,
+                f"question {qid!r}: {what} left out: Moodle tries answers in order, and no response "
+                "reaches it",
+                "moodlexml.unreachable-answer",
+            )
+        if (
+            isinstance(typed, Question)
+            and isinstance(typed.body, MultipleChoice)
+            and not typed.body.key_indexes
+        ):
+            self.error(mq, f"question {qid!r}: no answer has a positive fraction", "moodlexml.bad-key")
+            return None
         if typed is not None:
             dropped = list(mq.dropped) + self.lost
             if self.markup:
@@ -943,110 +1459,16 @@ class _Mapper:
                     f"question {qid!r}: the model has no place for {', '.join(dropped)}; dropped",
                     "moodlexml.dropped",
                 )
-        return typed  # type: ignore[no-any-return]
+        return typed
 
-    def _essay(self, mq: MoodleQuestion, q: Question) -> Question:
-        return q
+    def text(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
+        return self.text_and_lang(t)
 
-    def _truefalse(self, mq: MoodleQuestion, q: Question) -> Question | None:
-        if mq.truth is None:
-            return None
-        return replace(q, body=TrueFalse(mq.truth))
+    def lose(self, what: str) -> None:
+        self._lose(what)
 
-    def _multichoice(self, mq: MoodleQuestion, q: Question) -> Question | None:
-        qlang = q.lang or self.quiz_lang
-        choices = []
-        # Read as right/wrong: a single choice's 100% answer, a multiple choice's positive ones.
-        right_flags = [(a.fraction == 1) if mq.single else a.fraction > 0 for a in mq.answers]
-        credits = (
-            [1.0 if r else 0.0 for r in right_flags] if mq.single else default_multiple_credits(right_flags)
-        )
-        for a, credit in zip(mq.answers, credits, strict=True):
-            text, lang = self.text_and_lang(a.text)
-            lang = lang or self.quiz_lang  # unmarked text is in the quiz's language
-            choices.append(
-                Choice(
-                    text=text or "",
-                    credit=credit,
-                    feedback=self.plain(a.feedback),
-                    lang=lang if lang != qlang else None,
-                    loc=a.text.loc,
-                )
-            )
-        n_right = sum(right_flags)
-        if mq.single:
-            if any(0 < a.fraction < 1 for a in mq.answers):
-                self.warn(
-                    mq, f"question {q.id!r}: partial credit is dropped", "moodlexml.partial-credit-dropped"
-                )
-            if n_right != 1:
-                self.error(
-                    mq,
-                    f"question {q.id!r}: a single-answer question needs exactly one answer worth "
-                    f"100%, found {n_right}",
-                    "moodlexml.bad-key",
-                )
-                return None
-        elif n_right == 0:
-            self.error(mq, f"question {q.id!r}: no answer has a positive fraction", "moodlexml.bad-key")
-            return None
-        else:
-            # The file's own weights, unless they are the default credits as Moodle stores them.
-            if any(
-                a.fraction != nearest_grade(Fraction(c)) for a, c in zip(mq.answers, credits, strict=True)
-            ):
-                self.warn(
-                    mq,
-                    f"question {q.id!r}: weights are read as right/wrong only",
-                    "moodlexml.weights-simplified",
-                )
-        body = SingleChoice(tuple(choices)) if mq.single else MultipleChoice(tuple(choices))
-        return replace(q, body=body)
-
-    def _shortanswer(self, mq: MoodleQuestion, q: Question) -> Question | None:
-        right = [a for a in mq.answers if a.fraction == 1]
-        if len(right) != len(mq.answers) or any(
-            a.feedback is not None and a.feedback.text for a in mq.answers
-        ):
-            self.warn(
-                mq,
-                f"question {q.id!r}: partial credit and answer feedback are dropped",
-                "moodlexml.partial-credit-dropped",
-            )
-        if not right:
-            return None
-        # Moodle's \* is a literal asterisk in a short answer (a bare * is a wildcard).
-        answers = tuple(Answer(a.text.text.replace("\\*", "*")) for a in right)
-        return replace(q, body=ShortAnswer(answers, case_sensitive=mq.case_sensitive))
-
-    def _numerical(self, mq: MoodleQuestion, q: Question) -> Question | None:
-        keys = [a for a in mq.answers if a.fraction == 1 and a.text.text != "*"]
-        if len(keys) != len(mq.answers) or any(
-            a.feedback is not None and a.feedback.text for a in mq.answers
-        ):
-            self.warn(
-                mq, f"question {q.id!r}: only the first 100% answer is kept", "moodlexml.answers-dropped"
-            )
-        if not keys:
-            return None
-        value = float(keys[0].text.text)
-        tolerance = abs(float(keys[0].tolerance)) if keys[0].tolerance else 0.0
-        key = NumericKey(answer=value, tolerance=tolerance)
-        bounds = mq.meta.get("range")
-        if isinstance(bounds, list):
-            low, high = float(bounds[0]), float(bounds[1])
-            # lmsexport's range, if the visible key is the one the writer derives from it.
-            if (value, tolerance) == (low / 2 + high / 2, high / 2 - low / 2):
-                answer = mq.meta.get("answer")
-                key = NumericKey(
-                    answer=float(answer) if isinstance(answer, int | float) else None, low=low, high=high
-                )
-        return replace(q, body=Numerical(keys=(key,)))
-
-    def _matching(self, mq: MoodleQuestion, q: Question) -> Question:
-        pairs = tuple(Pair(self.plain(t) or "", right, loc=t.loc) for t, right in mq.subquestions if t.text)
-        distractors = tuple(right for t, right in mq.subquestions if not t.text)
-        return replace(q, body=Matching(pairs, distractors))
+    def unreachable(self, what: str) -> None:
+        self.unreached.append(what)
 
 
 def _default_quiz_id(path: str) -> str:
@@ -1130,7 +1552,9 @@ def _read(
             )
     if any(d.severity is Severity.ERROR for d in mapper.diags):
         raise MoodleXmlError(_sorted(mx.warnings + mapper.diags))
-    names = split_category_path(category.category or "") if category is not None else []
+    # A category named '' ('$course$/top/', or no category text: Moodle creates one of that name)
+    # has no place in a category path (the loader refuses an empty name): left out.
+    names = [n for n in split_category_path(category.category or "") if n] if category is not None else []
     if meta:
         shuffle = bool(meta.get("shuffle", True))
         quiz_category = None if assessment else meta.get("category")

@@ -179,10 +179,12 @@ class _Reader:
     def inline(self, el: etree._Element, tag: str) -> list[Inline]:
         if tag == "#comment":  # a comment or processing instruction: nothing shows (its tail does)
             return []
-        if tag in ("em", "i"):
-            return [Emph(tuple(_merge(self.inline_children(el))))]
-        if tag in ("strong", "b"):
-            return [Strong(tuple(_merge(self.inline_children(el))))]
+        if tag in ("em", "i", "strong", "b"):
+            # An empty `<b></b>` (Moodle's editor leaves them) shows nothing: no emphasis.
+            styled = tuple(_merge(self.inline_children(el)))
+            if not styled:
+                return []
+            return [Emph(styled) if tag in ("em", "i") else Strong(styled)]
         if tag in ("code", "tt", "kbd", "samp"):
             return [Code("".join(el.itertext()))]
         if tag == "br":

@@ -24,16 +24,26 @@ Moodle is tabled in docs/moodle-xml.md.
   tests/test_moodlexml_php.py parses every file with PHP); any other text is written as it is.
 * Marks as `<defaultgrade>` (Moodle stores 7 decimals), the explanation as the general
   feedback, `<shuffleanswers>` from the quiz's `shuffle`, the question id as `<idnumber>`
-  (Moodle does not trim it: it is written bare), `<penalty>`/`<hidden>` as Moodle's exporter
-  writes a question made with its forms' defaults.
+  (Moodle does not trim it: it is written bare), the question's name and penalty (without them,
+  the stem's start and what Moodle's forms save: lmsexport.moodlexml.PENALTY), `<hidden>` 0.
 * Grades (`fraction`) are percentages from Moodle's list of allowed grades, shared with the
-  GIFT writer (lmsexport.moodle.nearest_grade): each choice's credit as the nearest allowed grade
-  (by default a multi-answer question's right choices share +100 % and its wrong ones -100 %).
+  GIFT writer (lmsexport.moodle.nearest_grade): each choice's, answer's and key's credit as the
+  nearest allowed grade (by default a multi-answer question's right choices share +100 % and its
+  wrong ones -100 %).
+* Everything of issue 22, element by element as Moodle's exporter writes it: feedback by
+  outcome and `<shownumcorrect/>`, hints with their options, answer feedback (true/false too),
+  graded and wildcard short answers (lmsexport.moodlexml.wildcard_text()), the feedback for any
+  other answer as a last `*` at 0 %, every numerical key with its tolerance (a range as its
+  midpoint and half-width), units and their options, essay options. What Moodle's importer does
+  not read for a type (feedback by outcome on a true/false question, an essay's hints, hints'
+  options outside multiple choice and matching) is written all the same, for lmsexport's own
+  reading, and named once per question as not carried. A bank without these writes as before.
 * What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
   question's own difficulty, the quiz's id, title, language, difficulty and category as the
-  source has them, and `shuffle: false`) goes into `<!-- lmsexport... -->` comments, which
-  Moodle's parser never reports and lmsexport.readers.moodlexml reads back, so `lmsexport check`
-  proves the round trip lossless.
+  source has them, `shuffle: false`, and what a file holding Moodle's defaults cannot tell from
+  no setting: a name or penalty equal to the default, the number right without feedback texts)
+  goes into `<!-- lmsexport... -->` comments, which Moodle's parser never reports and
+  lmsexport.readers.moodlexml reads back, so `lmsexport check` proves the round trip lossless.
 * An assessment (write_assessment) cannot be a Moodle quiz in a question format: its file puts
   each draw's questions in a category of their own, worth their points in the assessment, with
   instructions (lmsexport.moodle) to build the quiz from those categories.
@@ -42,6 +52,7 @@ Moodle is tabled in docs/moodle-xml.md.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import functools
 import json
@@ -68,9 +79,10 @@ from ..model import (
     Media,
     MultipleChoice,
     Numerical,
+    NumericKey,
     Question,
-    QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
@@ -81,6 +93,7 @@ from ..model import (
     inlines_of,
     is_rtl,
     media_of,
+    plain_text,
 )
 from ..moodle import (
     allowed_grade,
@@ -89,7 +102,6 @@ from ..moodle import (
     format_number,
     format_percent,
     lang_span,
-    name_from_stem,
     nearest_grade,
     protect_tex,
     rebuild_instructions,
@@ -97,46 +109,41 @@ from ..moodle import (
     section_heading,
     text_to_html,
 )
+from ..moodlexml import (
+    ASSESSMENT_META_PREFIX,
+    COMBINED_FEEDBACK_TYPES,
+    HINT_PARTS_TYPES,
+    HINTLESS_TYPES,
+    MAX_MOODLEXML_BYTES,
+    META_PREFIX,
+    NOINLINE_ATTACHMENTS,
+    PENALTY,
+    PLAIN_RESPONSE_FORMATS,
+    PLUGINFILE,
+    QTYPES,
+    QUIZ_META_PREFIX,
+    RESPONSE_FORMATS,
+    SHOWUNITS_NONE,
+    UNIT_GRADING,
+    UNIT_INPUT,
+    format_fraction,
+    midpoint,
+    moodle_name,
+    name_clean,
+    question_name,
+    wildcard_text,
+    words_only,
+)
 from . import Output, WriteContext
 from .richtext import Flavour, Renderer, spells_delimiter
 
 FOLDER = "moodle"
 """Output folder: `moodle/<quiz-id>.xml`."""
 
-QTYPES = {
-    QuestionType.SINGLE: "multichoice",
-    QuestionType.MULTIPLE: "multichoice",
-    QuestionType.TRUE_FALSE: "truefalse",
-    QuestionType.SHORT_ANSWER: "shortanswer",
-    QuestionType.NUMERICAL: "numerical",
-    QuestionType.MATCHING: "matching",
-    QuestionType.ESSAY: "essay",
-}
-"""The `type` each question type is written as (qformat_xml::get_qtype() writes `matching`)."""
-
-PENALTY = {
-    "multichoice": "0.3333333",
-    "truefalse": "1.0000000",
-    "shortanswer": "0.3333333",
-    "numerical": "0.3333333",
-    "matching": "0.3333333",
-    "essay": "0.0000000",
-}
-"""`<penalty>` as Moodle exports a question saved with its editing form's default (a decimal
-of 7 places, as the database holds it): true/false 1 (a second try is always right), essay 0."""
-
 MAX_MARK = 100000
 """question.defaultmark is DECIMAL(12,7) in Moodle's database: 5 digits before the point."""
 TAG_MAX_CHARS = 50
 """Moodle's clean_param(PARAM_TAG) shortens a tag to TAG_MAX_LENGTH (50) characters."""
-
-META_PREFIX = "lmsexport:"
-QUIZ_META_PREFIX = "lmsexport-quiz:"
-ASSESSMENT_META_PREFIX = "lmsexport-assessment:"
-
-PLUGINFILE = "@@PLUGINFILE@@/"
-"""How a text refers to a file of its own field (question/format/xml/format.php
-import_files_as_draft(); file_save_draft_area_files() keeps the reference)."""
 
 
 def _tex(formula: Math) -> str:
@@ -151,6 +158,9 @@ INFO_FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media),
 only its text): images as data: URIs, which it shows (its question bank pages display the
 description with format_text(..., noclean))."""
 
+_FILELESS = frozenset({"info", "responsetemplate"})
+"""Fields Moodle keeps no files for (a category's description, an essay's response template):
+their images are data: URIs (INFO_FLAVOUR)."""
 _FORMULA_SOURCE = re.compile(r"\\[\[(]|\$\$")
 """What makes filter/mathjaxloader's text_filter::filter() treat a text as holding a formula."""
 _BRACED_MARKUP = re.compile(r"\{[^}]*<[^}]*\}")
@@ -163,8 +173,6 @@ _ESCAPED_BLANK_RUN = re.compile(r"[&<>][ \t\n]+[&<>]")
 _FORBIDDEN_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAG_DROPPED = re.compile(r"[\x00-\x1f\x7f<>`]")
 """clean_param(PARAM_TAG) removes control characters and < > `."""
-_STRIPPED_TAG_START = re.compile(r"<(?=\S)")
-"""Where PHP's strip_tags() (clean_param(PARAM_TEXT), applied to names) starts a tag."""
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
@@ -212,7 +220,9 @@ _COMBINED_FEEDBACK = _template(
     '<partiallycorrectfeedback format="html"><text/></partiallycorrectfeedback>'
     '<incorrectfeedback format="html"><text/></incorrectfeedback><shownumcorrect/>'
 )
-"""The model has no right/partly right/wrong feedback: empty, as Moodle exports unset ones."""
+"""A question without feedback by outcome, as Moodle exports one saved with its form's defaults:
+empty texts and `<shownumcorrect/>` (question_edit_form::add_combined_feedback_fields() ticks
+"Show the number of correct responses" by default)."""
 _NO_UNITS = _template(
     "<unitgradingtype>0</unitgradingtype><unitpenalty>0.1000000</unitpenalty><showunits>3</showunits>"
     "<unitsleft>0</unitsleft>"
@@ -276,17 +286,17 @@ def _comment(prefix: str, data: dict[str, object]) -> etree._Comment:
     return etree.Comment(f" {prefix} {encoded} ")
 
 
-def _name_clean(text: str) -> str:
-    # Moodle cleans a name with clean_param(PARAM_TEXT), whose strip_tags() would eat `<b ...`
-    # up to the next `>` (or the end): a space after `<` keeps the name readable. A label may
-    # also lose `]]>`, which would otherwise need entity references instead of one CDATA section.
-    text = _STRIPPED_TAG_START.sub("< ", text)
-    return text.replace("]]>", "]] >")
-
-
-def question_name(question: Question) -> str:
-    """The name an instructor sees in Moodle's question bank: the stem's start (as in GIFT)."""
-    return name_from_stem(question, _name_clean)
+def _moodle_key(key: NumericKey) -> tuple[float, float, list[float] | None]:
+    """A key as Moodle stores it: (answer, tolerance), and for a range its bounds (and preferred
+    answer), which the metadata comment keeps. Moodle's key is answer +- tolerance
+    (qtype_numerical_answer::get_tolerance_interval()): a range is its midpoint and half-width,
+    computed in decimal so that [1.39, 1.42] is 1.405 +- 0.015 as an instructor would write it
+    (and no bound near the float limit overflows); lmsexport.moodlexml.range_of() reads it back."""
+    if key.low is not None and key.high is not None:
+        bounds = [key.low, key.high] + ([key.answer] if key.answer is not None else [])
+        return (*midpoint(key.low, key.high), bounds)
+    assert key.answer is not None
+    return key.answer, key.tolerance, None
 
 
 def moodle_tag(tag: str) -> str:
@@ -311,7 +321,7 @@ def category_names(quiz: Quiz) -> tuple[list[str], bool]:
     no `<` that strip_tags() would take for a tag.
     """
     raw = [n.strip() for n in quiz.category.split("/")] if quiz.category else [quiz.title.strip()]
-    names = [_name_clean(" ".join(n.split())) for n in raw]
+    names = [name_clean(" ".join(n.split())) for n in raw]
     return names, names != raw
 
 
@@ -413,7 +423,7 @@ class _QuestionWriter:
     def _rich(self, body: etree._Element, text: Rich, what: str, lang: str | None) -> None:
         container = body.getparent()
         assert container is not None
-        files = container.tag != "info"
+        files = container.tag not in _FILELESS
         self._check_tex(text, what)
         try:
             html_text = render_rich(text, lang, FLAVOUR if files else INFO_FLAVOUR)
@@ -435,12 +445,19 @@ class _QuestionWriter:
             if files:
                 anchor.addnext(_file(media))
                 anchor = anchor.getnext()  # type: ignore[assignment]
-            else:
+            elif container.tag == "info":
                 self.warn(
                     "moodlexml.description-image",
                     f"{what} shows image {media.name or media.filename!r}, embedded as a data: URI: Moodle "
                     "keeps no files for a category's description; a site that forces content cleaning "
                     "($CFG->forceclean) removes it",
+                )
+            else:
+                self.warn(
+                    "moodlexml.template-image",
+                    f"{what} shows image {media.name or media.filename!r}, embedded as a data: URI: Moodle "
+                    "keeps no files for an essay's response template (qformat_xml::import_essay() reads its "
+                    "text only); its editor may drop it",
                 )
 
     def _check_media(self, media: Media, what: str) -> bool:
@@ -508,36 +525,65 @@ class _QuestionWriter:
     def write(self, parent: etree._Element) -> None:
         q = self.q
         qtype = QTYPES[q.type]
+        self.qtype = qtype
         el = _copy(parent, _QUESTION)
         el.set("type", qtype)
-        self.plain(el[0][0], question_name(q), "the name")
+        self.meta: dict[str, object] = {}
+        """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
+        self._name(el[0][0])
         self.rich(el[1][0], q.stem, "the stem")
         self.rich(el[2][0], q.explanation, "the explanation")
         el[3].text = self._mark()
-        el[4].text = PENALTY[qtype]
+        el[4].text = self._penalty()
         el[6].text = q.id
-        self.meta: dict[str, object] = {}
-        """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
         if q.difficulty is not None:
             self.meta["difficulty"] = q.difficulty.value
         match q.body:
             case SingleChoice() | MultipleChoice() as body:
                 self._multichoice(el, body)
-            case TrueFalse(truth=truth):
-                self._truefalse(el, truth)
+            case TrueFalse() as body:
+                self._truefalse(el, body)
             case ShortAnswer() as body:
                 self._shortanswer(el, body)
             case Numerical() as body:
                 self._numerical(el, body)
             case Matching() as body:
                 self._matching(el, body)
-            case Essay():
-                self._essay(el)
+            case Essay() as body:
+                self._essay(el, body)
             case _:
                 assert_never(q.body)
+        if qtype not in COMBINED_FEEDBACK_TYPES:
+            self._feedback_not_carried(el)
+        self._hints(el)
         self._tags(el)
         if self.meta:
             el.insert(0, _comment(META_PREFIX, self.meta))
+
+    def _name(self, body: etree._Element) -> None:
+        """`<name>`: the question's own name, else the one derived from its stem (question_name())."""
+        q = self.q
+        derived = question_name(q)
+        if q.name is None:
+            self.plain(body, derived, "the name")
+            return
+        if q.name == derived:
+            # The reader takes a name equal to the derived one for no name: say it was set.
+            self.meta["named"] = True
+        name = q.name
+        if plain_text_problem(name):
+            # What Moodle's parser cannot read back exactly (`]]>` among markup, a carriage return)
+            # is written as a derived name is; lmsexport's comment keeps the name.
+            name = name_clean(name.replace("\r", " "))
+            self.meta["name"] = q.name
+        stored = moodle_name(name)
+        if stored != q.name:
+            self.warn(
+                "moodlexml.name-changed",
+                f"Moodle stores the name {q.name!r} as {stored!r} (qformat_default::clean_question_name(): "
+                "no tags, at most 255 characters)",
+            )
+        self.plain(body, name, "the name")
 
     def _mark(self) -> str:
         points = self.q.points
@@ -552,6 +598,35 @@ class _QuestionWriter:
                 f"is worth {points!r} points; Moodle keeps 7 decimals ({points:.7f})",
             )
         return format_mark(points)
+
+    def _penalty(self) -> str:
+        """`<penalty>`: the question's own, else what Moodle's form saves for its type (PENALTY)."""
+        penalty, default = self.q.penalty, PENALTY[self.qtype]
+        if penalty is None:
+            return default
+        if not (math.isfinite(penalty) and 0 <= penalty <= 1):
+            self.error("moodlexml.bad-penalty", f"has the penalty {penalty!r}; a penalty is from 0 to 1")
+            return default
+        text, rounded = format_fraction(penalty)
+        if abs(penalty - 0.3333333) < 0.005 and text != "0.3333333":
+            # import_headers() takes any penalty this close for 0.3333333 (old files' rounding),
+            # which stands for 1/3: lmsexport's comment keeps the penalty.
+            self.meta["penalty"] = penalty
+            if f"{penalty:.7f}" != "0.3333333":
+                self.warn(
+                    "moodlexml.penalty-changed",
+                    f"has the penalty {penalty!r}, which Moodle's importer reads as 0.3333333",
+                    "use 1/3 (0.3333333), or a penalty further from it",
+                )
+        elif rounded:
+            self.warn(
+                "moodlexml.penalty-rounded",
+                f"has the penalty {penalty!r}; Moodle keeps 7 decimals ({penalty:.7f})",
+            )
+        if text == default:
+            # The reader takes the type's default for no penalty: say it was set.
+            self.meta["penalty"] = penalty
+        return text
 
     def _tags(self, el: etree._Element) -> None:
         if not self.q.tags:
@@ -569,8 +644,77 @@ class _QuestionWriter:
         answer.set("fraction", _fraction(fraction))
         return answer
 
+    def _fractions(self, credits: tuple[float, ...], what: str) -> list[Fraction] | None:
+        """Credits as the grades Moodle stores (the nearest on its list), warning when one is not on
+        the list; None (an error) for a credit that is not a number from -1 to 1."""
+        if not all(math.isfinite(c) and -1 <= c <= 1 for c in credits):
+            self.error("moodlexml.bad-credit", f"has a credit that is not a number from -1 to 1: {credits!r}")
+            return None
+        fractions = [_grade(c) for c in credits]
+        if any(allowed_grade(Fraction(c)) is None for c in credits):
+            self.warn(
+                "moodlexml.inexact-weights",
+                f"{what} cannot be written exactly with Moodle's grades; wrote "
+                + ", ".join(f"{format_percent(f)}%" for f in fractions),
+            )
+        return fractions
+
     def _combined_feedback(self, el: etree._Element) -> None:
-        _append(el, _COMBINED_FEEDBACK)
+        """`<correctfeedback>`, `<partiallycorrectfeedback>`, `<incorrectfeedback>` and
+        `<shownumcorrect/>` (qformat_xml::import_combined_feedback())."""
+        fb = self.q.feedback
+        if not fb:
+            _append(el, _COMBINED_FEEDBACK)
+            return
+        self.field(el, "correctfeedback", fb.correct, "the feedback for a right response")
+        self.field(el, "partiallycorrectfeedback", fb.partial, "the feedback for a partly right response")
+        self.field(el, "incorrectfeedback", fb.incorrect, "the feedback for a wrong response")
+        if fb.show_num_correct:
+            _sub(el, "shownumcorrect")
+            if fb.correct is None and fb.partial is None and fb.incorrect is None:
+                # Written as Moodle's default, which reads back as no feedback: say it was set.
+                self.meta["show_num_correct"] = True
+
+    def _feedback_not_carried(self, el: etree._Element) -> None:
+        """Feedback by outcome on a type Moodle gives none: written (lmsexport reads it back), but
+        Moodle's importer never reads it."""
+        fb = self.q.feedback
+        if not fb:
+            return
+        if any(x is not None for x in (fb.correct, fb.partial, fb.incorrect)):
+            self.warn(
+                "moodlexml.feedback-not-carried",
+                f"has feedback for a right, partly right or wrong response, which Moodle's {self.qtype} "
+                "questions do not have (qformat_xml reads it for multiple choice and matching only): "
+                "Moodle's importer ignores it",
+                "put what it says in the explanation or the answers' feedback",
+            )
+        self._combined_feedback(el)
+
+    def _hints(self, el: etree._Element) -> None:
+        """`<hint format="html"><text/><shownumcorrect/><clearwrong/></hint>` (import_hints())."""
+        hints = self.q.hints
+        if not hints:
+            return
+        if self.qtype in HINTLESS_TYPES:
+            self.warn(
+                "moodlexml.hints-not-carried",
+                f"has hints, which Moodle's {self.qtype} questions do not have (qformat_xml::import_essay() "
+                "reads none): Moodle's importer ignores them",
+            )
+        elif self.qtype not in HINT_PARTS_TYPES and any(h.show_num_correct or h.clear_wrong for h in hints):
+            self.warn(
+                "moodlexml.hint-options-not-carried",
+                "has hints that show the number of right responses or clear the wrong ones; Moodle keeps "
+                f"those options for multiple choice and matching only, its {self.qtype} questions keep the "
+                "hints' texts (question_type::save_hints() without parts)",
+            )
+        for n, hint in enumerate(hints, 1):
+            container = self.field(el, "hint", hint.text, f"hint {n}")
+            if hint.show_num_correct:
+                _sub(container, "shownumcorrect")
+            if hint.clear_wrong:
+                _sub(container, "clearwrong")
 
     def _shuffle(self) -> str:
         return "true" if self.quiz.shuffle else "false"
@@ -582,33 +726,31 @@ class _QuestionWriter:
                 "moodlexml.too-few-choices",
                 f"has {len(choices)} choice(s); Moodle's multichoice type refuses fewer than 2",
             )
-        n_correct = len(body.key_indexes)
         single = isinstance(body, SingleChoice)
-        fractions = [_grade(c) for c in body.credits]
-        if isinstance(body, SingleChoice):
-            if n_correct != 1:
-                self.error("moodlexml.bad-key", f"is single-answer with {n_correct} correct choices")
-        elif n_correct == 0:
+        fractions: list[Fraction] | None
+        if isinstance(body, MultipleChoice) and not body.key_indexes:
             self.error("moodlexml.bad-key", "has no correct choice")
-        elif any(allowed_grade(Fraction(c)) is None for c in body.credits):
-            n_wrong = len(choices) - n_correct
-            if body.default_credits:
+            fractions = [_grade(c) if math.isfinite(c) else Fraction(0) for c in body.credits]
+        elif isinstance(body, MultipleChoice) and body.default_credits:
+            fractions = [_grade(c) for c in body.credits]
+            if any(allowed_grade(Fraction(c)) is None for c in body.credits):
+                n_correct = len(body.key_indexes)
                 right = fractions[body.key_indexes[0]]
                 wrong = next((f for f, c in zip(fractions, choices, strict=True) if not c.earns), Fraction(0))
-                message = (
-                    f"{n_correct} correct / {n_wrong} wrong choices cannot be weighted exactly with "
-                    f"Moodle's grades; wrote {format_percent(right)}% and {format_percent(wrong)}%"
+                self.warn(
+                    "moodlexml.inexact-weights",
+                    f"{n_correct} correct / {len(choices) - n_correct} wrong choices cannot be weighted "
+                    f"exactly with Moodle's grades; wrote {format_percent(right)}% and "
+                    f"{format_percent(wrong)}%",
                 )
-            else:
-                message = "choice credits cannot be written exactly with Moodle's grades; wrote " + ", ".join(
-                    f"{format_percent(f)}%" for f in fractions
-                )
-            self.warn("moodlexml.inexact-weights", message)
+        else:
+            fractions = self._fractions(body.credits, "choice credits")
         _sub(el, "single", "true" if single else "false")
         _sub(el, "shuffleanswers", self._shuffle())
         _sub(el, "answernumbering", "abc")
         _sub(el, "showstandardinstruction", "0")
         self._combined_feedback(el)
+        fractions = fractions or [Fraction(0)] * len(choices)
         for n, (choice, fraction) in enumerate(zip(choices, fractions, strict=True), 1):
             self._choice(el, choice, fraction, n)
 
@@ -618,45 +760,115 @@ class _QuestionWriter:
         self.rich(answer[1][0], choice.feedback, f"the feedback of choice {n}")
         self.rich(answer[0], choice.text, f"choice {n}", choice.lang)
 
-    def _truefalse(self, el: etree._Element, truth: bool) -> None:
-        # import_truefalse() recognises the answers by their texts `true` and `false`.
-        for value in (True, False):
-            answer = self._answer(el, Fraction(int(value == truth)), _PLAIN_ANSWER)
+    def _truefalse(self, el: etree._Element, body: TrueFalse) -> None:
+        # import_truefalse() recognises the answers by their texts `true` and `false`; each one's
+        # feedback is shown for that response (qtype_truefalse feedbacktrue / feedbackfalse).
+        for value, feedback in ((True, body.feedback_true), (False, body.feedback_false)):
+            answer = self._answer(el, Fraction(int(value == body.truth)), _PLAIN_ANSWER)
             answer[0].text = "true" if value else "false"
+            self.rich(answer[1][0], feedback, f"the feedback for the response {answer[0].text!r}")
+
+    def _other(self, el: etree._Element, feedback: Text, numerical: bool = False) -> None:
+        """Feedback for any other response: Moodle's last answer `*` at 0 % (a `*` matches every
+        response: compare_string_with_wildcard(), qtype_numerical_answer::within_tolerance())."""
+        answer = self._answer(el, Fraction(0), _PLAIN_ANSWER)
+        answer[0].text = "*"
+        self.rich(answer[1][0], feedback, "the feedback for any other answer")
+        if numerical:
+            _sub(answer, "tolerance", "0")
 
     def _shortanswer(self, el: etree._Element, body: ShortAnswer) -> None:
         if not body.answers:
             self.error("moodlexml.no-answer", "has no accepted answer")
         _sub(el, "usecase", "1" if body.case_sensitive else "0")
-        for n, accepted in enumerate(body.answers, 1):
+        fractions = self._fractions(tuple(a.credit for a in body.answers), "answer credits") or []
+        for n, (accepted, fraction) in enumerate(zip(body.answers, fractions, strict=True), 1):
             text = accepted.text
-            answer = self._answer(el, _grade(accepted.credit), _PLAIN_ANSWER)
-            # Moodle's short-answer grading takes * as a wildcard; \* is a literal asterisk.
-            self.plain(answer[0], text.replace("*", "\\*"), f"accepted answer {n} {text!r}")
+            answer = self._answer(el, fraction, _PLAIN_ANSWER)
+            stored = wildcard_text(text, accepted.wildcard)
+            if stored is None:
+                self.error(
+                    "moodlexml.unwritable",
+                    f"accepted answer {n} {text!r} is a wildcard answer with a '\\' right before a '*', "
+                    "which Moodle reads as a literal '*'",
+                )
+                stored = text
+            self.plain(answer[0], stored, f"accepted answer {n} {text!r}")
+            self.rich(answer[1][0], accepted.feedback, f"the feedback of answer {n}")
+        if body.other_feedback is not None:
+            self._other(el, body.other_feedback)
 
     def _numerical(self, el: etree._Element, body: Numerical) -> None:
         if not body.keys:
             self.error("moodlexml.no-answer", "has no numeric key")
             return
-        key = body.key
-        values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
-        if not all(math.isfinite(v) for v in values):
-            self.error("moodlexml.not-a-number", "has a numeric key that is not a finite number")
+        for key in body.keys:
+            values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
+            if not all(math.isfinite(v) for v in values):
+                self.error("moodlexml.not-a-number", "has a numeric key that is not a finite number")
+                return
+        fractions = self._fractions(tuple(k.credit for k in body.keys), "key credits")
+        if fractions is None:
             return
-        if key.low is not None and key.high is not None:
-            # Moodle's key is answer +- tolerance: a range is its midpoint and half-width
-            # (halves first, so that no bound near the float limit overflows).
-            value, tolerance = key.low / 2 + key.high / 2, key.high / 2 - key.low / 2
-            self.meta["range"] = [key.low, key.high]
-            if key.answer is not None:
-                self.meta["answer"] = key.answer
-        else:
-            assert key.answer is not None
-            value, tolerance = key.answer, key.tolerance
-        answer = self._answer(el, Fraction(1), _PLAIN_ANSWER)
-        answer[0].text = format_number(value)
-        _sub(answer, "tolerance", format_number(tolerance))
-        _append(el, _NO_UNITS)
+        ranges: list[list[float] | None] = []
+        for n, (key, fraction) in enumerate(zip(body.keys, fractions, strict=True), 1):
+            value, tolerance, bounds = _moodle_key(key)
+            ranges.append(bounds)
+            answer = self._answer(el, fraction, _PLAIN_ANSWER)
+            answer[0].text = format_number(value)
+            self.rich(answer[1][0], key.feedback, f"the feedback of key {n}")
+            _sub(answer, "tolerance", format_number(tolerance))
+        if len(ranges) == 1 and ranges[0] is not None:
+            # One key (as every bank had before keys had credits): its range and preferred answer.
+            self.meta["range"] = ranges[0][:2]
+            if len(ranges[0]) == 3:
+                self.meta["answer"] = ranges[0][2]
+        elif any(r is not None for r in ranges):
+            self.meta["ranges"] = ranges
+        if body.other_feedback is not None:
+            self._other(el, body.other_feedback, numerical=True)
+        self._units(el, body)
+
+    def _units(self, el: etree._Element, body: Numerical) -> None:
+        """`<units>` and the unit options, as qformat_xml::writequestion() writes them."""
+        if body == Numerical(keys=body.keys, other_feedback=body.other_feedback):
+            _append(el, _NO_UNITS)
+            return
+        if body.units:
+            units = _sub(el, "units")
+            seen: set[str] = set()
+            for n, unit in enumerate(body.units, 1):
+                if not (math.isfinite(unit.multiplier) and unit.multiplier != 0):
+                    self.error(
+                        "moodlexml.bad-unit",
+                        f"unit {unit.name!r} has the multiplier {unit.multiplier!r}; Moodle drops a unit "
+                        "whose multiplier is empty or 0 (qtype_numerical::save_units())",
+                    )
+                if unit.name in seen:
+                    self.warn(
+                        "moodlexml.unit-repeated",
+                        f"unit {unit.name!r} is listed twice; Moodle keeps the first",
+                    )
+                seen.add(unit.name)
+                u = _sub(units, "unit")
+                _sub(
+                    u, "multiplier", format_number(unit.multiplier) if math.isfinite(unit.multiplier) else "0"
+                )
+                self.plain(_sub(u, "unit_name"), unit.name, f"unit {n}")
+        _sub(el, "unitgradingtype", str(UNIT_GRADING[body.unit_grading]))
+        penalty = body.unit_penalty
+        if not (math.isfinite(penalty) and 0 <= penalty <= 1):
+            self.error("moodlexml.bad-penalty", f"has the unit penalty {penalty!r}; a penalty is from 0 to 1")
+            penalty = 0.1
+        text, rounded = format_fraction(penalty)
+        if rounded:
+            self.warn(
+                "moodlexml.penalty-rounded",
+                f"has the unit penalty {penalty!r}; Moodle keeps 7 decimals ({penalty:.7f})",
+            )
+        _sub(el, "unitpenalty", text)
+        _sub(el, "showunits", str(UNIT_INPUT[body.unit_input] if body.units else SHOWUNITS_NONE))
+        _sub(el, "unitsleft", "1" if body.units_left else "0")
 
     def _matching(self, el: etree._Element, body: Matching) -> None:
         if len(body.pairs) < 2:
@@ -690,8 +902,57 @@ class _QuestionWriter:
             sub = _copy(el, _SUBQUESTION)
             self.plain(sub[1][0], text, f"distractor {n}")
 
-    def _essay(self, el: etree._Element) -> None:
-        _append(el, _ESSAY_OPTIONS)
+    def _essay(self, el: etree._Element, body: Essay) -> None:
+        """The essay's options as qformat_xml::writequestion() writes them (import_essay())."""
+        if body == Essay():
+            _append(el, _ESSAY_OPTIONS)
+            return
+        _sub(el, "responseformat", RESPONSE_FORMATS[body.response_format])
+        _sub(el, "responserequired", "1" if body.required else "0")
+        if body.lines < 1:
+            self.error(
+                "moodlexml.bad-essay", f"has a response box of {body.lines} lines; Moodle needs at least 1"
+            )
+        _sub(el, "responsefieldlines", str(body.lines))
+        for tag, limit in (("minwordlimit", body.min_words), ("maxwordlimit", body.max_words)):
+            if limit is None:
+                continue
+            if limit < 1:
+                # import_essay(): an empty or 0 limit is no limit (minwordenabled = !empty(...)).
+                self.error("moodlexml.bad-essay", f"has the word limit {limit}; Moodle reads 0 as no limit")
+            _sub(el, tag, str(limit))
+        # A response of attached files only: Moodle's form requires one allowed and required.
+        files = NOINLINE_ATTACHMENTS if body.response_format is ResponseFormat.NONE else "0"
+        _sub(el, "attachments", files)
+        _sub(el, "attachmentsrequired", files)
+        self.field(el, "graderinfo", body.grader_info, "the grader information")
+        template = body.template
+        if template is None or body.response_format not in PLAIN_RESPONSE_FORMATS:
+            # An HTML template (the editor, and no box at all): no files (import_essay() reads
+            # only its text), so its images are data: URIs, as in a category's description.
+            self.field(el, "responsetemplate", template, "the response template")
+            return
+        # A plain box shows the template's text as it is (qtype_essay_format_plain_renderer).
+        container = _sub(el, "responsetemplate", format="plain_text")
+        if isinstance(template, Rich):
+            self.meta["template_rich"] = True
+            words = words_only(template)
+            if words is None:
+                self.warn(
+                    "moodlexml.template-markup-not-carried",
+                    "the response template has markup, but Moodle's "
+                    f"{RESPONSE_FORMATS[body.response_format]} response box shows a template's text as it "
+                    "is: written as plain text",
+                    "write the template as plain text, or use response_format: editor",
+                )
+                words = plain_text(template)
+                # lmsexport's comment keeps the template itself (its images as data: URIs).
+                lang = self.lang if _marked(self.lang, self.quiz.lang) else None
+                # (Text XML cannot hold is refused with the template's text, by plain().)
+                with contextlib.suppress(ValueError):
+                    self.meta["template_html"] = render_rich(template, lang, INFO_FLAVOUR)
+            template = words
+        self.plain(_sub(container, "text"), template, "the response template")
 
 
 def _category(
@@ -782,7 +1043,7 @@ def assessment_category_path(assessment: Assessment, n: int, draw_index: int) ->
     lmsexport.moodle.draw_category_names(), as GIFT writes them."""
     section = assessment.sections[n - 1]
     names = draw_category_names(assessment, n, section, section.draws[draw_index - 1])
-    return category_path([_name_clean(" ".join(name.split())) for name in names])
+    return category_path([name_clean(" ".join(name.split())) for name in names])
 
 
 def shown_path(path: str) -> str:
@@ -849,7 +1110,7 @@ def write_assessment(assessment: Assessment) -> tuple[bytes, list[Diagnostic]]:
     meta["sections"] = sections
     root.append(_comment(ASSESSMENT_META_PREFIX, meta))
     # The assessment's own category holds its description (as a quiz's category does).
-    own = category_path([_name_clean(assessment.id)])
+    own = category_path([name_clean(assessment.id)])
     _category(root, own, context, assessment.description, f"assessment {assessment.id!r}", diagnostics)
     for n, section in enumerate(assessment.sections, 1):
         for k, draw in enumerate(section.draws, 1):
@@ -870,8 +1131,6 @@ def write_assessment(assessment: Assessment) -> tuple[bytes, list[Diagnostic]]:
 
 def _size_warning(path: str, data: bytes, loc: SourceLoc) -> list[Diagnostic]:
     """Images make a file large (base64 adds a third): warn past what lmsexport reads back."""
-    from ..readers.moodlexml import MAX_MOODLEXML_BYTES
-
     if len(data) <= MAX_MOODLEXML_BYTES:
         return []
     return [
