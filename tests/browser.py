@@ -21,9 +21,11 @@ from lmsexport.model import (
     Numerical,
     Question,
     Quiz,
+    ResponseFormat,
     ShortAnswer,
     SingleChoice,
     TrueFalse,
+    UnitInput,
 )
 
 if TYPE_CHECKING:
@@ -58,8 +60,28 @@ def question_box(page: Page, question_id: str) -> Locator:
 
 
 def _wrong_number(numerical: Numerical) -> str:
-    _, hi = numerical.key.bounds
-    return repr(hi + 1 + abs(hi))
+    """A number no key holds, in any unit the question has."""
+    hi = max(k.bounds[1] for k in numerical.keys)
+    scale = max([1.0] + [abs(u.multiplier) for u in numerical.units])
+    return repr((hi + 1 + abs(hi)) * scale)
+
+
+def answer_number(box: Locator, numerical: Numerical, number: str, unit: int | None = 0) -> None:
+    """Type a number and give it the question's unit of that index (None: no unit)."""
+    field = box.locator('[data-role="answer-input"]')
+    if not numerical.units or numerical.unit_input is UnitInput.TEXT:
+        name = numerical.units[unit].name if numerical.units and unit is not None else None
+        if name is not None:
+            number = f"{name} {number}" if numerical.units_left else f"{number} {name}"
+        field.fill(number)
+        return
+    field.fill(number)
+    if unit is None:
+        return
+    if numerical.unit_input is UnitInput.SELECT:
+        box.locator('select[data-role="unit-input"]').select_option(value=str(unit))
+    else:
+        box.locator(f'input[data-unit-index="{unit}"]').check()
 
 
 def _answer_choices(box: Locator, indexes: Iterable[int]) -> None:
@@ -87,12 +109,10 @@ def answer(page: Page, question: Question, correct: bool) -> None:
     box = question_box(page, question.id)
     match question.body:
         case SingleChoice() as single:
-            indexes = (
-                single.key_indexes[:1]
-                if correct
-                else [i for i, c in enumerate(single.choices) if not c.earns][:1]
-            )
-            _answer_choices(box, indexes)
+            # Wrong: a choice worth nothing, rather than one with a negative credit.
+            wrong = sorted((i for i, c in enumerate(single.choices) if not c.earns),
+                           key=lambda i: single.choices[i].credit < 0)  # fmt: skip
+            _answer_choices(box, single.key_indexes[:1] if correct else wrong[:1])
         case MultipleChoice(choices=choices):
             _answer_choices(box, [i for i, c in enumerate(choices) if c.earns == correct])
         case TrueFalse(truth=truth):
@@ -102,12 +122,12 @@ def answer(page: Page, question: Question, correct: bool) -> None:
             box.locator('[data-role="answer-input"]').fill(text)
         case Numerical() as numerical:
             lo, hi = numerical.key.bounds
-            text = repr((lo + hi) / 2) if correct else _wrong_number(numerical)
-            box.locator('[data-role="answer-input"]').fill(text)
+            answer_number(box, numerical, repr((lo + hi) / 2) if correct else _wrong_number(numerical))
         case Matching() as matching:
             _answer_matching(box, matching, correct)
-        case Essay():
-            box.locator('[data-role="answer-input"]').fill("An essay answer.\nSecond line.")
+        case Essay(response_format=response_format):
+            if response_format is not ResponseFormat.NONE:
+                box.locator('[data-role="answer-input"]').fill("An essay answer.\nSecond line.")
         case _:
             assert_never(question.body)
 

@@ -36,6 +36,7 @@ from lmsexport.model import (
     Math,
     Media,
     MultipleChoice,
+    Numerical,
     OrderedList,
     Pair,
     Para,
@@ -548,14 +549,21 @@ def read_back(el: lxml.html.HtmlElement) -> Rich | str:
 
 
 def text_elements(doc: lxml.html.HtmlElement, question_n: int) -> dict[str, lxml.html.HtmlElement]:
-    """The elements of question q<n>'s texts: stem, explanation, c<i>, f<i>, l<i>."""
+    """The elements of question q<n>'s texts: stem, c<i> (choices), l<i> (matching lefts) and,
+    waiting in templates, explanation, f<i> (choice and true/false feedback), a<i> (short
+    answers'), k<i> (numerical keys'), o (any other answer's), oc/op/oi (combined feedback),
+    h<i> (hints, under their "Hint i of n" heading)."""
     qid = f"q{question_n}"
     out = {"stem": doc.get_element_by_id(f"{qid}-stem")}
     for t in doc.iter("template"):
         name = t.get("id")
         if name.startswith(qid + "-"):
             (child,) = t
-            out[name.removeprefix(qid + "-").replace("x", "explanation")] = child
+            name = name.removeprefix(qid + "-")
+            if name.startswith("h"):
+                label, child = child
+                assert label.get("class") == "label"
+            out["explanation" if name == "x" else name] = child
     section = doc.get_element_by_id(qid)
     if section.get("data-type") in ("single", "multiple"):  # true/false's labels are the page's own
         for i, label in enumerate(section.xpath(".//li[@class='choice']/label")):
@@ -566,20 +574,41 @@ def text_elements(doc: lxml.html.HtmlElement, question_n: int) -> dict[str, lxml
 
 
 def expected_texts(question: Question) -> dict[str, Text]:
+    """Every text of a question the page shows, by the names text_elements() gives them."""
     out: dict[str, Text] = {"stem": question.stem}
     if question.explanation:
         out["explanation"] = question.explanation
+
+    def add(name: str, text: Text | None) -> None:
+        if text:
+            out[name] = text
+
     match question.body:
         case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
             for i, c in enumerate(choices):
                 out[f"c{i}"] = c.text
-                if c.feedback:
-                    out[f"f{i}"] = c.feedback
+                add(f"f{i}", c.feedback)
+        case TrueFalse(feedback_true=if_true, feedback_false=if_false):
+            add("f0", if_true)
+            add("f1", if_false)
+        case ShortAnswer(answers=answers, other_feedback=other):
+            for i, a in enumerate(answers):
+                add(f"a{i}", a.feedback)
+            add("o", other)
+        case Numerical(keys=keys, other_feedback=other):
+            for i, k in enumerate(keys):
+                add(f"k{i}", k.feedback)
+            add("o", other)
         case Matching(pairs=pairs):
             for i, p in enumerate(pairs):
                 out[f"l{i}"] = p.left
-        case _:
+        case Essay():
             pass
+    add("oc", question.feedback.correct)
+    add("op", question.feedback.partial)
+    add("oi", question.feedback.incorrect)
+    for i, hint in enumerate(question.hints):
+        out[f"h{i}"] = hint.text
     return out
 
 
@@ -617,7 +646,8 @@ def test_every_rich_position_is_escaped(payload: str) -> None:
 
 
 def _rich_quiz(draw: st.DrawFn) -> Quiz:
-    """Any quiz (strategies.quizzes) with a third of its texts turned into Rich texts (strategies.RICH)."""
+    """Any quiz (strategies.quizzes, with every element: feedback, hints, units, essay options)
+    with a third of its texts turned into Rich texts (strategies.RICH)."""
 
     def maybe(text: Text) -> Text:
         return draw(RICH) if draw(st.integers(0, 2)) == 0 else text
@@ -637,13 +667,14 @@ def _rich_quiz(draw: st.DrawFn) -> Quiz:
             case _:
                 return body
 
-    quiz = draw(quizzes())
+    quiz = draw(quizzes(everything=True))
     questions = [
         replace(
             q,
             stem=maybe(q.stem),
             explanation=maybe(q.explanation) if q.explanation else None,
             body=rich_body(q.body),
+            hints=tuple(replace(h, text=maybe(h.text)) for h in q.hints),
         )
         for q in quiz.questions
     ]
@@ -667,12 +698,21 @@ def test_any_rich_quiz_renders_every_text_as_written(quiz: Quiz) -> None:
         expected = expected_texts(question)
         assert set(found) == set(expected)
         assert {name: read_back(el) for name, el in found.items()} == expected
-        # Explanations and feedback wait in <template>s: not in the document until submitted.
+        # Explanations, feedback and hints wait in <template>s: not in the document until the
+        # learner submits (or asks for a hint).
         assert all(
-            (el.getparent().tag == "template") == (name == "explanation" or name.startswith("f"))
+            (el.getparent().tag == "template" or el.getparent().get("data-role") == "hint")
+            == (name != "stem" and name[0] not in "cl")
             for name, el in found.items()
         )
     assert not doc.xpath("//*[@data-role='explanation' or @data-role='feedback']")
+    # An essay's grader information is for the person grading, and a question's name is the
+    # bank's: the page is the same without them.
+    bare = tuple(
+        replace(q, name=None, body=replace(q.body, grader_info=None) if isinstance(q.body, Essay) else q.body)
+        for q in quiz.questions
+    )
+    assert render_quiz(replace(quiz, questions=bare)) == page
 
 
 def test_index_from_summaries_is_the_same_page() -> None:

@@ -6,10 +6,11 @@ highlighted by Pygments into class-styled spans, and nothing is fetched. A
 Content-Security-Policy with sha256 hashes of the two inline blocks and `img-src data:` forbids
 everything else, so even an escaping bug could not load or run anything.
 
-Nothing of the key, the feedback or the explanations is in the visible DOM before the
-learner submits: the key travels in a ``<script type="application/json">`` block and the
-feedback and explanations in ``<template>`` elements (neither is rendered nor read by screen
-readers); the page's script reads the key and clones the templates on submit. It never
+Nothing of the key, the feedback, the hints or the explanations is in the visible DOM before
+the learner submits (or asks for a hint): the key travels in a
+``<script type="application/json">`` block and the feedback, hints and explanations in
+``<template>`` elements (neither is rendered nor read by screen readers); the page's script
+reads the key and clones the templates on submit (a hint: when asked for). It never
 parses markup at run time: every text was escaped once, here, by lxml or jinja2. With
 JavaScript off the page still lists every question (an assessment: every candidate, grouped
 by draw, saying how many of them an attempt gets); it just cannot be scored.
@@ -22,19 +23,28 @@ Randomness is xoshiro128** seeded from `crypto.getRandomValues`, or from `?seed=
 page's URL (0 <= N < 2**32; later attempts continue the same stream), so a test can replay
 an attempt. Choices keep their source index (`data-choice-index`) whatever their position.
 
-Scoring (in the browser, documented here), out of each shown question's points (in an
-assessment, `Draw.points_of`):
-- single, true_false: full points for the keyed choice, else 0.
-- multiple: the choices' credits (`MultipleChoice.credits`) summed over the picks, floored at
-  0 (the model's rule, which QTI and GIFT carry too).
-- short_answer: any accepted answer after NFC normalisation and trimming; case-insensitive
-  unless ShortAnswer.case_sensitive.
+Scoring (in the browser, documented here and in docs/source-format.md), out of each shown
+question's points (in an assessment, `Draw.points_of`), as a credit times the points:
+- single, true_false: the picked choice's credit; a negative credit is a negative mark for the
+  question, and only the page's total is floored at 0.
+- multiple: the picks' credits (`MultipleChoice.credits`) summed, clamped to [0, 1].
+- short_answer: the first answer, in order, that the response matches (after NFC normalisation
+  and trimming; case-insensitive unless ShortAnswer.case_sensitive; `*` any text in a wildcard
+  answer, as Moodle's compare_string_with_wildcard) earns its credit; none: 0.
 - numerical: Latin, Arabic-Indic and Extended Arabic-Indic (Urdu) digits, "." "," or "٫"
-  as decimal separator; right within NumericKey.bounds (with a 1e-9 relative slack so that
-  float rounding of answer +- tolerance never rejects a boundary value).
-- matching: points/npairs per right pair.
+  as decimal separator; the first key whose bounds hold the number (with a 1e-9 relative slack
+  so that float rounding of answer +- tolerance never rejects a boundary value) earns its
+  credit. With units, a number in a known unit is divided by its multiplier first, and a key
+  that holds it only as typed (a wrong or missing unit) earns its credit less the unit penalty
+  (Moodle's qtype_numerical grade_response and apply_unit_penalty).
+- matching: the share of right pairs.
 - essay: never scored and left out of the score's denominator; the page says so.
+Each hint taken before submitting costs the question's penalty (default 1/3) of its points, never
+taking its mark below 0. The combined feedback (correct, partial, incorrect) follows the credit.
 true_false is shown as two choices where data-choice-index 0 = true and 1 = false.
+
+What the learner never sees is never written: an essay's grader information, and the question's
+name (its name in an LMS's question bank: Moodle shows it to teachers, never in an attempt).
 
 Rich texts go through the shared renderer (writers/richtext.py). A stem that is one paragraph
 is the question's <legend>; a longer one (a table, a code block) is a <div> naming the
@@ -62,6 +72,8 @@ from ..media import data_uri as media_data_uri
 from ..model import (
     Assessment,
     Bank,
+    Block,
+    Body,
     BulletList,
     CodeBlock,
     Draw,
@@ -72,15 +84,21 @@ from ..model import (
     MultipleChoice,
     Numerical,
     OrderedList,
+    Para,
     Question,
     QuestionType,
     Quiz,
+    ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
+    Table,
     Text,
     TrueFalse,
+    UnitInput,
     direction,
+    is_full,
+    plain_text,
 )
 from . import Output, WriteContext
 from .richtext import Flavour, to_html
@@ -135,6 +153,18 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "per_attempt": "Questions per attempt",
         "drawn": "{pick} of these {n} questions are drawn for each attempt.",
         "points_each": "Each is worth {points}.",
+        "hint_button": "Show a hint (costs {cost})",
+        "hint_n": "Hint {n} of {total}",
+        "hint_penalty": "Hints taken: {n}, {cost}",
+        "num_correct": "{n} of {total} right",
+        "unit": "Unit",
+        "words": "Words: {n}",
+        "min_words": "at least {n} words",
+        "max_words": "at most {n} words",
+        "too_few_words": "fewer words than asked",
+        "too_many_words": "more words than asked",
+        "optional": "(optional)",
+        "no_response_box": "No typed answer here: hand in this answer as your teacher asks.",
     },
     "ur": {
         "question_of": "سوال {n} از {total}",
@@ -183,6 +213,20 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "per_attempt": "فی کوشش سوالات",
         "drawn": "ہر کوشش میں ان {n} سوالات میں سے {pick} منتخب ہوتے ہیں۔",
         "points_each": "ہر سوال {points} کا ہے۔",
+        "hint_button": "اشارہ دیکھیں ({cost} کی کٹوتی)",
+        "hint_n": "اشارہ {n} از {total}",
+        "hint_penalty": "لیے گئے اشارے: {n}، {cost}",
+        "num_correct": "{total} میں سے {n} درست",
+        "unit": "اکائی",
+        "words": "الفاظ: {n}",
+        "min_words": "کم از کم {n} الفاظ",
+        "max_words": "زیادہ سے زیادہ {n} الفاظ",
+        "too_few_words": "مطلوبہ سے کم الفاظ",
+        "too_many_words": "مطلوبہ سے زیادہ الفاظ",
+        "optional": "(اختیاری)",
+        "no_response_box": (
+            "اس سوال کا جواب یہاں ٹائپ نہیں ہوتا: جواب اپنے استاد کی ہدایت کے مطابق جمع کرائیں۔"
+        ),
     },
 }
 """Every UI string of the pages, per UI language; the quiz's language picks the table."""
@@ -202,7 +246,15 @@ JS_UI_KEYS = (
     "ungraded", "explanation", "key_answer", "accepted_answers", "your_answer", "points_one",
     "points_many",
 )  # fmt: skip
-"""The strings quiz.js needs; the rest are rendered by the template."""
+"""The strings quiz.js needs on every page; the rest are rendered by the template."""
+
+JS_UI_FEATURE_KEYS = {
+    "hints": ("hint_penalty", "num_correct"),
+    "num_correct": ("num_correct",),
+    "words": ("words", "too_few_words", "too_many_words"),
+}
+"""The strings quiz.js needs only on a page that has the feature (hints, a count of right
+picks, an essay word limit): a page without them carries the same data as before they existed."""
 
 
 @dataclass(frozen=True)
@@ -314,7 +366,14 @@ def _formatter() -> Any:
 
 
 def _highlight(block: CodeBlock, code: etree._Element) -> None:
-    """Fill a code block's <code> with Pygments' token spans (plain text for an unknown language)."""
+    """Fill a code block's <code> with Pygments' token spans (plain text for an unknown language).
+
+    Its <pre> joins the tab order: a code line longer than the page scrolls sideways, and a
+    scrolling box that cannot take the focus cannot be scrolled from the keyboard (WCAG 2.1.1;
+    axe-core's scrollable-region-focusable)."""
+    pre = code.getparent()
+    if pre is not None:
+        pre.set("tabindex", "0")
     lexer = _lexer(block.lang) if block.lang else None
     if lexer is None:
         code.text = block.text
@@ -381,18 +440,59 @@ def body(text: Text) -> str:
     return f'<div class="rich">{_rendered(text, False)}</div>'
 
 
-def templates(question: Question, qid: str) -> Markup:
-    """The <template>s of a question's explanation (<qid>-x) and choice feedback (<qid>-f<i>):
-    inert until the script clones them on submit. Built here in one go: a jinja2 line per
-    text made the whole page writer a quarter slower."""
+def templates(item: Item, ui: Ui) -> Markup:
+    """The <template>s of a question's texts that wait for the script, inert until it clones
+    them: the explanation (<qid>-x), the feedback of a choice or of true/false's two answers
+    (<qid>-f<i>), of a short answer (<qid>-a<i>), of a numerical key (<qid>-k<i>), for any
+    other response (<qid>-o), the combined feedback (<qid>-oc, -op, -oi: correct, partly
+    correct, incorrect) and the hints (<qid>-h<i>, each headed "Hint i of n" in the UI's
+    language). Built here in one go: a jinja2 line per text made the whole page writer a
+    quarter slower. An essay's grader information is for the person grading and is never
+    written."""
+    question, qid = item.question, item.qid
     out = []
-    if question.explanation:
-        out.append(f'<template id="{qid}-x">{body(question.explanation)}</template>\n')
-    if isinstance(question.body, SingleChoice | MultipleChoice):
-        for i, c in enumerate(question.body.choices):
-            if c.feedback:
-                out.append(f'<template id="{qid}-f{i}">{body(c.feedback)}</template>\n')
+
+    def add(suffix: str, text: Text | None) -> None:
+        if text:
+            out.append(f'<template id="{qid}-{suffix}">{body(text)}</template>\n')
+
+    add("x", question.explanation)
+    prefix, feedbacks = _answer_feedback(question.body)
+    for i, feedback in enumerate(feedbacks):
+        add(f"{prefix}{i}", feedback)
+    if isinstance(question.body, ShortAnswer | Numerical):
+        add("o", question.body.other_feedback)
+    outcome = question.feedback
+    for suffix, text in (("oc", outcome.correct), ("op", outcome.partial), ("oi", outcome.incorrect)):
+        add(suffix, text)
+    label_lang = lang_attrs(ui.lang, item.lang)
+    total = len(question.hints)
+    for i, hint in enumerate(question.hints):
+        label = escape(ui.s["hint_n"].format(n=i + 1, total=total))
+        out.append(
+            f'<template id="{qid}-h{i}"><div class="hint-text" data-role="hint">'
+            f'<p class="label"{label_lang}>{label}</p>{body(hint.text)}</div></template>\n'
+        )
     return Markup("".join(out))
+
+
+def _answer_feedback(question_body: Body) -> tuple[str, tuple[Text | None, ...]]:
+    """The feedback of each response option, in order, and the letter of their template ids:
+    choices and true/false's (true, false) "f", short answers "a", numerical keys "k"; nothing
+    for matching and essays."""
+    match question_body:
+        case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
+            return "f", tuple(c.feedback for c in choices)
+        case TrueFalse(feedback_true=if_true, feedback_false=if_false):
+            return "f", (if_true, if_false)
+        case ShortAnswer(answers=answers):
+            return "a", tuple(a.feedback for a in answers)
+        case Numerical(keys=keys):
+            return "k", tuple(k.feedback for k in keys)
+        case Matching() | Essay():
+            return "", ()
+        case _:
+            assert_never(question_body)
 
 
 def _has_code(texts: Iterable[Text | None]) -> bool:
@@ -408,18 +508,28 @@ def _has_code(texts: Iterable[Text | None]) -> bool:
 
 
 def _texts(question: Question) -> Iterator[Text | None]:
+    """Every text of a question the page shows (an essay's grader information is not shown)."""
     yield question.stem
     yield question.explanation
+    yield from _answer_feedback(question.body)[1]
+    yield question.feedback.correct
+    yield question.feedback.partial
+    yield question.feedback.incorrect
+    for hint in question.hints:
+        yield hint.text
     match question.body:
         case SingleChoice(choices=choices) | MultipleChoice(choices=choices):
             for c in choices:
                 yield c.text
-                yield c.feedback
         case Matching(pairs=pairs):
             for p in pairs:
                 yield p.left
-        case _:
+        case ShortAnswer(other_feedback=other) | Numerical(other_feedback=other):
+            yield other
+        case TrueFalse() | Essay():
             pass
+        case _:
+            assert_never(question.body)
 
 
 # --------------------------------------------------------------------------- page assets
@@ -474,14 +584,28 @@ def _matching_options(matching: Matching) -> list[str]:
     return sorted(texts, key=lambda t: (t.casefold(), t))
 
 
+def _with_unit(numerical: Numerical, number: str) -> str:
+    """A number with the question's base unit on the side the question puts it ("5 GB", "$ 5")."""
+    if not numerical.units:
+        return number
+    unit = numerical.units[0].name
+    return f"{unit} {number}" if numerical.units_left else f"{number} {unit}"
+
+
 def _numeric_key_text(numerical: Numerical) -> str:
+    """The best key as the learner is shown it after submitting: "12 ± 0.5", "11 – 13 GB"."""
     key = numerical.key
     if key.low is not None and key.high is not None:
-        return f"{format_number(key.low)} – {format_number(key.high)}"
+        return _with_unit(numerical, f"{format_number(key.low)} – {format_number(key.high)}")
     assert key.answer is not None
     if key.tolerance:
-        return f"{format_number(key.answer)} ± {format_number(key.tolerance)}"
-    return format_number(key.answer)
+        return _with_unit(numerical, f"{format_number(key.answer)} ± {format_number(key.tolerance)}")
+    return _with_unit(numerical, format_number(key.answer))
+
+
+DEFAULT_PENALTY = 1 / 3
+"""What a hint costs, as a fraction of the question's points, when the question sets no
+penalty: Moodle's default penalty for each wrong try (0.3333333)."""
 
 
 @dataclass(frozen=True)
@@ -509,12 +633,25 @@ class Item:
         """Whether its choices are shuffled per attempt."""
         return self.quiz.shuffle and isinstance(self.question.body, SingleChoice | MultipleChoice)
 
+    @property
+    def penalty(self) -> float:
+        """The fraction of its points each hint taken costs."""
+        return self.question.penalty if self.question.penalty is not None else DEFAULT_PENALTY
+
+    @property
+    def hint_cost(self) -> float:
+        """What each hint taken costs, in points, to two decimals (as the page shows it)."""
+        return round(self.penalty * self.points, 2)
+
 
 def _key_data(item: Item) -> dict[str, Any]:
     """What quiz.js needs to score and explain one question; stays out of the visible DOM.
 
-    Explanations and feedback are not here but in <template> elements (q<n>-x, q<n>-f<i>)."""
+    Texts are not here but in <template> elements (see templates()); this names them. Keys of
+    elements a question does not use are left out (a question without hints, units, graded
+    short answers... carries exactly the data it carried before the model had them)."""
     question = item.question
+    qid = item.qid
     lang = item.lang
     data: dict[str, Any] = {
         "id": question.id,
@@ -522,35 +659,145 @@ def _key_data(item: Item) -> dict[str, Any]:
         "points": item.points,
         "lang": lang,
         "dir": direction(lang),
-        "explanation": f"{item.qid}-x" if question.explanation else None,
+        "explanation": f"{qid}-x" if question.explanation else None,
         "shuffle": item.shuffle,
     }
+
+    prefix, feedbacks = _answer_feedback(question.body)
+    feedback_ids = [f"{qid}-{prefix}{i}" if t else None for i, t in enumerate(feedbacks)]
+
     match question.body:
         case SingleChoice() | MultipleChoice() as choice_body:
             data["correct"] = list(choice_body.key_indexes)
             data["credit"] = list(choice_body.credits)
-            data["feedback"] = [
-                f"{item.qid}-f{i}" if c.feedback else None for i, c in enumerate(choice_body.choices)
-            ]
+            data["feedback"] = feedback_ids
         case TrueFalse(truth=truth):
             data["correct"] = [0 if truth else 1]
             data["credit"] = [1.0, 0.0] if truth else [0.0, 1.0]
-            data["feedback"] = [None, None]
+            data["feedback"] = feedback_ids
         case ShortAnswer() as short:
-            data["answers"] = list(short.accepted)
+            # Every answer in order: the first that matches counts (credit 1 when "credit" is left out).
+            data["answers"] = [a.text for a in short.answers]
             data["caseSensitive"] = short.case_sensitive
+            if not all(is_full(a.credit) for a in short.answers):
+                data["credit"] = [a.credit for a in short.answers]
+            if any(a.wildcard for a in short.answers):
+                data["wildcard"] = [a.wildcard for a in short.answers]
+            if any(feedback_ids):
+                data["feedback"] = feedback_ids
+            if short.other_feedback:
+                data["other"] = f"{qid}-o"
         case Numerical() as numerical:
-            data["bounds"] = list(numerical.key.bounds)
+            keys = numerical.keys
+            if len(keys) == 1 and is_full(keys[0].credit) and not keys[0].feedback:
+                data["bounds"] = list(keys[0].bounds)
+            else:
+                data["keys"] = [
+                    {"bounds": list(k.bounds), "credit": k.credit, "feedback": f}
+                    for k, f in zip(keys, feedback_ids, strict=True)
+                ]
             data["keyText"] = _numeric_key_text(numerical)
+            if numerical.other_feedback:
+                data["other"] = f"{qid}-o"
+            if numerical.units:
+                data["units"] = [[u.name, u.multiplier] for u in numerical.units]
+                data["unitGrading"] = numerical.unit_grading.value
+                data["unitPenalty"] = numerical.unit_penalty
+                data["unitInput"] = numerical.unit_input.value
+                data["unitsLeft"] = numerical.units_left
         case Matching() as matching:
             options = _matching_options(matching)
             data["key"] = [options.index(p.right) for p in matching.pairs]
             data["options"] = options
-        case Essay():
-            pass
+        case Essay() as essay:
+            if essay.min_words is not None:
+                data["minWords"] = essay.min_words
+            if essay.max_words is not None:
+                data["maxWords"] = essay.max_words
         case _:
             assert_never(question.body)
+    outcome = question.feedback
+    shown = {
+        name: f"{qid}-{suffix}"
+        for name, suffix, text in (
+            ("correct", "oc", outcome.correct),
+            ("partial", "op", outcome.partial),
+            ("incorrect", "oi", outcome.incorrect),
+        )
+        if text
+    }
+    if shown:
+        data["outcome"] = shown
+    if outcome.show_num_correct and _counts_right(question.body):
+        data["numCorrect"] = True
+    if question.hints:
+        data["hints"] = [
+            {"id": f"{qid}-h{i}", "numCorrect": h.show_num_correct, "clearWrong": h.clear_wrong}
+            for i, h in enumerate(question.hints)
+        ]
+        data["penalty"] = item.penalty
     return data
+
+
+def _counts_right(question_body: Body) -> bool:
+    """Whether "n of m right" means something for a kind: the right picks of a multiple choice
+    question, the right pairs of a matching one (as Moodle's "show the number of correct
+    responses", which only those two kinds have)."""
+    return isinstance(question_body, MultipleChoice | Matching)
+
+
+def _js_ui(ui: Ui, items: Sequence[Item]) -> dict[str, str]:
+    """The UI strings quiz.js needs on this page (JS_UI_KEYS, and JS_UI_FEATURE_KEYS of the
+    features its questions use)."""
+    keys = list(JS_UI_KEYS)
+    for item in items:
+        question = item.question
+        if question.hints:
+            keys += JS_UI_FEATURE_KEYS["hints"]
+        if question.feedback.show_num_correct and _counts_right(question.body):
+            keys += JS_UI_FEATURE_KEYS["num_correct"]
+        if isinstance(question.body, Essay) and (
+            question.body.min_words is not None or question.body.max_words is not None
+        ):
+            keys += JS_UI_FEATURE_KEYS["words"]
+    return {k: ui.s[k] for k in keys}
+
+
+def template_text(text: Text) -> str:
+    """An essay's template as the text its answer box starts with: a box holds plain text, so
+    a Rich template keeps its words and its structure as a person would type it (paragraphs
+    apart, "- " and "1. " before list items), not its markup."""
+    if isinstance(text, str):
+        return text
+    return "\n\n".join(_plain_lines(b, "") for b in text.blocks)
+
+
+def _plain_lines(block: Block, indent: str) -> str:
+    if isinstance(block, Para | CodeBlock | Table):
+        return "\n".join(indent + line for line in plain_text(Rich((block,))).split("\n"))
+    lines = []
+    start = block.start if isinstance(block, OrderedList) else 1
+    for i, item in enumerate(block.items):
+        marker = f"{start + i}. " if isinstance(block, OrderedList) else "- "
+        text = "\n".join(_plain_lines(b, indent + " " * len(marker)) for b in item)
+        lines.append(indent + marker + text[len(indent) + len(marker) :])
+    return "\n".join(lines)
+
+
+def _essay_rows(essay: Essay) -> int:
+    """The answer box's height: the page's 6 rows unless the author asked for a height (15 lines,
+    Moodle's default for a whole-page editor, is what every essay has when none is asked for)."""
+    return 6 if essay.lines == Essay().lines else essay.lines
+
+
+def _word_limits(essay: Essay, ui: Ui) -> str:
+    """ "at least 50 words · at most 200 words": an essay's word limits, in the UI's language."""
+    parts = []
+    if essay.min_words is not None:
+        parts.append(ui.s["min_words"].format(n=essay.min_words))
+    if essay.max_words is not None:
+        parts.append(ui.s["max_words"].format(n=essay.max_words))
+    return " · ".join(parts)
 
 
 def _true_false_labels(lang: str) -> tuple[str, str, str]:
@@ -577,7 +824,7 @@ def _render_page(
     css = _style(_has_code([description, *(t for it in items for t in _texts(it.question))]))
     js = _asset("quiz.js", "</script")
     data = {
-        "ui": {k: ui.s[k] for k in JS_UI_KEYS},
+        "ui": _js_ui(ui, items),
         "uiLang": ui.lang,
         "uiDir": ui.dir,
         "questions": [_key_data(it) for it in items],
@@ -603,8 +850,16 @@ def _render_page(
         data=script_json(data),
         has_essay=any(isinstance(it.question.body, Essay) for it in items),
         QT=QuestionType,
+        UI_TEXT=UnitInput.TEXT,
+        UI_CHOICE=UnitInput.CHOICE,
+        UI_SELECT=UnitInput.SELECT,
+        RF_NONE=ResponseFormat.NONE,
+        RF_MONOSPACED=ResponseFormat.MONOSPACED,
         matching_options=_matching_options,
         tf_labels=_true_false_labels,
+        essay_rows=_essay_rows,
+        template_text=template_text,
+        word_limits=_word_limits,
     )
 
 

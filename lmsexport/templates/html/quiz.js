@@ -28,7 +28,8 @@
   var nextBtn = form.querySelector("[data-action=next]");
   var retryBtn = form.querySelector("[data-action=retry]");
   // active: indexes (into questions) of this attempt's questions, in the order shown.
-  var state = { mode: "one", current: 0, submitted: false, active: [] };
+  // hints: per question index, how many hints the learner took in this attempt.
+  var state = { mode: "one", current: 0, submitted: false, active: [], hints: {} };
 
   // ---------------------------------------------------------------- randomness
   // xoshiro128** (Blackman and Vigna, 2018), its 128-bit state filled by splitmix32 from a
@@ -227,22 +228,52 @@
   }
 
   // ---------------------------------------------------------------- scoring
+  //
+  // Each scorer returns the credit of the response (a fraction of the points: the model's
+  // rules, the same in every format) and what to show for it. Credits closer than EPS to 1 are
+  // full credit, as in the model (formats keep 7 decimals; 3 x 1/3 adds up to 1 anyway).
+
+  var EPS = 1e-6;
 
   // Numbers as typed on Urdu and Arabic keyboards: Arabic-Indic and Extended Arabic-Indic
-  // digits, the Arabic decimal separator or a comma, a Unicode minus, and invisible bidi
-  // marks that RTL input methods insert.
-  function parseNumber(raw) {
-    var s = raw.normalize("NFKC")
+  // digits, a Unicode minus, and invisible bidi marks that RTL input methods insert, with white
+  // space and the Arabic thousands separator dropped. Unit names go through it too, so that a
+  // unit compares equal however it was typed (NFKC: "m\u00b2" is "m2").
+  function canon(raw) {
+    return raw.normalize("NFKC")
       .replace(/[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, "")
       .replace(/[\u0660-\u0669]/g, function (d) { return String(d.charCodeAt(0) - 0x660); })
       .replace(/[\u06f0-\u06f9]/g, function (d) { return String(d.charCodeAt(0) - 0x6f0); })
-      .replace(/[\u066b,]/g, ".")
       .replace(/[\u2212\u2012\u2013\ufe63]/g, "-")
       .replace(/[\s\u066c]/g, "");
-    if (!/^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(s)) {
-      return NaN;
+  }
+
+  // "." "," or the Arabic decimal separator before the decimals.
+  var NUMBER = "[+-]?(?:\\d+(?:[.,\\u066b]\\d*)?|[.,\\u066b]\\d+)(?:e[+-]?\\d+)?";
+  var WHOLE_NUMBER = new RegExp("^" + NUMBER + "$", "i");
+  var LEADING_NUMBER = new RegExp("^" + NUMBER, "i");
+  var TRAILING_NUMBER = new RegExp(NUMBER + "$", "i");
+
+  function toNumber(s) {
+    return Number(s.replace(/[,\u066b]/g, "."));
+  }
+
+  function parseNumber(raw) {
+    var s = canon(raw);
+    return WHOLE_NUMBER.test(s) ? toNumber(s) : NaN;
+  }
+
+  // A number typed with its unit ("5 GB", "$5"), split as Moodle's
+  // qtype_numerical_answer_processor::apply_units splits it: the number at the start (at the
+  // end when units stand left of it), the rest is the unit. null: no number.
+  function splitUnit(raw, unitsLeft) {
+    var s = canon(raw);
+    var m = (unitsLeft ? TRAILING_NUMBER : LEADING_NUMBER).exec(s);
+    if (!m) {
+      return null;
     }
-    return Number(s);
+    var unit = unitsLeft ? s.slice(0, s.length - m[0].length) : s.slice(m[0].length);
+    return { value: toNumber(m[0]), unit: unit };
   }
 
   function normalize(text, caseSensitive) {
@@ -265,46 +296,145 @@
     return input ? input.value : "";
   }
 
-  // Question.choice_credit() of the model: the picks' credits summed, floored at 0; full
-  // marks only for exactly the keyed choices.
+  function snap(credit) {
+    return Math.abs(credit - 1) < EPS ? 1 : credit;
+  }
+
+  // Whether a pick is a right one: for single choice and true/false a full-credit choice, for
+  // multiple choice any that earns credit.
+  function rightPick(q, i) {
+    return q.type === "multiple" ? q.credit[i] > EPS / 2 : q.credit[i] >= 1 - EPS;
+  }
+
+  // single, true_false: the picked choice's credit (negative credit gives a negative mark);
+  // multiple: the picks' credits summed, clamped to [0, 1].
   function scoreChoices(q, section) {
     var chosen = picked(section);
     var credit = 0;
     chosen.forEach(function (i) { credit += q.credit[i]; });
-    var full = chosen.length === q.correct.length && chosen.every(function (i) {
-      return q.correct.indexOf(i) >= 0;
-    });
-    var earned = full ? q.points : Math.min(q.points, Math.max(0, credit * q.points));
-    return { earned: earned, full: full };
+    if (q.type === "multiple") {
+      credit = Math.min(1, Math.max(0, credit));
+    }
+    var right = chosen.filter(function (i) { return rightPick(q, i); }).length;
+    return { credit: snap(credit), right: right, of: q.correct.length };
   }
 
+  function shortCredit(q, i) {
+    return q.credit ? q.credit[i] : 1;
+  }
+
+  // Moodle's qtype_shortanswer_question::compare_string_with_wildcard: a run of unescaped *
+  // matches any text, \* is a literal *.
+  function wildcardMatch(pattern, given) {
+    var bits = pattern.split(/(?<!\\)\*+/).map(function (bit) {
+      return bit.replace(/\\\*/g, "*").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    });
+    return new RegExp("^" + bits.join("[\\s\\S]*") + "$").test(given);
+  }
+
+  // The first answer, in order, that the response matches earns its credit and shows its
+  // feedback; none: 0 and the feedback for any other answer.
   function scoreShort(q, section) {
     var given = normalize(answerText(section), q.caseSensitive);
-    var full = given !== "" && q.answers.some(function (a) {
-      return normalize(a, q.caseSensitive) === given;
-    });
-    return { earned: full ? q.points : 0, full: full };
+    if (given === "") {
+      return { credit: 0, feedback: null };
+    }
+    for (var i = 0; i < q.answers.length; i++) {
+      var answer = normalize(q.answers[i], q.caseSensitive);
+      var hit = q.wildcard && q.wildcard[i] ? wildcardMatch(answer, given) : answer === given;
+      if (hit) {
+        return { credit: snap(shortCredit(q, i)), feedback: q.feedback ? q.feedback[i] : null };
+      }
+    }
+    return { credit: 0, feedback: q.other || null };
   }
 
+  // Right within a key's closed interval, with a 1e-9 relative slack so that float rounding of
+  // answer +- tolerance never rejects a boundary value.
+  function inBounds(v, bounds) {
+    var slack = 1e-9 * Math.max(1, Math.abs(bounds[0]), Math.abs(bounds[1]));
+    return v >= bounds[0] - slack && v <= bounds[1] + slack;
+  }
+
+  function numericKeys(q) {
+    return q.keys || [{ bounds: q.bounds, credit: 1, feedback: null }];
+  }
+
+  function unitIndex(q, name) {
+    var wanted = canon(name);
+    for (var i = 0; i < q.units.length; i++) {
+      if (canon(q.units[i][0]) === wanted) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  function pickedUnit(section) {
+    var select = section.querySelector("select[data-role=unit-input]");
+    if (select) {
+      return select.value === "" ? -1 : Number(select.value);
+    }
+    var checked = section.querySelector("input[data-unit-index]:checked");
+    return checked ? Number(checked.getAttribute("data-unit-index")) : -1;
+  }
+
+  // Moodle's qtype_numerical_question::grade_response: a number in a known unit is converted
+  // to the base unit (divided by the unit's multiplier); the first key, in order, that holds
+  // it earns its credit; a key that holds the number only as typed (a wrong or missing unit)
+  // earns it less the unit penalty: of the credit (grading "response") or of the points
+  // ("question"), never below 0; "optional" grading costs nothing.
   function scoreNumber(q, section) {
-    var v = parseNumber(answerText(section));
-    var lo = q.bounds[0];
-    var hi = q.bounds[1];
-    var slack = 1e-9 * Math.max(1, Math.abs(lo), Math.abs(hi));
-    var full = isFinite(v) && v >= lo - slack && v <= hi + slack;
-    return { earned: full ? q.points : 0, full: full };
+    var text = answerText(section);
+    var value;
+    var unit = null; // the unit's index, -1 for a wrong or missing one; null: no units
+    if (!q.units) {
+      value = parseNumber(text);
+    } else if (q.unitInput === "text") {
+      var parts = splitUnit(text, q.unitsLeft);
+      value = parts ? parts.value : NaN;
+      unit = parts && parts.unit !== "" ? unitIndex(q, parts.unit) : -1;
+    } else {
+      value = parseNumber(text);
+      unit = pickedUnit(section);
+    }
+    if (!isFinite(value)) {
+      return { credit: 0, feedback: null };
+    }
+    var known = unit !== null && unit >= 0;
+    var scaled = known ? value / q.units[unit][1] : value;
+    var keys = numericKeys(q);
+    for (var i = 0; i < keys.length; i++) {
+      var unitRight;
+      if (inBounds(scaled, keys[i].bounds)) {
+        unitRight = unit === null || known;
+      } else if (unit !== null && inBounds(value, keys[i].bounds)) {
+        unitRight = false;
+      } else {
+        continue;
+      }
+      var credit = keys[i].credit;
+      if (!unitRight && q.unitGrading === "response") {
+        credit = Math.max(0, credit - q.unitPenalty * credit);
+      } else if (!unitRight && q.unitGrading === "question") {
+        credit = Math.max(0, credit - q.unitPenalty);
+      }
+      return { credit: snap(credit), feedback: keys[i].feedback, unitWrong: !unitRight };
+    }
+    return { credit: 0, feedback: q.other || null };
   }
 
   function selects(section) {
     return slice(section.querySelectorAll("select[data-pair-index]"));
   }
 
+  function pairRight(q, s) {
+    return s.value === String(q.key[Number(s.getAttribute("data-pair-index"))]);
+  }
+
   function scoreMatching(q, section) {
-    var right = selects(section).filter(function (s) {
-      return s.value === String(q.key[Number(s.getAttribute("data-pair-index"))]);
-    }).length;
-    var full = right === q.key.length;
-    return { earned: full ? q.points : (q.points * right) / q.key.length, full: full };
+    var right = selects(section).filter(function (s) { return pairRight(q, s); }).length;
+    return { credit: snap(right / q.key.length), right: right, of: q.key.length };
   }
 
   var scorers = {
@@ -315,6 +445,19 @@
     numerical: scoreNumber,
     matching: scoreMatching
   };
+
+  // The combined feedback a credit earns: full, some, none (or a penalty).
+  function outcomeOf(credit) {
+    return credit >= 1 - EPS ? "correct" : credit > EPS ? "partial" : "incorrect";
+  }
+
+  // Whether "n of m right" means something for a question (Moodle counts the right picks of a
+  // multiple choice question and the right pairs of a matching one).
+  function countsRight(q) {
+    return q.type === "multiple" || q.type === "matching";
+  }
+
+  // ---------------------------------------------------------------- showing results
 
   // The symbol keeps right/wrong readable without colour; it is decoration for screen
   // readers, which read the word next to it.
@@ -329,6 +472,31 @@
     return node;
   }
 
+  // A number, a score or a penalty kept left to right in right-to-left text (a leading minus
+  // would otherwise move to the other side of its digits).
+  function ltr(text, className) {
+    var b = el("bdi", className || null, text);
+    b.dir = "ltr";
+    return b;
+  }
+
+  // A UI string with {n} filled in and {cost} as an isolated left-to-right number.
+  function withCost(template, n, cost) {
+    var span = el("span");
+    var at = template.indexOf("{cost}");
+    span.appendChild(document.createTextNode(template.slice(0, at).replace("{n}", String(n))));
+    span.appendChild(ltr(cost));
+    span.appendChild(document.createTextNode(template.slice(at + 6).replace("{n}", String(n))));
+    return span;
+  }
+
+  function feedbackBox(id, className) {
+    var fb = el("div", className || "feedback");
+    fb.setAttribute("data-role", "feedback");
+    fb.appendChild(cloned(id));
+    return fb;
+  }
+
   function showChoiceResults(q, section) {
     choiceInputs(section).forEach(function (input) {
       var i = Number(input.getAttribute("data-choice-index"));
@@ -337,15 +505,15 @@
       if (q.correct.indexOf(i) >= 0) {
         li.classList.add("is-key");
         li.appendChild(badge("\u2713", ui.key_answer, "ok", lang));
+      } else if (input.checked && q.credit[i] > EPS / 2) {
+        li.classList.add("is-part");
+        li.appendChild(badge("\u25d0", ui.partly_correct, "part", lang));
       } else if (input.checked) {
         li.classList.add("is-wrong");
         li.appendChild(badge("\u2717", ui.your_answer, "bad", lang));
       }
       if (input.checked && q.feedback[i]) {
-        var fb = el("div", "feedback");
-        fb.setAttribute("data-role", "feedback");
-        fb.appendChild(cloned(q.feedback[i]));
-        li.appendChild(fb);
+        li.appendChild(feedbackBox(q.feedback[i]));
       }
     });
   }
@@ -372,7 +540,7 @@
   function showMatchingResults(q, section) {
     selects(section).forEach(function (s) {
       var i = Number(s.getAttribute("data-pair-index"));
-      var ok = s.value === String(q.key[i]);
+      var ok = pairRight(q, s);
       var li = s.closest("li");
       li.classList.add(ok ? "is-right" : "is-wrong");
       var line = el("span", "pair-result");
@@ -385,10 +553,39 @@
     });
   }
 
+  // "2 of 3 right": the right picks or pairs of the response as it stands.
+  function numCorrectLine(q, result) {
+    var p = el("p", "num-correct", fill(ui.num_correct, result.right, result.of));
+    p.setAttribute("data-role", "num-correct");
+    return uiLang(p, q.lang);
+  }
+
+  // Combined feedback: the question's text for a right, a partly right or a wrong response,
+  // and the number right when the question asks for it.
+  function showOutcome(q, result, outcome, fieldset) {
+    var id = q.outcome ? q.outcome[outcome] : null;
+    var count = q.numCorrect && countsRight(q);
+    if (!id && !count) {
+      return;
+    }
+    var box = el("div", "outcome-feedback " + outcome);
+    box.setAttribute("data-role", "outcome-feedback");
+    if (count) {
+      box.appendChild(numCorrectLine(q, result));
+    }
+    if (id) {
+      box.appendChild(cloned(id));
+    }
+    fieldset.appendChild(box);
+  }
+
   // The answer is shown back as text (line breaks kept, nothing clipped by the textarea's
-  // scroll box) in place of the textarea.
+  // scroll box) in place of the textarea; an essay without an answer box has nothing to show.
   function showEssay(section) {
     var textarea = section.querySelector("textarea");
+    if (!textarea) {
+      return;
+    }
     var copy = el("div", "essay-copy t", textarea.value);
     copy.dir = "auto";
     copy.setAttribute("data-role", "essay-copy");
@@ -407,19 +604,32 @@
     fieldset.appendChild(box);
   }
 
-  function showMark(q, result, mark) {
+  // deducted: what the hints taken cost this question (0 when its mark was 0 or less anyway).
+  function showMark(q, mark, outcome, earned, taken, deducted) {
     if (q.type === "essay") {
       mark.textContent = ui.ungraded;
       return;
     }
-    var pts = " (" + fmt(result.earned) + "/" + fmt(q.points) + ")";
-    var partly = !result.full && result.earned > 0;
-    var symbol = result.full ? "\u2713" : partly ? "\u25d0" : "\u2717";
-    var word = result.full ? ui.correct : partly ? ui.partly_correct : ui.incorrect;
+    var symbol = { correct: "\u2713", partial: "\u25d0", incorrect: "\u2717" }[outcome];
+    var word = { correct: ui.correct, partial: ui.partly_correct, incorrect: ui.incorrect }[outcome];
     var sym = el("span", "sym", symbol);
     sym.setAttribute("aria-hidden", "true");
     mark.appendChild(sym);
-    mark.appendChild(el("span", null, " " + word + pts));
+    mark.appendChild(el("span", null, " " + word + " "));
+    mark.appendChild(ltr("(" + fmt(earned) + "/" + fmt(q.points) + ")"));
+    if (deducted > 0) {
+      mark.appendChild(el("span", null, " \u00b7 "));
+      mark.appendChild(withCost(ui.hint_penalty, taken, "\u2212" + fmt(deducted)));
+    }
+  }
+
+  // A submitted question's controls are disabled one by one, not through fieldset.disabled:
+  // axe-core counts everything inside a disabled fieldset as unfocusable, a code block that
+  // scrolls sideways too (browsers keep it focusable, and it must stay so to be scrolled).
+  function lock(fieldset, locked) {
+    slice(fieldset.querySelectorAll("input, select, textarea, button")).forEach(function (c) {
+      c.disabled = locked;
+    });
   }
 
   function grade() {
@@ -430,29 +640,51 @@
       var q = data.questions[idx];
       var fieldset = section.querySelector("fieldset");
       var result = null;
+      var outcome = null;
+      var mark = 0;
+      var taken = state.hints[idx] || 0;
+      var deducted = 0;
       if (q.type === "essay") {
         section.setAttribute("data-result", "ungraded");
         showEssay(section);
       } else {
         result = scorers[q.type](q, section);
-        earned += result.earned;
+        outcome = outcomeOf(result.credit);
+        mark = result.credit * q.points;
+        // Each hint taken costs the question's penalty, as a Moodle retry would, never taking
+        // the mark below 0 (a negative credit's mark stays what it is).
+        if (taken && mark > 0) {
+          deducted = Math.min(mark, taken * q.penalty * q.points);
+          mark -= deducted;
+        }
+        earned += mark;
         max += q.points;
-        section.setAttribute("data-result", result.full ? "correct" : "incorrect");
+        section.setAttribute("data-result", outcome);
       }
       if (q.correct) {
         showChoiceResults(q, section);
       } else if (q.type === "short_answer") {
-        showKeyLine(q, fieldset, ui.accepted_answers, q.answers, null);
+        showKeyLine(q, fieldset, ui.accepted_answers, q.answers.filter(function (_, i) {
+          return shortCredit(q, i) >= 1 - EPS;
+        }), null);
       } else if (q.type === "numerical") {
         showKeyLine(q, fieldset, ui.key_answer, [q.keyText], "ltr");
       } else if (q.type === "matching") {
         showMatchingResults(q, section);
       }
+      if (result && result.feedback) {
+        fieldset.appendChild(feedbackBox(result.feedback));
+      }
+      if (result) {
+        showOutcome(q, result, outcome, fieldset);
+      }
       showExplanation(q, fieldset);
-      showMark(q, result, section.querySelector("[data-role=mark]"));
-      fieldset.disabled = true;
+      showMark(q, section.querySelector("[data-role=mark]"), outcome, mark, taken, deducted);
+      lock(fieldset, true);
     });
-    scoreEl.textContent = fmt(earned) + "/" + fmt(max);
+    slice(form.querySelectorAll("[data-role=hint-action]")).forEach(function (n) { n.hidden = true; });
+    // A question's negative mark counts against the others, but the quiz never scores below 0.
+    scoreEl.textContent = fmt(Math.max(0, earned)) + "/" + fmt(max);
     // The summary appears with the result; a live region that was hidden until now is not
     // reliably announced, so an always-present one says it too.
     announce.textContent = summary.querySelector(".score-line").textContent;
@@ -464,6 +696,87 @@
     summary.focus();
   }
 
+  // ---------------------------------------------------------------- hints
+
+  // The wrong parts of a response, cleared before the learner tries again (Moodle's "clear
+  // incorrect responses"): wrong picks, wrong pairs, a typed answer short of full credit.
+  function clearWrong(q, section) {
+    if (q.correct) {
+      choiceInputs(section).forEach(function (input) {
+        if (input.checked && !rightPick(q, Number(input.getAttribute("data-choice-index")))) {
+          input.checked = false;
+        }
+      });
+    } else if (q.type === "matching") {
+      selects(section).forEach(function (s) {
+        if (!pairRight(q, s)) {
+          s.value = "";
+        }
+      });
+    } else if (q.type === "short_answer" || q.type === "numerical") {
+      if (scorers[q.type](q, section).credit < 1 - EPS) {
+        section.querySelector("[data-role=answer-input]").value = "";
+      }
+    }
+  }
+
+  // The question's next hint, on request before submitting: shown in its live region (so
+  // it is announced), one at a time in order, each costing the question's penalty.
+  function takeHint(idx) {
+    var q = data.questions[idx];
+    var section = questions[idx];
+    var n = state.hints[idx] || 0;
+    if (state.submitted || !q.hints || n >= q.hints.length) {
+      return;
+    }
+    var hint = q.hints[n];
+    state.hints[idx] = n + 1;
+    var node = cloned(hint.id).firstElementChild;
+    node.setAttribute("data-added", "");
+    if (hint.numCorrect && countsRight(q)) {
+      node.appendChild(numCorrectLine(q, scorers[q.type](q, section)));
+    }
+    if (hint.clearWrong) {
+      clearWrong(q, section);
+    }
+    section.querySelector("[data-role=hints]").appendChild(node);
+    if (n + 1 === q.hints.length) {
+      // The button goes with the last hint: focus moves to that hint rather than to nowhere.
+      section.querySelector("[data-role=hint-action]").hidden = true;
+      node.tabIndex = -1;
+      node.focus();
+    }
+  }
+
+  // ---------------------------------------------------------------- essays
+
+  function countWords(text) {
+    var t = text.trim();
+    return t ? t.split(/\s+/).length : 0;
+  }
+
+  // An essay's word count against its limits, as the learner types.
+  function updateWords(section, q) {
+    var out = section.querySelector("[data-role=word-count]");
+    var textarea = section.querySelector("textarea");
+    if (!out || !textarea) {
+      return;
+    }
+    var n = countWords(textarea.value);
+    var off = q.minWords !== undefined && n < q.minWords ? ui.too_few_words
+      : q.maxWords !== undefined && n > q.maxWords ? ui.too_many_words : null;
+    out.textContent = fill(ui.words, n) + (off ? " (" + off + ")" : "");
+    out.classList.toggle("off-limits", off !== null);
+  }
+
+  function updateAllWords() {
+    questions.forEach(function (section, i) { updateWords(section, data.questions[i]); });
+  }
+
+  function showHintButtons() {
+    slice(form.querySelectorAll("[data-role=hint-action]")).forEach(function (n) { n.hidden = false; });
+  }
+
   function reset() {
     slice(form.querySelectorAll("[data-added]")).forEach(function (n) {
       n.remove();
@@ -471,12 +784,12 @@
     questions.forEach(function (section) {
       section.removeAttribute("data-result");
       section.querySelector("[data-role=mark]").textContent = "";
-      section.querySelector("fieldset").disabled = false;
+      lock(section.querySelector("fieldset"), false);
       slice(section.querySelectorAll("textarea")).forEach(function (t) {
         t.hidden = false;
       });
-      slice(section.querySelectorAll(".is-key, .is-wrong, .is-right")).forEach(
-        function (n) { n.classList.remove("is-key", "is-wrong", "is-right"); }
+      slice(section.querySelectorAll(".is-key, .is-wrong, .is-right, .is-part")).forEach(
+        function (n) { n.classList.remove("is-key", "is-wrong", "is-right", "is-part"); }
       );
     });
     form.reset();
@@ -486,6 +799,9 @@
     retryBtn.hidden = true;
     state.submitted = false;
     state.current = 0;
+    state.hints = {};
+    showHintButtons();
+    updateAllWords();
     drawAttempt();
     render();
     var first = questions[state.active[0]].querySelector("input, select, textarea");
@@ -506,6 +822,18 @@
       event.preventDefault();
     }
   });
+  form.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-action=hint]");
+    if (button) {
+      takeHint(questions.indexOf(button.closest("section[data-question-id]")));
+    }
+  });
+  form.addEventListener("input", function (event) {
+    if (event.target.tagName === "TEXTAREA") {
+      var section = event.target.closest("section[data-question-id]");
+      updateWords(section, data.questions[questions.indexOf(section)]);
+    }
+  });
   toggle.addEventListener("click", function () {
     state.mode = state.mode === "one" ? "all" : "one";
     render();
@@ -517,6 +845,8 @@
   document.documentElement.classList.add("js");
   slice(document.querySelectorAll("[data-role=toolbar], [data-role=actions]"))
     .forEach(function (n) { n.hidden = false; });
+  showHintButtons();
+  updateAllWords();
   drawAttempt();
   render();
 })();
