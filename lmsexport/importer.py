@@ -555,10 +555,10 @@ class _Finisher:
             if not _valid_id(wanted):
                 wanted = f"{quiz_id}-{n}"
         final = self.question_ids.make(wanted, own=quiz.own)
+        # The LMS's name travels as the question's `name` (or is the one derived from the stem),
+        # so only an id that had to change is noted.
         if dq.raw_id and final != dq.raw_id:
             dq.notes.insert(0, f"id was {dq.raw_id!r}")
-        elif not dq.raw_id and dq.name and not quiz.own and final.casefold() != dq.name.casefold():
-            dq.notes.insert(0, f"named {dq.name!r}")
         self.final[id(dq)] = final
         return replace(fitted, id=final)
 
@@ -609,20 +609,17 @@ class _Finisher:
                         return None
                     lang = c.lang if _lang_ok(c.lang) else None
                     choices.append(replace(c, text=text, feedback=_fit_text(c.feedback), lang=lang))
-                single = isinstance(q.body, SingleChoice)
-                right = [c.full if single else c.earns for c in choices]
-                n_right = sum(right)
+                right = [c.earns for c in choices]
                 if len(choices) < 2:
                     skip(f"it has {len(choices)} choice(s); lmsexport needs at least 2")
                     return None
-                if n_right == 0:
+                if not any(right):
                     skip("no choice is right")
                     return None
+                # A single answer question with several full-credit choices, or none, stays one:
+                # Moodle imports both (the loader warns, source.several-full-credit / no-full-credit).
                 body: SingleChoice | MultipleChoice = replace(q.body, choices=tuple(choices))
-                if single and n_right > 1:
-                    drop(f"single answer: {n_right} choices are right, so it is a multiple-answer question")
-                    body = MultipleChoice(_with_default_credits(choices, right))
-                elif isinstance(q.body, MultipleChoice) and q.body.default_credits:
+                if isinstance(q.body, MultipleChoice) and q.body.default_credits:
                     # A dropped choice changes the counts the default credits come from.
                     body = MultipleChoice(_with_default_credits(choices, right))
                 q = replace(q, body=body)
@@ -924,7 +921,17 @@ def _texts(q: Question) -> list[Text]:
                     out.append(c.feedback)
         case Matching(pairs):
             out += [p.left for p in pairs]
-    return out
+    # Issue 22's texts: feedback on the whole response, hints, answer feedback, essay texts.
+    fb = q.feedback
+    extra: list[Text | None] = [fb.correct, fb.partial, fb.incorrect, *(h.text for h in q.hints)]
+    match q.body:
+        case TrueFalse(feedback_true=ft, feedback_false=ff):
+            extra += [ft, ff]
+        case ShortAnswer(answers, other_feedback=other) | Numerical(answers, other_feedback=other):
+            extra += [*(a.feedback for a in answers), other]
+        case Essay(template=template, grader_info=info):
+            extra += [template, info]
+    return out + [t for t in extra if t is not None]
 
 
 def _map_choices(q: Question, fn: Callable[[Choice], Choice]) -> Question:
@@ -945,7 +952,20 @@ def _map_texts(q: Question, fn: Callable[[Text | None], Text | None]) -> Questio
             q = replace(
                 q, body=replace(q.body, pairs=tuple(replace(p, left=fn(p.left) or p.left) for p in pairs))
             )
-    return q
+        case TrueFalse(feedback_true=ft, feedback_false=ff):
+            q = replace(q, body=replace(q.body, feedback_true=fn(ft), feedback_false=fn(ff)))
+        case ShortAnswer(answers, other_feedback=other):
+            keyed = tuple(replace(a, feedback=fn(a.feedback)) for a in answers)
+            q = replace(q, body=replace(q.body, answers=keyed, other_feedback=fn(other)))
+        case Numerical(keys, other_feedback=other):
+            keyed_n = tuple(replace(k, feedback=fn(k.feedback)) for k in keys)
+            q = replace(q, body=replace(q.body, keys=keyed_n, other_feedback=fn(other)))
+        case Essay(template=template, grader_info=info):
+            q = replace(q, body=replace(q.body, template=fn(template), grader_info=fn(info)))
+    fb = q.feedback
+    feedback = replace(fb, correct=fn(fb.correct), partial=fn(fb.partial), incorrect=fn(fb.incorrect))
+    hints = tuple(replace(h, text=fn(h.text) or h.text) for h in q.hints)
+    return replace(q, feedback=feedback, hints=hints)
 
 
 def _with_default_credits(choices: list[Choice], right: list[bool]) -> tuple[Choice, ...]:

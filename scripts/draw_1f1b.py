@@ -39,7 +39,13 @@ def schedule(p: int, m: int) -> dict[tuple[str, int, int], tuple[int, int]]:
             if pos[s] == len(orders[s]):
                 continue
             kind, i = orders[s][pos[s]]
-            dep = ("F", s - 1, i) if kind == "F" and s > 0 else ("B", s + 1, i) if kind == "B" and s < p - 1 else None
+            dep = (
+                ("F", s - 1, i)
+                if kind == "F" and s > 0
+                else ("B", s + 1, i)
+                if kind == "B" and s < p - 1
+                else None
+            )
             if kind == "B" and s == p - 1:
                 dep = ("F", s, i)
             if dep is not None and dep not in done:

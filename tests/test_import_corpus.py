@@ -113,11 +113,21 @@ def test_moodle_gift_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     q5 = qs["q5"].body
     assert isinstance(q5, Numerical) and q5.keys[0].bounds == (1.0, 5.0)
     short = qs["shortanswer"].body
-    # Cat is worth 50%: reported, not accepted
+    # Cat is worth 50%, and `=%0%*#Completely wrong` is the feedback for any other answer.
     assert isinstance(short, ShortAnswer) and short.accepted == ("Frog",)
+    assert [a.credit for a in short.answers] == [1.0, 0.5]
+    assert plain_text(short.other_feedback) == "Completely wrong"  # Markdown: the file has markup
     colours = qs["colours"].body
     assert isinstance(colours, MultipleChoice) and colours.key_indexes == (0, 2) and len(colours.choices) == 4
-    assert qs["q1"].body == TrueFalse(False)
+    assert colours.credits == (0.5, -1.0, 0.5, -1.0)  # its own weights, not the default rule
+    # {FALSE#wrong#right}: the first feedback is for the wrong answer, "true".
+    tf = qs["q1"].body
+    assert isinstance(tf, TrueFalse) and not tf.truth
+    assert (plain_text(tf.feedback_true), plain_text(tf.feedback_false)) == (
+        "42 is the Ultimate Answer.",
+        "You gave the right answer.",
+    )
+    assert qs["q1"].name == "Q1" and qs["moodle-activities"].name == "Moodle activities"
     assert plain_text(qs["q1"].explanation).startswith("This is, of course")
     assert {"q-2-08-tsl", "q-2-08-tsl-2"} <= set(qs)  # two questions of one name
 
@@ -158,7 +168,8 @@ def test_canvas_qti21_conversions(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """Canvas's QTI 2.1 items (converted by QTIMigrationTool): instructure metadata gives the
     points and the type; the key comes from the written-out response processing."""
     (tf,) = _bank(IMPORT / "canvas/qti21/true_false.xml", tmp_path / "a", monkeypatch).quizzes[0].questions
-    assert tf.body == TrueFalse(False) and tf.points == 10
+    assert isinstance(tf.body, TrueFalse) and not tf.body.truth and tf.points == 10
+    assert plain_text(tf.body.feedback_false) == "You're an idiot."  # the false answer's feedback
     (sa,) = _bank(IMPORT / "canvas/qti21/short_answer.xml", tmp_path / "b", monkeypatch).quizzes[0].questions
     assert isinstance(sa.body, ShortAnswer) and sa.body.accepted == ("short answer", "Something else")
     assert not sa.body.case_sensitive and sa.points == 19

@@ -162,7 +162,8 @@ def test_lossy_conversions_are_warned_about(output) -> None:
     rules = {(d.rule, d.message.split("'")[1]) for d in output.warnings}
     assert ("gift.points-not-carried", "zero3-partitions") in rules
     assert ("gift.case-sensitive-not-carried", "megatron-name") in rules
-    assert ("gift.distractors-not-carried", "zero-stages-match") in rules
+    # GIFT carries a distractor as a pair with an empty left side (`= -> Activations`).
+    assert not any(r == "gift.distractors-not-carried" for r, _ in rules)
     assert any(r == "qti21.canvas-numerical" for r, _ in rules)
     assert ("qti12.canvas-case-sensitive", "megatron-name") in rules
     assert ("cc13.matching-split", "zero-stages-match") in rules
