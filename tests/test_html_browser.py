@@ -876,6 +876,71 @@ def test_rich_text_in_right_to_left_questions(open_page) -> None:
     )
 
 
+# Every box that scrolls, as axe-core's scrollable-region-focusable finds them: overflow auto or
+# scroll on an axis with more content than room. Focusable by its own tabindex (Chromium and
+# Firefox focus a scroller without one, Safari does not, so reaching it with Tab proves nothing
+# here) or by focusable content.
+SCROLLERS = """() => [...document.body.querySelectorAll('*')].filter(e => {
+    const s = getComputedStyle(e);
+    const x = ['auto', 'scroll'].includes(s.overflowX) && e.scrollWidth > e.clientWidth;
+    const y = ['auto', 'scroll'].includes(s.overflowY) && e.scrollHeight > e.clientHeight;
+    return (x || y) && e.getClientRects().length > 0;
+}).map(e => ({
+    tag: e.tagName.toLowerCase(),
+    question: e.closest('section[data-question-id]')?.dataset.questionId ?? null,
+    tabindex: e.getAttribute('tabindex'),
+    content: !!e.querySelector('a[href], button, input, select, textarea, [tabindex]'),
+    role: e.getAttribute('role'),
+    name: e.getAttribute('aria-label'),
+    inLabel: !!e.closest('label'),
+    lang: e.closest('[lang]').lang,
+}))"""
+
+
+@pytest.mark.parametrize("page_id", ["rich-text", "zero-memory-arithmetic"])
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_scrolling_code_takes_the_keyboard_focus(open_page, page_id: str, size: str, viewport: dict) -> None:
+    """A code block wider than its box scrolls; a learner without a mouse must reach it (axe-core's
+    scrollable-region-focusable, serious). Every box that scrolls, before and after submitting,
+    takes the focus; a code block is a group named "Code" in its text's language (in a label, the
+    label names the input: no name of its own there); the focus shows, and the arrow keys scroll it."""
+    bank, quiz = rich_pages()[page_id]
+    page = open_page(page_html(bank, quiz.id), viewport=viewport).page
+    review_all(page)
+    for when in ("before", "after"):
+        if when == "after":
+            answer_all(page, quiz, correct=True)
+            submit(page)
+        scrollers = page.evaluate(SCROLLERS)
+        assert [s for s in scrollers if s["tag"] == "pre"], f"no code block scrolls {when} submitting"
+        for s in scrollers:
+            assert s["tabindex"] == "0" or s["content"], (when, s)
+            if s["tag"] == "pre" and not s["inLabel"]:
+                assert s["role"] == "group", (when, s)
+                assert s["name"] == ("کوڈ" if s["lang"] == "ur" else "Code"), (when, s)
+            elif s["tag"] == "pre":
+                assert s["role"] is None and s["name"] is None, (when, s)
+    # Keyboard only: Tab to the first code block that scrolls, see the focus, scroll it.
+    wide = "(e => e.matches('pre') && e.scrollWidth > e.clientWidth)(document.activeElement)"
+    page.locator('[data-role="summary"]').focus()
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate(wide):
+            break
+    else:
+        raise AssertionError("Tab never reached a code block that scrolls")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    assert page.evaluate("document.activeElement.scrollLeft") == 0
+    page.keyboard.press("ArrowRight")
+    # Polled from here: wait_for_function's polling evaluates strings, which the page's CSP forbids.
+    for _ in range(50):
+        if page.evaluate("document.activeElement.scrollLeft") > 0:
+            break
+        page.wait_for_timeout(20)
+    else:
+        raise AssertionError("the arrow key did not scroll the focused code block")
+
+
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_rich_payloads_run_nothing(open_page, payload: str) -> None:
     """A payload in every Rich position and node (text, code, link, image alt and title, a

@@ -12,7 +12,7 @@ from test_html_writer import expected_texts, parse, read_back, template_texts, t
 
 from lmsexport.build import build
 from lmsexport.model import Bank, CodeBlock, Essay, Para, Question, Quiz, Rich, Str
-from lmsexport.source import load_paths
+from lmsexport.source import load_paths, load_text
 from lmsexport.writers.html import code_css, render_quiz
 
 CASE = Path(__file__).resolve().parent / "cases" / "rich"
@@ -76,6 +76,53 @@ def test_rtl_code_keeps_its_direction(page: bytes) -> None:
     # Feedback and explanations of the Urdu question hold their code, waiting in templates.
     texts = template_texts(doc)
     assert texts["q3-f2"] == "fp16 فعال ہے، bf16 نہیں۔"
+
+
+CODE_EVERYWHERE = """\
+id: code-everywhere
+title: "کوڈ"
+lang: ur
+markup: markdown
+questions:
+  - id: c1
+    lang: en
+    stem: "Which line runs?\\n\\n```python\\nprint(1)\\n```"
+    explanation: "The only line.\\n\\n```python\\nprint(1)\\n```"
+    choices:
+      - {text: "```python\\nprint(1)\\n```", correct: true, feedback: "Yes.\\n\\n```\\n1\\n```"}
+      - {text: "None"}
+  - id: c2
+    type: matching
+    stem: "جوڑیں"
+    explanation: "وضاحت\\n\\n```\\nx = 1\\n```"
+    pairs:
+      - {left: "```\\nx = 1\\n```", right: "one"}
+      - {left: "دو", right: "two"}
+"""
+
+
+def test_code_blocks_take_the_focus_and_are_named_outside_labels() -> None:
+    """Every code block is focusable (it scrolls when wider than its box: test_html_browser.py
+    checks that); outside a label it is a group named "Code" in its text's language; inside a
+    label (a choice, a pair's left side) it has no name: the label names the input, and the
+    group's name would stand for the code in it. Explanations and feedback (templates) too."""
+    quiz = load_text(CODE_EVERYWHERE, "code-everywhere.yaml")
+    assert isinstance(quiz, Quiz)
+    doc = parse(render_quiz(quiz))
+
+    def where(pre) -> str:
+        holder = next(a for a in pre.iterancestors() if a.get("id") or a.tag == "label")
+        return holder.tag if holder.tag == "label" else holder.get("id")
+
+    found = sorted((where(p), p.get("tabindex"), p.get("role"), p.get("aria-label")) for p in doc.iter("pre"))
+    assert found == [
+        ("label", "0", None, None),  # the choice of c1
+        ("label", "0", None, None),  # the left side of c2's first pair
+        ("q1-f0", "0", "group", "Code"),
+        ("q1-stem", "0", "group", "Code"),  # an English question on an Urdu page
+        ("q1-x", "0", "group", "Code"),
+        ("q2-x", "0", "group", "کوڈ"),
+    ]
 
 
 def _code_quiz(block: CodeBlock) -> Quiz:

@@ -165,6 +165,7 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "too_many_words": "more words than asked",
         "optional": "(optional)",
         "no_response_box": "No typed answer here: hand in this answer as your teacher asks.",
+        "code": "Code",
     },
     "ur": {
         "question_of": "سوال {n} از {total}",
@@ -227,6 +228,7 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "no_response_box": (
             "اس سوال کا جواب یہاں ٹائپ نہیں ہوتا: جواب اپنے استاد کی ہدایت کے مطابق جمع کرائیں۔"
         ),
+        "code": "کوڈ",
     },
 }
 """Every UI string of the pages, per UI language; the quiz's language picks the table."""
@@ -367,13 +369,7 @@ def _formatter() -> Any:
 
 def _highlight(block: CodeBlock, code: etree._Element) -> None:
     """Fill a code block's <code> with Pygments' token spans (plain text for an unknown language).
-
-    Its <pre> joins the tab order: a code line longer than the page scrolls sideways, and a
-    scrolling box that cannot take the focus cannot be scrolled from the keyboard (WCAG 2.1.1;
-    axe-core's scrollable-region-focusable)."""
-    pre = code.getparent()
-    if pre is not None:
-        pre.set("tabindex", "0")
+    Its <pre> takes the focus by the flavour's pre_attrs (_flavour)."""
     lexer = _lexer(block.lang) if block.lang else None
     if lexer is None:
         code.text = block.text
@@ -396,8 +392,26 @@ def code_css() -> str:
     return "\n".join(_formatter().get_token_style_defs("pre")) + "\n"
 
 
-FLAVOUR = Flavour(ns=None, math=_html_math, image_src=data_uri, code_block=_highlight)
-"""HTML pages: MathML, data: images, highlighted code, `dir` on code, `start` on lists."""
+@cache
+def _flavour(code_name: str | None) -> Flavour:
+    """HTML pages: MathML, data: images, highlighted code, `dir` on code, `start` on lists.
+
+    A code block wider than its box scrolls (pre: overflow-x: auto), and a box that scrolls
+    must take the keyboard's focus, or a learner without a mouse cannot read its end (WCAG
+    2.1.1; axe-core's scrollable-region-focusable; Chromium and Firefox focus such a region by
+    themselves, Safari does not): every <pre> has tabindex="0", and is a group named
+    ``code_name`` ("Code" in the text's language), so that a screen reader says what took the
+    focus. A group, not a region: regions are landmarks, and two landmarks of one name on a
+    page are an error (axe's landmark-unique). Inside a <label> (a choice, a matching pair's
+    left side) ``code_name`` is None: the label's text names its input, and a named group there
+    would replace the code in that name by the word "Code", alike for every choice.
+    """
+    attrs = (
+        (("tabindex", "0"),)
+        if code_name is None
+        else (("tabindex", "0"), ("role", "group"), ("aria-label", code_name))
+    )
+    return Flavour(ns=None, math=_html_math, image_src=data_uri, code_block=_highlight, pre_attrs=attrs)
 
 
 def is_inline(text: Text) -> bool:
@@ -410,34 +424,42 @@ def text_class(text: Text) -> str:
     return "t" if isinstance(text, str) else "rich"
 
 
-def content(text: Text) -> str | Markup:
+def content(text: Text, lang: str, in_label: bool = False) -> str | Markup:
     """What goes inside a text's element: the plain text (jinja2 escapes it), or the rendered
-    inlines of a one-paragraph Rich text, or its blocks."""
+    inlines of a one-paragraph Rich text, or its blocks. ``lang``: the text's language;
+    ``in_label``: the element is a <label>."""
     if isinstance(text, str):
         return text
-    return Markup(_rendered(text, True))
+    return Markup(_rendered(text, True, None if in_label else _code_name(lang)))
 
 
-def _rendered(text: Rich, inline: bool) -> str:
+def _code_name(lang: str) -> str:
+    """The word for "Code" naming a code block's group, in the language of the text around it
+    (the attribute has no language of its own), English when there is no UI table for it."""
+    return ui_for(lang).s["code"]
+
+
+def _rendered(text: Rich, inline: bool, code_name: str | None) -> str:
     # Not cached: a rendered text holds its images as data: URIs (up to 2.7 MB each).
-    return to_html(text, FLAVOUR, inline=inline)[0]
+    return to_html(text, _flavour(code_name), inline=inline)[0]
 
 
 def phrase(text: Text, inline_tag: str, block_tag: str) -> Markup:
-    """A text in an element of its own: ``inline_tag`` for phrasing content (a plain text, one
-    paragraph), ``block_tag`` for blocks (a choice holding a code block)."""
+    """A choice's text, in the <label> of its input, in an element of its own: ``inline_tag``
+    for phrasing content (a plain text, one paragraph), ``block_tag`` for blocks (a choice
+    holding a code block)."""
     if isinstance(text, str):
         return Markup(f'<{inline_tag} class="t">{escape(text)}</{inline_tag}>')
     tag = inline_tag if text.inline is not None else block_tag
-    return Markup(f'<{tag} class="rich">{_rendered(text, True)}</{tag}>')
+    return Markup(f'<{tag} class="rich">{_rendered(text, True, None)}</{tag}>')
 
 
-def body(text: Text) -> str:
+def body(text: Text, lang: str) -> str:
     """A text as a block of its own (an explanation, a feedback), as HTML: <p class="t"> or
     <div class="rich">."""
     if isinstance(text, str):
         return f'<p class="t">{escape(text)}</p>'
-    return f'<div class="rich">{_rendered(text, False)}</div>'
+    return f'<div class="rich">{_rendered(text, False, _code_name(lang))}</div>'
 
 
 def templates(item: Item, ui: Ui) -> Markup:
@@ -454,7 +476,7 @@ def templates(item: Item, ui: Ui) -> Markup:
 
     def add(suffix: str, text: Text | None) -> None:
         if text:
-            out.append(f'<template id="{qid}-{suffix}">{body(text)}</template>\n')
+            out.append(f'<template id="{qid}-{suffix}">{body(text, item.lang)}</template>\n')
 
     add("x", question.explanation)
     prefix, feedbacks = _answer_feedback(question.body)
@@ -471,7 +493,7 @@ def templates(item: Item, ui: Ui) -> Markup:
         label = escape(ui.s["hint_n"].format(n=i + 1, total=total))
         out.append(
             f'<template id="{qid}-h{i}"><div class="hint-text" data-role="hint">'
-            f'<p class="label"{label_lang}>{label}</p>{body(hint.text)}</div></template>\n'
+            f'<p class="label"{label_lang}>{label}</p>{body(hint.text, item.lang)}</div></template>\n'
         )
     return Markup("".join(out))
 

@@ -55,6 +55,8 @@ class Flavour:
     """The src of an image: a package path, a data: URI, @@PLUGINFILE@@/name..."""
     code_block: Callable[[CodeBlock, etree._Element], None] | None = None
     """Fills the <code> of a code block (e.g. with highlighted spans); default: the plain text."""
+    pre_attrs: tuple[tuple[str, str], ...] = ()
+    """More attributes of a code block's <pre> (the HTML page makes it focusable and names it)."""
     dir_attr: bool = True
     """Whether elements may carry `dir` (HTML may; QTI 2.1 may not)."""
     list_start: bool = True
@@ -137,7 +139,7 @@ class Renderer:
         if isinstance(block, Para):
             self.inlines(block.children, self._el(parent, "p"))
         elif isinstance(block, CodeBlock):
-            pre = self._el(parent, "pre", **self._ltr())
+            pre = self._el(parent, "pre", **self._ltr(), **dict(self.f.pre_attrs))
             code = self._el(pre, "code")
             if block.lang:
                 code.set("class", f"language-{block.lang}")
