@@ -61,6 +61,7 @@ from .model import (
     is_full,
     plain_text,
 )
+from .moodle import FILE_TYPE_RE
 
 # Documented limits (docs/source-format.md#limits).
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -1411,14 +1412,6 @@ def _essay(ctx: _Ctx, keys: dict[str, tuple[Node, Node]]) -> Essay | None:
     return Essay(**fields)
 
 
-_FILE_TYPE_RE = re.compile(
-    r"\.[A-Za-z0-9][A-Za-z0-9_+-]*(\.[A-Za-z0-9_+-]+)*"  # an extension: .pdf, .tar.gz
-    r"|[a-z][a-z0-9_]*"  # a group of Moodle's: document, web_image
-    r"|[a-z]+/[A-Za-z0-9.+*-]+"  # a MIME type: application/pdf, image/*
-)
-"""An entry of `file_types`, as Moodle's filetypes element takes it (filetypes_util)."""
-
-
 def _whole(ctx: _Ctx, node: Node, what: str, lowest: int, words: str) -> int | None:
     """A whole number of at least `lowest`."""
     if node.kind == "scalar" and node.tag == _INT and int(node.value.replace("_", ""), 0) >= lowest:
@@ -1445,7 +1438,7 @@ def _attachments(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], fields: dict[str
         types = _texts(ctx, keys["file_types"][1], "file_types")
         for item in keys["file_types"][1].value if types is not None else ():
             kind = item.value.strip() if item.kind == "scalar" else ""
-            if kind and not _FILE_TYPE_RE.fullmatch(kind):
+            if kind and not FILE_TYPE_RE.fullmatch(kind):
                 ctx.error(
                     item,
                     f"file type '{kind}' is neither an extension, a group of types nor a MIME type",
