@@ -397,3 +397,36 @@ def test_any_bank_with_every_field_survives_moodlexml(bank: Bank) -> None:
         named = [(d.rule, d.message.split("'")[1]) for d in diags if d.rule.endswith("-not-carried")]
         assert len(named) == len(set(named))
         assert read_quiz(data, f"{quiz.id}.xml", quiz_id=quiz.id, lang=quiz.lang)[0] == quiz
+
+
+@pytest.mark.parametrize(
+    ("written", "read", "named"),
+    [
+        (
+            ("editor", -3, 1, ""),
+            (-1, 1, ()),
+            "its attachments as written (-3 allowed, 1 required; read as -1 and 1)",
+        ),
+        (
+            ("noinline", 0, 0, ""),
+            (1, 1, ()),
+            "its attachments as written (0 allowed, 0 required; read as 1 and 1)",
+        ),
+        (("editor", 2, 5, "*.pdf .doc"), (2, 2, (".doc",)), "file types *.pdf"),
+    ],
+)
+def test_attachments_the_loader_would_refuse_are_read_as_the_nearest_it_takes(
+    written: tuple[str, int, int, str], read: tuple[int, int, tuple[str, ...]], named: str
+) -> None:
+    fmt, allowed, required, types = written
+    data = (
+        '<quiz><question type="essay"><name><text>E</text></name>'
+        '<questiontext format="html"><text>U</text></questiontext>'
+        f"<responseformat>{fmt}</responseformat><attachments>{allowed}</attachments>"
+        f"<attachmentsrequired>{required}</attachmentsrequired><filetypeslist>{types}</filetypeslist>"
+        "</question></quiz>"
+    )
+    quiz, warnings = read_quiz(data.encode(), "q.xml")
+    assert quiz is not None and isinstance(body := quiz.questions[0].body, Essay)
+    assert (body.attachments, body.attachments_required, body.file_types) == read
+    assert [d.rule for d in warnings] == ["moodlexml.dropped"] and named in warnings[0].message

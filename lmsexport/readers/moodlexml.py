@@ -1297,7 +1297,10 @@ def _essay(mq: MoodleQuestion, texts: TextSource) -> Essay:
         # does): the least it would take.
         allowed, required = allowed or int(NOINLINE_ATTACHMENTS), required or int(NOINLINE_ATTACHMENTS)
     if (allowed, required) != (e.attachments, e.attachments_required if e.attachments else 0):
-        texts.lose(f"its attachments ({e.attachments} allowed, {e.attachments_required} required)")
+        texts.lose(
+            f"its attachments as written ({e.attachments} allowed, {e.attachments_required} required; "
+            f"read as {allowed} and {required})"
+        )
     listed = file_types_of(e.file_types) if allowed else []
     file_types = tuple(t for t in listed if FILE_TYPE_RE.fullmatch(t))
     if len(file_types) < len(listed):
