@@ -68,6 +68,8 @@ def _value(v: spec.Value) -> dict[str, Any]:
         return {"anyOf": [number, percent]}
     if kind == "count":
         return {"type": "integer", "minimum": 1}
+    if kind == "whole":
+        return {"type": "integer", "minimum": int(v.minimum or 0)}
     if kind == "enum":
         return {"enum": list(v.values)}
     if kind == "range":

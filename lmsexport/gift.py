@@ -26,7 +26,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from .model import Question
-from .moodle import META_CHECKS, format_percent, name_from_stem
+from .moodle import FILE_TYPE_RE, META_CHECKS, format_percent, name_from_stem
 
 # -- the grammar ----------------------------------------------------------------------
 
@@ -200,6 +200,12 @@ _ESSAY: dict[str, Callable[[object], bool]] = {
     "max_words": lambda v: v is None or _is_count(v),
     "template": _optional_text,
     "grader_info": _optional_text,
+    "attachments": lambda v: _is_count(v) or v == -1,
+    "attachments_required": _is_count,
+    "file_types": lambda v: (
+        isinstance(v, list) and all(isinstance(t, str) and FILE_TYPE_RE.fullmatch(t) for t in v)
+    ),
+    "max_bytes": _is_count,
 }
 
 GIFT_META_CHECKS: dict[str, Callable[[object], bool]] = {

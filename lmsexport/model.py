@@ -603,6 +603,20 @@ class Essay:
     """Text the answer box starts with (a structure to fill in)."""
     grader_info: Text | None = None
     """For the person grading: what a good answer holds. Never shown to the learner."""
+    attachments: int = 0
+    """How many files the learner may attach: 0 none, 1..n, -1 unlimited (Moodle's attachments)."""
+    attachments_required: int = 0
+    """How many of them the learner must attach (Moodle's attachmentsrequired)."""
+    file_types: tuple[str, ...] = ()
+    """The files accepted: extensions (".pdf") or groups ("document"); empty is any (Moodle's
+    filetypeslist)."""
+    max_bytes: int = 0
+    """The largest file accepted, in bytes; 0 is the course's limit (Moodle's maxbytes)."""
+
+    @property
+    def takes_files(self) -> bool:
+        """Whether any attachment option differs from none (what writers without files name)."""
+        return bool(self.attachments or self.attachments_required or self.file_types or self.max_bytes)
 
 
 Body = SingleChoice | MultipleChoice | TrueFalse | ShortAnswer | Numerical | Matching | Essay

@@ -610,3 +610,23 @@ def assessment_from_meta(
         description=quiz.description,
         loc=SourceLoc(path),
     )
+
+
+FILE_TYPE_RE = re.compile(
+    r"\.[A-Za-z0-9][A-Za-z0-9_+-]*(\.[A-Za-z0-9_+-]+)*"  # an extension: .pdf, .tar.gz
+    r"|[a-z][a-z0-9_]*"  # a group of types: document, web_image
+    r"|[a-z]+/[A-Za-z0-9.+*-]+"  # a MIME type: application/pdf, image/*
+)
+"""An accepted file type of an essay, as Moodle's filetypes element takes one (core_form\\filetypes_util)."""
+
+
+def file_types_of(listed: str) -> list[str]:
+    """An essay's `filetypeslist` as its entries: split on commas, semicolons and white space
+    (filetypes_util::normalize_file_types()), each once; `*` (any file) is no list at all."""
+    out: list[str] = []
+    for entry in re.split(r"[\s,;:]+", listed):
+        if entry == "*":
+            return []
+        if entry and entry not in out:
+            out.append(entry)
+    return out

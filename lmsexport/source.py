@@ -61,6 +61,7 @@ from .model import (
     is_full,
     plain_text,
 )
+from .moodle import FILE_TYPE_RE
 
 # Documented limits (docs/source-format.md#limits).
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -1405,9 +1406,82 @@ def _essay(ctx: _Ctx, keys: dict[str, tuple[Node, Node]]) -> Essay | None:
             "source.bad-word-limits",
             hint="no answer could have both; swap them",
         )
+    _attachments(ctx, keys, fields)
     if len(ctx.diags) > errors_before:
         return None
     return Essay(**fields)
+
+
+def _whole(ctx: _Ctx, node: Node, what: str, lowest: int, words: str) -> int | None:
+    """A whole number of at least `lowest`."""
+    if node.kind == "scalar" and node.tag == _INT and int(node.value.replace("_", ""), 0) >= lowest:
+        return int(node.value.replace("_", ""), 0)
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(node, f"{what} must be {words}, not '{shown}'", "source.bad-attachments")
+    return None
+
+
+def _attachments(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], fields: dict[str, Any]) -> None:
+    """The files an essay takes, checked as Moodle's edit_essay_form::validation() does."""
+    errors_before = len(ctx.diags)
+    if "attachments" in keys:
+        fields["attachments"] = _whole(
+            ctx, keys["attachments"][1], "attachments", -1, "a whole number of files, or -1 for any number"
+        )
+    for key, words in (
+        ("attachments_required", "a whole number of files, 0 or more"),
+        ("max_bytes", "a whole number of bytes, 0 or more (0: the course's limit)"),
+    ):
+        if key in keys:
+            fields[key] = _whole(ctx, keys[key][1], key, 0, words)
+    if "file_types" in keys:
+        types = _texts(ctx, keys["file_types"][1], "file_types")
+        for item in keys["file_types"][1].value if types is not None else ():
+            kind = item.value.strip() if item.kind == "scalar" else ""
+            if kind and not FILE_TYPE_RE.fullmatch(kind):
+                ctx.error(
+                    item,
+                    f"file type '{kind}' is neither an extension, a group of types nor a MIME type",
+                    "source.bad-file-type",
+                    hint="write an extension with its dot ('.pdf'), a group ('document', 'image') "
+                    "or a MIME type ('application/pdf')",
+                )
+        fields["file_types"] = types
+    if len(ctx.diags) > errors_before:
+        return
+    allowed, required = fields.get("attachments", 0), fields.get("attachments_required", 0)
+    if allowed >= 0 and required > allowed:
+        ctx.error(
+            keys["attachments_required"][1],
+            f"attachments_required ({required}) is above attachments ({allowed})",
+            "source.bad-attachments",
+            hint="no learner could attach that many files; require at most as many as are allowed",
+        )
+    if fields.get("response_format") is ResponseFormat.NONE:
+        # edit_essay_form::validation(): no text and no files would leave nothing to grade.
+        if not allowed:
+            ctx.error(
+                keys["response_format"][1],
+                "response_format none asks for no text, and the essay takes no attachments",
+                "source.bad-attachments",
+                hint="allow files with 'attachments: 1' and require them with 'attachments_required: 1'",
+            )
+        elif not required:
+            ctx.error(
+                keys["response_format"][1],
+                "response_format none asks for no text, and the essay requires no attachments",
+                "source.bad-attachments",
+                hint="require a file with 'attachments_required: 1', or the learner can hand in nothing",
+            )
+    if not allowed:
+        for key in ("file_types", "max_bytes"):
+            if fields.get(key):
+                ctx.error(
+                    keys[key][1],
+                    f"{key} is set, but the essay takes no attachments",
+                    "source.bad-attachments",
+                    hint="allow files with 'attachments: 1' (or more, -1 for any number), or remove " + key,
+                )
 
 
 def _numeric(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> NumericKey | None:

@@ -31,7 +31,8 @@ class Value:
     """What a key's value is. `kind` is one of:
 
     text (any scalar, taken as written: `yes` is the text "yes"), rich (text that may carry
-    Markdown), id, lang (a BCP 47 tag), bool, number, count (a whole number above 0), enum,
+    Markdown), id, lang (a BCP 47 tag), bool, number, count (a whole number above 0), whole (a
+    whole number of at least `minimum`), enum,
     list (of `item`), map (a Mapping named `ref`), one-or-list (one `item` or a list of them),
     range (a list of two numbers), credit (a number from -1 to 1, or a percent text "50%"),
     text-or-map (one `item` text, or a Mapping named `ref`).
@@ -313,6 +314,26 @@ TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
         Key("template", RICH, "Text the answer box starts with."),
         Key(
             "grader_info", RICH, "For the person grading: what a good answer holds (never shown to learners)."
+        ),
+        Key(
+            "attachments",
+            Value("whole", minimum=-1),
+            "How many files the learner may attach: 0 (default) none, -1 any number.",
+        ),
+        Key(
+            "attachments_required",
+            Value("whole", minimum=0),
+            "How many files the learner must attach (default 0).",
+        ),
+        Key(
+            "file_types",
+            Value("list", item=Value("text", max_len=100)),
+            "The files accepted: extensions ('.pdf') or groups ('document'); default any.",
+        ),
+        Key(
+            "max_bytes",
+            Value("whole", minimum=0),
+            "The largest file accepted, in bytes (default 0: the course's limit).",
         ),
     ),
 }

@@ -224,14 +224,33 @@ def numericals(draw: st.DrawFn) -> Numerical:
 def essays(draw: st.DrawFn) -> Essay:
     low = draw(st.none() | st.integers(1, 500))
     high = draw(st.none() | st.integers(low or 1, 1000))
+    response_format = draw(st.sampled_from(list(ResponseFormat)))
+    # As Moodle's form wants: files only needs one allowed and one required; at most as many
+    # required as allowed; file types and a size limit only with files allowed.
+    files_only = response_format is ResponseFormat.NONE
+    attachments = draw(st.sampled_from([1, 2, 3, -1] if files_only else [0, 0, 1, 2, 3, -1]))
+    most = 3 if attachments == -1 else attachments
+    required = draw(st.integers(1 if files_only else 0, most)) if attachments else 0
+    types = (
+        draw(
+            st.lists(st.sampled_from([".pdf", ".docx", "document", "image", "application/pdf"]), unique=True)
+        )
+        if attachments
+        else []
+    )
+    max_bytes = draw(st.sampled_from([0, 1024, 1048576, 52428800])) if attachments else 0
     return Essay(
-        response_format=draw(st.sampled_from(list(ResponseFormat))),
+        response_format=response_format,
         required=draw(st.booleans()),
         lines=draw(st.sampled_from([15, 5, 10, 20, 40, 3])),
         min_words=low,
         max_words=high,
         template=draw(st.none() | TEXT),
         grader_info=draw(st.none() | TEXT),
+        attachments=attachments,
+        attachments_required=required,
+        file_types=tuple(types),
+        max_bytes=max_bytes,
     )
 
 

@@ -16,7 +16,7 @@ from lxml import etree
 
 from lmsexport.build import build
 from lmsexport.importer import find_sources, output_files, read_sources, verify
-from lmsexport.model import Bank
+from lmsexport.model import Bank, Essay
 from lmsexport.readers.moodlexml import read_quiz, read_quiz_bytes
 from lmsexport.source import load_paths
 from lmsexport.writers.moodlexml import write_quiz
@@ -29,9 +29,6 @@ SUPPORTED = frozenset({"multichoice", "truefalse", "shortanswer", "numerical", "
 LOSSES = frozenset({"import.not-carried", "import.unfit", "import.no-key", "import.empty-stem"})
 """What an import names as lost or skipped (markup the format cannot hold is import.markup-lost)."""
 KNOWN_LOSSES: dict[str, Counter[str]] = {
-    # The model has no file attachments for essays (an open point of issue 22).
-    "AdrianoRuseler+python-scripts-for-moodle-questions/essaysnum.xml": Counter({"file attachments": 3}),
-    "TU-Berlin-DIMA+moodle-tools/essayRef.xml": Counter({"file attachments": 1}),
     # Two choices with one text (one right, one wrong): the loader refuses duplicate choices.
     "ewoner+moodleXML/questions-Brion Lang-Development Course-top-20201107-0938.xml": Counter(
         {"two choices": 1}
@@ -139,3 +136,32 @@ def test_check_reads_it_and_its_quiz_survives_moodlexml(path: Path) -> None:
     data, written = write_quiz(quiz)
     assert [d.format() for d in written if d.severity.value == "error"] == []
     assert read_quiz(data, _name(path), quiz_id=quiz.id, lang=quiz.lang)[0] == quiz
+
+
+ATTACHMENTS = {
+    # file -> each essay's (response format, attachments, required, file types, max bytes), in order
+    "AdrianoRuseler+python-scripts-for-moodle-questions/essaysnum.xml": [
+        ("none", 1, 1, (), 0),
+        ("plain", 1, 1, (), 0),
+        ("editor", 1, 1, (), 0),
+        ("monospaced", 1, 1, (), 0),
+        ("none", 1, 1, (), 0),
+    ],
+    "TU-Berlin-DIMA+moodle-tools/essayRef.xml": [
+        ("editor", 1, 1, ("document", ".pdf", ".docx"), 15360),
+        ("plain", 0, 0, (), 0),
+    ],
+}
+"""Essays of the corpus that take files: once lost, now read whole (`*`, any file, is no list)."""
+
+
+@pytest.mark.parametrize("name", sorted(ATTACHMENTS))
+def test_essays_come_in_with_their_attachments(name: str) -> None:
+    bank, diags = _import({Path(name).name: (CORPUS / name).read_bytes()})
+    assert not [d for d in diags if d.rule in LOSSES], [d.format() for d in diags if d.rule in LOSSES]
+    essays = [q.body for quiz in bank.quizzes for q in quiz.questions if isinstance(q.body, Essay)]
+    got = [
+        (e.response_format.value, e.attachments, e.attachments_required, e.file_types, e.max_bytes)
+        for e in essays
+    ]
+    assert got == ATTACHMENTS[name]

@@ -267,8 +267,57 @@ def test_essay_options() -> None:
     assert el.findtext("responsetemplate/text") == "def f():\n    ..."
     assert el.findtext("graderinfo/text") == "Look for a loop" and diags == []
     # An answer of attached files only: one allowed and required, as Moodle's form demands.
-    el, _ = _written(_q(Essay(response_format=ResponseFormat.NONE)))
+    el, _ = _written(_q(Essay(response_format=ResponseFormat.NONE, attachments=1, attachments_required=1)))
     assert _leaves(el, "responseformat", "attachments", "attachmentsrequired") == ["noinline", "1", "1"]
+    # Without size limit and file types, no <maxbytes> and <filetypeslist>: as files before them.
+    assert el.find("maxbytes") is None and el.find("filetypeslist") is None
+
+
+@pytest.mark.parametrize(
+    "essay",
+    [
+        Essay(attachments=3, attachments_required=2, file_types=(".pdf", "document"), max_bytes=1048576),
+        Essay(response_format=ResponseFormat.NONE, attachments=-1, attachments_required=3),
+        Essay(response_format=ResponseFormat.PLAIN, attachments=1, file_types=("image/png",)),
+    ],
+    ids=["limited", "files-only-unlimited", "optional-file"],
+)
+def test_essay_attachments_are_native_and_read_back(essay: Essay) -> None:
+    el, diags = _written(_q(essay))
+    assert diags == []
+    assert _leaves(el, "attachments", "attachmentsrequired") == [
+        str(essay.attachments),
+        str(essay.attachments_required),
+    ]
+    assert el.findtext("maxbytes") == (str(essay.max_bytes) if essay.max_bytes else None)
+    assert el.findtext("filetypeslist") == (",".join(essay.file_types) or None)
+
+
+def test_essay_attachments_as_moodle_exports_them() -> None:
+    """Moodle writes every element, `*` for any file type; save_question_options() keeps no
+    required files when none are allowed."""
+    data = (
+        '<quiz><question type="essay"><name><text>E</text></name>'
+        '<questiontext format="html"><text>Upload</text></questiontext>'
+        "<responseformat>editor</responseformat><attachments>{a}</attachments>"
+        "<attachmentsrequired>{r}</attachmentsrequired><maxbytes>{b}</maxbytes>"
+        "<filetypeslist>{t}</filetypeslist></question></quiz>"
+    )
+    quiz, _ = read_quiz(data.format(a=2, r=1, b=0, t="*").encode(), "q.xml")
+    assert quiz is not None
+    body = quiz.questions[0].body
+    assert isinstance(body, Essay)
+    assert (body.attachments, body.attachments_required, body.file_types, body.max_bytes) == (2, 1, (), 0)
+    quiz, _ = read_quiz(data.format(a=-1, r=2, b=512, t=".pdf, .PDF;document").encode(), "q.xml")
+    assert quiz is not None and isinstance(body := quiz.questions[0].body, Essay)
+    assert (body.attachments, body.attachments_required, body.file_types, body.max_bytes) == (
+        -1,
+        2,
+        (".pdf", ".PDF", "document"),
+        512,
+    )
+    quiz, _ = read_quiz(data.format(a=0, r=1, b=512, t=".pdf").encode(), "q.xml")
+    assert quiz is not None and quiz.questions[0].body == Essay()
 
 
 def test_a_rich_template_for_a_plain_box_keeps_its_words() -> None:
@@ -348,3 +397,36 @@ def test_any_bank_with_every_field_survives_moodlexml(bank: Bank) -> None:
         named = [(d.rule, d.message.split("'")[1]) for d in diags if d.rule.endswith("-not-carried")]
         assert len(named) == len(set(named))
         assert read_quiz(data, f"{quiz.id}.xml", quiz_id=quiz.id, lang=quiz.lang)[0] == quiz
+
+
+@pytest.mark.parametrize(
+    ("written", "read", "named"),
+    [
+        (
+            ("editor", -3, 1, ""),
+            (-1, 1, ()),
+            "its attachments as written (-3 allowed, 1 required; read as -1 and 1)",
+        ),
+        (
+            ("noinline", 0, 0, ""),
+            (1, 1, ()),
+            "its attachments as written (0 allowed, 0 required; read as 1 and 1)",
+        ),
+        (("editor", 2, 5, "*.pdf .doc"), (2, 2, (".doc",)), "file types *.pdf"),
+    ],
+)
+def test_attachments_the_loader_would_refuse_are_read_as_the_nearest_it_takes(
+    written: tuple[str, int, int, str], read: tuple[int, int, tuple[str, ...]], named: str
+) -> None:
+    fmt, allowed, required, types = written
+    data = (
+        '<quiz><question type="essay"><name><text>E</text></name>'
+        '<questiontext format="html"><text>U</text></questiontext>'
+        f"<responseformat>{fmt}</responseformat><attachments>{allowed}</attachments>"
+        f"<attachmentsrequired>{required}</attachmentsrequired><filetypeslist>{types}</filetypeslist>"
+        "</question></quiz>"
+    )
+    quiz, warnings = read_quiz(data.encode(), "q.xml")
+    assert quiz is not None and isinstance(body := quiz.questions[0].body, Essay)
+    assert (body.attachments, body.attachments_required, body.file_types) == read
+    assert [d.rule for d in warnings] == ["moodlexml.dropped"] and named in warnings[0].message

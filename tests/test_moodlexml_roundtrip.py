@@ -143,7 +143,17 @@ def essays(draw: st.DrawFn) -> Essay:
     # A plain box shows the template as written: plain text (Moodle stores it unformatted), or a
     # rich one, whose markup Moodle loses and lmsexport's comment keeps.
     template = draw(st.none() | (PLAIN | RICH if plain_box else FORMATTED))
+    # Attachments as the loader takes them (Moodle's form): files only needs one allowed and
+    # one required; no more required than allowed; types and a size only with files allowed.
+    files_only = response_format is ResponseFormat.NONE
+    allowed = draw(st.sampled_from([1, 2, 3, 10, -1] if files_only else [0, 1, 2, 3, 10, -1]))
+    required = draw(st.integers(int(files_only), 5 if allowed < 0 else allowed)) if allowed else 0
+    types = st.sampled_from([".pdf", ".tar.gz", "document", "web_image", "application/pdf", "image/*"])
     return Essay(
+        attachments=allowed,
+        attachments_required=required,
+        file_types=tuple(draw(st.lists(types, unique=True, max_size=3))) if allowed else (),
+        max_bytes=draw(st.sampled_from([0, 1, 102400, 2147483648])) if allowed else 0,
         response_format=response_format,
         required=draw(st.booleans()),
         lines=draw(st.integers(1, 40)),

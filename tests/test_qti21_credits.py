@@ -87,6 +87,11 @@ def kept(quiz: Quiz, q: Question) -> Question:
             response_format=ResponseFormat.EDITOR
             if body.response_format is ResponseFormat.NONE
             else body.response_format,
+            # the item takes text only (qti21.attachments-not-carried)
+            attachments=0,
+            attachments_required=0,
+            file_types=(),
+            max_bytes=0,
         )
     elif isinstance(body, ShortAnswer) and qti21._plain_short(body) and not body.case_sensitive:
         seen: dict[str, Answer] = {}

@@ -1486,6 +1486,10 @@ def essay_from_meta(meta: Mapping[str, object]) -> Essay:
         max_words=options.get("max_words"),
         template=meta_text(options.get("template")),
         grader_info=meta_text(options.get("grader_info")),
+        attachments=int(options.get("attachments", 0)),
+        attachments_required=int(options.get("attachments_required", 0)),
+        file_types=tuple(str(t) for t in options.get("file_types", ())),
+        max_bytes=int(options.get("max_bytes", 0)),
     )
 
 

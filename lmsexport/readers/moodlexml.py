@@ -90,8 +90,10 @@ from ..model import (
     exact_credit,
 )
 from ..moodle import (
+    FILE_TYPE_RE,
     allowed_grade,
     assessment_from_meta,
+    file_types_of,
     format_percent,
     has_markup,
     html_to_plain,
@@ -237,6 +239,9 @@ class MoodleEssay:
     max_words: int | None = None
     attachments: int = 0
     attachments_required: int = 0
+    file_types: str = ""
+    """`<filetypeslist>` as written (empty or absent: any file)."""
+    max_bytes: int = 0
     grader_info: MoodleText | None = None
     template: MoodleText | None = None
 
@@ -894,6 +899,8 @@ class _Reader:
             max_words=count("maxwordlimit", None) or None,
             attachments=count("attachments", 0) or 0,
             attachments_required=count("attachmentsrequired", 0) or 0,
+            file_types=text("filetypeslist", ""),
+            max_bytes=count("maxbytes", 0) or 0,
             grader_info=self.field(_first(el, "graderinfo"), "the grader information", fmt),
             template=template,
         )
@@ -1280,12 +1287,25 @@ def _essay(mq: MoodleQuestion, texts: TextSource) -> Essay:
             texts.lose("the editor's file picker (files in the response)")
         else:
             texts.lose(f"the response format {e.response_format!r} (read as the editor)")
-    if response_format is ResponseFormat.NONE:
-        files = int(NOINLINE_ATTACHMENTS)
-        if (e.attachments, e.attachments_required) != (files, files):
-            texts.lose(f"its attachments ({e.attachments} allowed, {e.attachments_required} required)")
-    elif e.attachments:
-        texts.lose(f"file attachments ({e.attachments} allowed, {e.attachments_required} required)")
+    allowed = max(e.attachments, -1)
+    # save_question_options(): no files allowed keeps none required.
+    required = max(e.attachments_required, 0) if allowed else 0
+    if allowed >= 0:
+        required = min(required, allowed)
+    if response_format is ResponseFormat.NONE and not (allowed and required):
+        # Moodle's form refuses files only without a file allowed and required (as the loader
+        # does): the least it would take.
+        allowed, required = allowed or int(NOINLINE_ATTACHMENTS), required or int(NOINLINE_ATTACHMENTS)
+    if (allowed, required) != (e.attachments, e.attachments_required if e.attachments else 0):
+        texts.lose(
+            f"its attachments as written ({e.attachments} allowed, {e.attachments_required} required; "
+            f"read as {allowed} and {required})"
+        )
+    listed = file_types_of(e.file_types) if allowed else []
+    file_types = tuple(t for t in listed if FILE_TYPE_RE.fullmatch(t))
+    if len(file_types) < len(listed):
+        texts.lose(f"file types {', '.join(t for t in listed if t not in file_types)}")
+    max_bytes = max(e.max_bytes, 0) if allowed else 0
     template = texts.text(e.template)[0] if e.template is not None and e.template.text else None
     own = mq.meta.get("template_html")
     if isinstance(own, str) and e.template is not None:
@@ -1302,6 +1322,10 @@ def _essay(mq: MoodleQuestion, texts: TextSource) -> Essay:
         max_words=e.max_words,
         template=template,
         grader_info=texts.text(e.grader_info)[0],
+        attachments=allowed,
+        attachments_required=required,
+        file_types=file_types,
+        max_bytes=max_bytes,
     )
 
 

@@ -447,7 +447,7 @@ class _QuestionWriter:
     def _essay_options(self, body: Essay) -> None:
         """Essay options, which GIFT has no syntax for: readquestion() gives every essay an HTML
         editor, a required response of 15 lines, no template and no grader information (and
-        qtype_essay no word limits), which are the model's defaults."""
+        qtype_essay no word limits and no attachments), which are the model's defaults."""
         default = Essay()
         essay: dict[str, object] = {}
         lost = []
@@ -460,6 +460,8 @@ class _QuestionWriter:
                 essay[key] = value.value
             elif name in ("template", "grader_info"):
                 essay[key] = self.meta_text(value, f"the essay's {what}")
+            elif name == "file_types":
+                essay[key] = list(value)
             else:
                 essay[key] = value
         if lost:
@@ -467,8 +469,8 @@ class _QuestionWriter:
             self.warn(
                 "gift.essay-options-not-carried",
                 f"has essay options GIFT cannot hold ({', '.join(lost)}): Moodle imports an essay with an "
-                "HTML editor, a required response of 15 lines, no word limits, no template and no grader "
-                "information",
+                "HTML editor, a required response of 15 lines, no word limits, no template, no grader "
+                "information and no attachments",
                 "set them in Moodle after importing, or import Moodle XML, which carries them",
             )
 
@@ -713,6 +715,10 @@ _ESSAY_FIELDS = (
     ("max_words", "max_words", "maximum words"),
     ("template", "template", "response template"),
     ("grader_info", "grader_info", "grader information"),
+    ("attachments", "attachments", "attachments"),
+    ("attachments_required", "attachments_required", "attachments required"),
+    ("file_types", "file_types", "file types"),
+    ("max_bytes", "max_bytes", "largest file"),
 )
 """Essay fields -> their metadata key and how messages name them."""
 

@@ -165,6 +165,12 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "too_many_words": "more words than asked",
         "optional": "(optional)",
         "no_response_box": "No typed answer here: hand in this answer as your teacher asks.",
+        "files_note": (
+            "Files for this answer: {files}. Hand them in as your teacher asks; this page takes none."
+        ),
+        "files_up_to": "up to {n}",
+        "files_any": "as many as needed",
+        "file_types": "{files} ({types})",
         "code": "Code",
     },
     "ur": {
@@ -228,6 +234,13 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "no_response_box": (
             "اس سوال کا جواب یہاں ٹائپ نہیں ہوتا: جواب اپنے استاد کی ہدایت کے مطابق جمع کرائیں۔"
         ),
+        "files_note": (
+            "اس جواب کی فائلیں: {files}۔ انہیں اپنے استاد کی ہدایت کے مطابق جمع کرائیں؛"
+            " یہ صفحہ فائلیں نہیں لیتا۔"
+        ),
+        "files_up_to": "زیادہ سے زیادہ {n}",
+        "files_any": "جتنی ضرورت ہو",
+        "file_types": "{files} ({types})",
         "code": "کوڈ",
     },
 }
@@ -812,6 +825,17 @@ def _essay_rows(essay: Essay) -> int:
     return 6 if essay.lines == Essay().lines else essay.lines
 
 
+def _files_note(essay: Essay, ui: Ui) -> str | None:
+    """ "Files for this answer: up to 2 (.pdf, image)...": what an essay takes besides its text,
+    in the UI's language, or None. The page is offline: it takes no file, the teacher does."""
+    if not essay.attachments:
+        return None
+    files = ui.s["files_any"] if essay.attachments < 0 else ui.s["files_up_to"].format(n=essay.attachments)
+    if essay.file_types:
+        files = ui.s["file_types"].format(files=files, types=", ".join(essay.file_types))
+    return ui.s["files_note"].format(files=files)
+
+
 def _word_limits(essay: Essay, ui: Ui) -> str:
     """ "at least 50 words · at most 200 words": an essay's word limits, in the UI's language."""
     parts = []
@@ -882,6 +906,7 @@ def _render_page(
         essay_rows=_essay_rows,
         template_text=template_text,
         word_limits=_word_limits,
+        files_note=_files_note,
     )
 
 

@@ -921,10 +921,19 @@ class _QuestionWriter:
                 # import_essay(): an empty or 0 limit is no limit (minwordenabled = !empty(...)).
                 self.error("moodlexml.bad-essay", f"has the word limit {limit}; Moodle reads 0 as no limit")
             _sub(el, tag, str(limit))
-        # A response of attached files only: Moodle's form requires one allowed and required.
-        files = NOINLINE_ATTACHMENTS if body.response_format is ResponseFormat.NONE else "0"
-        _sub(el, "attachments", files)
-        _sub(el, "attachmentsrequired", files)
+        allowed, required = str(body.attachments), str(body.attachments_required)
+        if body.response_format is ResponseFormat.NONE and not body.attachments:
+            # A response of attached files only: Moodle's form requires one allowed and required
+            # (the loader asks for them; a quiz made in code may lack them).
+            allowed = required = NOINLINE_ATTACHMENTS
+        _sub(el, "attachments", allowed)
+        _sub(el, "attachmentsrequired", required)
+        # Written only when set, as files before them were: without them import_essay() keeps
+        # no size limit (maxbytes 0, the course's) and any file type (filetypeslist null).
+        if body.max_bytes:
+            _sub(el, "maxbytes", str(body.max_bytes))
+        if body.file_types:
+            _sub(el, "filetypeslist", ",".join(body.file_types))
         self.field(el, "graderinfo", body.grader_info, "the grader information")
         template = body.template
         if template is None or body.response_format not in PLAIN_RESPONSE_FORMATS:

@@ -1224,6 +1224,17 @@ def essay_options(body: Essay) -> list[str]:
     return [name for name, set_ in names.items() if set_]
 
 
+def attachments_said(body: Essay) -> str:
+    """An essay's attachment settings in a few words, for the messages of formats without them."""
+    allowed = "any number of files" if body.attachments < 0 else f"{body.attachments} file(s)"
+    parts = [allowed, f"{body.attachments_required} required"]
+    if body.file_types:
+        parts.append(", ".join(body.file_types))
+    if body.max_bytes:
+        parts.append(f"at most {body.max_bytes} bytes")
+    return "; ".join(parts)
+
+
 def units_set(body: Numerical) -> bool:
     """Whether a numerical question says anything about units (model.Numerical's defaults otherwise)."""
     default = Numerical(keys=body.keys)
@@ -1264,6 +1275,8 @@ def common_losses(q: Question, lms: str) -> Iterator[tuple[str, str]]:
         )
     if isinstance(q.body, Essay) and (options := essay_options(q.body)):
         yield "essay-options", f"{lms} has no such settings for essays ({', '.join(options)} not carried)"
+    if isinstance(q.body, Essay) and q.body.takes_files:
+        yield "attachments", f"{lms} takes no files with an essay ({attachments_said(q.body)} not carried)"
 
 
 def canvas_losses(q: Question) -> list[tuple[str, str]]:

@@ -1566,6 +1566,10 @@ def loss_warnings(quiz: Quiz) -> list[Diagnostic]:
                 lost.append(
                     ("response-format", "an answer of attached files only (written as a text answer)")
                 )
+            if body.takes_files:
+                # uploadInteraction would take a file, but Canvas's converter and lmsexport's
+                # reader take none: the essay stays one text answer.
+                lost.append(("attachments", "the essay's file attachments (the item takes text only)"))
         for element, what in lost:
             out.append(
                 _warn(loc, f"question {q.id!r}: QTI 2.1 cannot carry {what}", f"qti21.{element}-not-carried")

@@ -283,6 +283,14 @@ def _essay(body: Essay, out: dict[str, Any], text: _Texts) -> None:
         out["template"] = text(body.template)
     if body.grader_info is not None:
         out["grader_info"] = text(body.grader_info)
+    if body.attachments:
+        out["attachments"] = body.attachments
+    if body.attachments_required:
+        out["attachments_required"] = body.attachments_required
+    if body.file_types:
+        out["file_types"] = list(body.file_types)
+    if body.max_bytes:
+        out["max_bytes"] = body.max_bytes
 
 
 def _outcome_feedback(feedback: OutcomeFeedback, text: _Texts) -> dict[str, Any]:
