@@ -1376,10 +1376,22 @@ def _enum(ctx: _Ctx, node: Node, what: str, kind: type[enum.Enum]) -> Any:
     return None
 
 
+def _int_of(node: Node) -> int | None:
+    """The whole number a YAML int scalar stands for (YAML 1.1's own reading, as PyYAML's
+    constructor does it: 0512 is octal, 0x1F hex, 1_000 and 1:30 too), or None for any other node."""
+    if node.kind != "scalar" or node.tag != _INT:
+        return None
+    import yaml
+
+    value = yaml.SafeLoader.construct_object(yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value))
+    return value if isinstance(value, int) else None
+
+
 def _count(ctx: _Ctx, node: Node, what: str) -> int | None:
     """A whole number above 0."""
-    if node.kind == "scalar" and node.tag == _INT and int(node.value.replace("_", ""), 0) > 0:
-        return int(node.value.replace("_", ""), 0)
+    value = _int_of(node)
+    if value is not None and value > 0:
+        return value
     shown = node.value if node.kind == "scalar" else node.describe()
     ctx.error(node, f"{what} must be a whole number above 0, not '{shown}'", "source.bad-count")
     return None
@@ -1414,8 +1426,9 @@ def _essay(ctx: _Ctx, keys: dict[str, tuple[Node, Node]]) -> Essay | None:
 
 def _whole(ctx: _Ctx, node: Node, what: str, lowest: int, words: str) -> int | None:
     """A whole number of at least `lowest`."""
-    if node.kind == "scalar" and node.tag == _INT and int(node.value.replace("_", ""), 0) >= lowest:
-        return int(node.value.replace("_", ""), 0)
+    value = _int_of(node)
+    if value is not None and value >= lowest:
+        return value
     shown = node.value if node.kind == "scalar" else node.describe()
     ctx.error(node, f"{what} must be {words}, not '{shown}'", "source.bad-attachments")
     return None
@@ -1814,10 +1827,12 @@ def _draw(ctx: _Ctx, node: Node, default_name: str, what: str, names: dict[str, 
         if not _require(ctx, keys, node, what, ("pick", "from")):
             return None
         pnode = keys["pick"][1]
-        if pnode.kind != "scalar" or pnode.tag != _INT or int(pnode.value.replace("_", ""), 0) <= 0:
-            ctx.error(pnode, f"pick must be a whole number above 0, not '{pnode.value}'", "source.bad-pick")
+        pick = _int_of(pnode)
+        if pick is None or pick <= 0:
+            shown = pnode.value if pnode.kind == "scalar" else pnode.describe()
+            ctx.error(pnode, f"pick must be a whole number above 0, not '{shown}'", "source.bad-pick")
         else:
-            fields["pick"] = int(pnode.value.replace("_", ""), 0)
+            fields["pick"] = pick
         fields["pool"] = _pool(ctx, keys["from"][1])
     else:
         ctx.error(

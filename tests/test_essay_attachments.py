@@ -128,3 +128,18 @@ def test_the_page_says_what_files_to_hand_in_and_takes_none(lang: str, note: str
 
 def test_a_page_without_attachments_is_as_before() -> None:
     assert "Files for this answer" not in render_quiz(_quiz(Essay()))
+
+
+def test_whole_numbers_are_read_as_yaml_reads_them_never_crash() -> None:
+    # The YAML fuzz target found `max_bytes: 0512` raising ValueError in int(..., 0): a leading
+    # zero is YAML 1.1's octal, which the loader reads as PyYAML's constructor does (as it reads
+    # `points`), for every whole-number key.
+    q = _load(
+        "  - id: e1\n    type: essay\n    stem: s\n    explanation: x\n    attachments: 0x2\n"
+        "    max_bytes: 0512\n    response_lines: 1_0\n"
+    )
+    assert isinstance(q.body, Essay)
+    assert (q.body.attachments, q.body.max_bytes, q.body.lines) == (2, 0o512, 10)
+    assert [
+        rule for rule, _ in _errors("  - id: e1\n    type: essay\n    stem: s\n    response_lines: 0b0\n")
+    ] == ["source.bad-count"]
