@@ -20,13 +20,13 @@ qformat_gift; question/format.php, qformat_default):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from fractions import Fraction
 
 from .model import Question
 from .moodle import FILE_TYPE_RE, META_CHECKS, format_percent, name_from_stem
+from .moodle import parse_meta as moodle_parse_meta
 
 # -- the grammar ----------------------------------------------------------------------
 
@@ -225,17 +225,9 @@ options."""
 
 
 def parse_meta(encoded: str) -> dict[str, object]:
-    """The JSON object of a metadata comment, keeping only known keys with well-typed values
-    (moodle.META_CHECKS and GIFT_META_CHECKS): a value of the wrong type is dropped, and the
-    field keeps what Moodle itself would give it."""
-    try:
-        data = json.loads(encoded)
-    except (ValueError, RecursionError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    checks = META_CHECKS | GIFT_META_CHECKS
-    return {k: v for k, v in data.items() if k in checks and checks[k](v)}
+    """The JSON object of a GIFT metadata comment: moodle.parse_meta with GIFT's keys too
+    (moodle.META_CHECKS and GIFT_META_CHECKS)."""
+    return moodle_parse_meta(encoded, META_CHECKS | GIFT_META_CHECKS)
 
 
 # -- limits ---------------------------------------------------------------------------

@@ -558,8 +558,9 @@ def _is_sections(v: object) -> bool:
     )
 
 
-def parse_meta(encoded: str) -> dict[str, object]:
-    """The JSON object of a metadata comment, keeping only known keys with well-typed values.
+def parse_meta(encoded: str, checks: dict[str, Callable[[object], bool]] = META_CHECKS) -> dict[str, object]:
+    """The JSON object of a metadata comment, keeping only known keys with well-typed values
+    (``checks``: key -> its check; a format may know more keys, as GIFT does).
 
     The comments are ours, but the file is untrusted input: a value of the wrong type or
     outside its domain is dropped (the field keeps what Moodle itself would give it).
@@ -570,7 +571,7 @@ def parse_meta(encoded: str) -> dict[str, object]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {k: v for k, v in data.items() if k in META_CHECKS and META_CHECKS[k](v)}
+    return {k: v for k, v in data.items() if k in checks and checks[k](v)}
 
 
 def assessment_from_meta(
