@@ -137,7 +137,16 @@ class LineBreak:
     """A hard line break inside a paragraph."""
 
 
-Inline = Str | Emph | Strong | Code | Math | Link | Image | LineBreak
+@dataclass(frozen=True)
+class Gap:
+    """Where blank `n` (1-based) of a cloze question sits in its stem: the learner types or
+    picks there. Only a Cloze question's stem holds gaps, each of its blanks exactly once; a
+    writer renders one through its Flavour's `gap` (an input, `{1:SHORTANSWER:...}`, `[blank1]`)."""
+
+    n: int
+
+
+Inline = Str | Emph | Strong | Code | Math | Link | Image | LineBreak | Gap
 
 
 @dataclass(frozen=True)
@@ -239,6 +248,8 @@ def _plain_inlines(inlines: tuple[Inline, ...]) -> str:
             parts.append(x.alt)
         elif isinstance(x, LineBreak):
             parts.append("\n")
+        elif isinstance(x, Gap):
+            parts.append(f"[{x.n}]")
     return "".join(parts)
 
 
@@ -309,6 +320,13 @@ class QuestionType(str, enum.Enum):
     """Match each left-hand item with one right-hand item."""
     ESSAY = "essay"
     """Free text, graded by a person; never auto-scored."""
+    CLOZE = "cloze"
+    """A text with numbered blanks, each typed or picked and scored on its own (Moodle's
+    embedded answers)."""
+    ORDERING = "ordering"
+    """Put items in their order."""
+    DESCRIPTION = "description"
+    """Text shown between questions, with no answer and no points."""
 
 
 class Difficulty(str, enum.Enum):
@@ -619,7 +637,179 @@ class Essay:
         return bool(self.attachments or self.attachments_required or self.file_types or self.max_bytes)
 
 
-Body = SingleChoice | MultipleChoice | TrueFalse | ShortAnswer | Numerical | Matching | Essay
+# ----------------------------------------------------------------- cloze, ordering, description
+
+
+class ChoiceDisplay(str, enum.Enum):
+    """How a choice blank of a cloze question is shown (Moodle's MULTICHOICE, _V and _H)."""
+
+    DROPDOWN = "dropdown"
+    """A drop-down list inside the line (Moodle's MULTICHOICE, QTI's inlineChoiceInteraction)."""
+    VERTICAL = "vertical"
+    """Radio buttons (check boxes when `multiple`) one under the other."""
+    HORIZONTAL = "horizontal"
+    """Radio buttons (check boxes when `multiple`) in a row."""
+
+
+@dataclass(frozen=True)
+class TextBlank:
+    """A blank the learner types a word or phrase into (Moodle's SHORTANSWER / SHORTANSWER_C).
+    Scored as a ShortAnswer question: the first answer that matches earns its credit."""
+
+    answers: tuple[Answer, ...]
+    case_sensitive: bool = False
+    other_feedback: Text | None = None
+    """Shown for a response no answer matches (Moodle's `~*#...` at 0%)."""
+    weight: int = 1
+    """Its share of the question's points against the other blanks (Moodle's `{2:...}`), >= 1."""
+    loc: SourceLoc | None = _loc()
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        return tuple(a.text for a in self.answers if is_full(a.credit))
+
+
+@dataclass(frozen=True)
+class NumberBlank:
+    """A blank the learner types a number into (Moodle's NUMERICAL). Scored as a Numerical
+    question without units: the first key that holds the response earns its credit."""
+
+    keys: tuple[NumericKey, ...]
+    other_feedback: Text | None = None
+    weight: int = 1
+    loc: SourceLoc | None = _loc()
+
+    @property
+    def key(self) -> NumericKey:
+        return max(self.keys, key=lambda k: k.credit)
+
+
+@dataclass(frozen=True)
+class ChoiceBlank:
+    """A blank the learner picks at (Moodle's MULTICHOICE*, MULTIRESPONSE*; gapselect and ddwtos
+    gaps import as these). One pick earns its choice's credit; with `multiple`, every pick adds
+    its credit and the blank's total is clamped to [0, 1] (as a MultipleChoice question)."""
+
+    choices: tuple[Choice, ...]
+    display: ChoiceDisplay = ChoiceDisplay.DROPDOWN
+    multiple: bool = False
+    """Check boxes: pick any number (never with DROPDOWN)."""
+    shuffle: bool = False
+    """Whether the choices are shuffled per attempt (Moodle's MULTICHOICE_S and the rest)."""
+    weight: int = 1
+    loc: SourceLoc | None = _loc()
+
+    @property
+    def key_indexes(self) -> tuple[int, ...]:
+        """0-based indexes of the full-credit choices (of the earning ones when `multiple`)."""
+        if self.multiple:
+            return tuple(i for i, c in enumerate(self.choices) if c.earns)
+        return tuple(i for i, c in enumerate(self.choices) if c.full)
+
+
+Blank = TextBlank | NumberBlank | ChoiceBlank
+"""One blank of a cloze question (match on it; end with assert_never)."""
+
+
+@dataclass(frozen=True)
+class Cloze:
+    """A stem with numbered blanks (Moodle's embedded answers): `Gap(n)` inlines in the stem,
+    which is always Rich, mark where blank n (1-based, `blanks[n - 1]`) sits; each appears
+    exactly once, in order. The score is points x sum(weight_i x credit_i) / sum(weight_i)."""
+
+    blanks: tuple[Blank, ...]
+
+    @property
+    def total_weight(self) -> int:
+        return sum(b.weight for b in self.blanks)
+
+
+class OrderingGrading(str, enum.Enum):
+    """How an ordering response scores (qtype_ordering's gradingtype; the value is the source
+    spelling). Every one but ALL_OR_NOTHING gives partial credit: a share of the items (or of
+    the item relations) the response gets right."""
+
+    ALL_OR_NOTHING = "all_or_nothing"
+    """Full credit for the whole order right, else 0 (Moodle -1; QTI's match_correct)."""
+    ABSOLUTE_POSITION = "absolute_position"
+    """One share per item in its right position (Moodle 0)."""
+    RELATIVE_NEXT_EXCLUDE_LAST = "relative_next_exclude_last"
+    """One share per item followed by its right successor; the last item scores nothing (1)."""
+    RELATIVE_NEXT_INCLUDE_LAST = "relative_next_include_last"
+    """As above, and the last item right when it is last (2)."""
+    RELATIVE_ONE_PREVIOUS_AND_NEXT = "relative_one_previous_and_next"
+    """Shares for the right predecessor and the right successor of each item (3)."""
+    RELATIVE_ALL_PREVIOUS_AND_NEXT = "relative_all_previous_and_next"
+    """Shares for every item before and after each item that belongs there (4)."""
+    LONGEST_ORDERED_SUBSET = "longest_ordered_subset"
+    """The longest subsequence in right order, not necessarily adjacent (5)."""
+    LONGEST_CONTIGUOUS_SUBSET = "longest_contiguous_subset"
+    """The longest run of adjacent items in right order (6)."""
+    RELATIVE_TO_CORRECT = "relative_to_correct"
+    """Each item scored by how far it is from its right position (7)."""
+
+
+class OrderingSelect(str, enum.Enum):
+    """Which items an attempt shows (qtype_ordering's selecttype)."""
+
+    ALL = "all"
+    RANDOM = "random"
+    """`select_count` items drawn at random, kept in their relative order."""
+    CONTIGUOUS = "contiguous"
+    """`select_count` adjacent items from a random start."""
+
+
+class Layout(str, enum.Enum):
+    VERTICAL = "vertical"
+    HORIZONTAL = "horizontal"
+
+
+class Numbering(str, enum.Enum):
+    """How the items of an ordering are numbered for the learner (qtype_ordering's numberingstyle)."""
+
+    NONE = "none"
+    ABC = "abc"
+    ABC_UPPER = "ABCD"
+    DIGITS = "123"
+    ROMAN = "iii"
+    ROMAN_UPPER = "IIII"
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """Put items in order; `items` are in the right order (an attempt shows them shuffled)."""
+
+    items: tuple[Text, ...]
+    """At least two, each different from the others."""
+    grading: OrderingGrading = OrderingGrading.ALL_OR_NOTHING
+    select: OrderingSelect = OrderingSelect.ALL
+    select_count: int = 0
+    """With RANDOM or CONTIGUOUS: how many items an attempt shows (2 <= n < len(items))."""
+    layout: Layout = Layout.VERTICAL
+    numbering: Numbering = Numbering.NONE
+    show_grading: bool = True
+    """Whether the learner is shown which items scored after answering (Moodle's showgrading)."""
+
+
+@dataclass(frozen=True)
+class Description:
+    """Text and no answer (Moodle's description, a QTI item without interaction, Canvas's
+    text_only_question): the stem is the text. Its question's points are 0; it keeps its place
+    among the questions of a quiz and of an assessment's section, and is never numbered."""
+
+
+Body = (
+    SingleChoice
+    | MultipleChoice
+    | TrueFalse
+    | ShortAnswer
+    | Numerical
+    | Matching
+    | Essay
+    | Cloze
+    | Ordering
+    | Description
+)
 """What a question asks, one dataclass per kind (match on it; end with assert_never)."""
 
 BODY_TYPES: dict[type, QuestionType] = {
@@ -630,8 +820,16 @@ BODY_TYPES: dict[type, QuestionType] = {
     Numerical: QuestionType.NUMERICAL,
     Matching: QuestionType.MATCHING,
     Essay: QuestionType.ESSAY,
+    Cloze: QuestionType.CLOZE,
+    Ordering: QuestionType.ORDERING,
+    Description: QuestionType.DESCRIPTION,
 }
 """Each kind of body -> its source-format spelling."""
+
+
+def gaps_of(text: Text | None) -> tuple[int, ...]:
+    """The blank numbers a text's gaps name, in reading order (a cloze stem: 1, 2, ..., n)."""
+    return tuple(x.n for x in inlines_of(text) if isinstance(x, Gap))
 
 
 @dataclass(frozen=True)
@@ -690,7 +888,7 @@ class Question:
     """The fraction of the points lost for each wrong try where retries are allowed; None:
     the LMS's default (Moodle: 1/3)."""
     points: float = 1.0
-    """Maximum score, > 0."""
+    """Maximum score, > 0; 0 for a Description (and only for it)."""
     lang: str | None = None
     """BCP 47 tag when the question is in another language than its quiz; see Quiz.lang_of."""
     tags: tuple[str, ...] = ()
@@ -761,6 +959,10 @@ class Pool:
     """Its language (its own, else its quiz's) is one of these, compared case-insensitively."""
 
     def matches(self, quiz: Quiz, question: Question) -> bool:
+        """Whether a question is in the pool. A description is only when `types` names it: a
+        random draw of questions never shows a text with nothing to answer."""
+        if isinstance(question.body, Description) and QuestionType.DESCRIPTION not in self.types:
+            return False
         if self.tags and not set(self.tags) <= set(question.tags):
             return False
         if self.any_tags and not set(self.any_tags) & set(question.tags):
@@ -817,6 +1019,9 @@ class Draw:
         return self.pick if self.pick is not None else len(self.candidates)
 
     def points_of(self, question: Question) -> float:
+        """A drawn question's points: the draw's, else its own; a description is always worth 0."""
+        if isinstance(question.body, Description):
+            return 0.0
         return self.points if self.points is not None else question.points
 
 

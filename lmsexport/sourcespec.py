@@ -336,6 +336,10 @@ TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
             "The largest file accepted, in bytes (default 0: the course's limit).",
         ),
     ),
+    # Issue 23: placeholders until the source helper specifies them.
+    QuestionType.CLOZE: (),
+    QuestionType.ORDERING: (),
+    QuestionType.DESCRIPTION: (),
 }
 """The keys each question type adds to COMMON_QUESTION, and no others."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from lxml import etree
 
@@ -29,6 +30,7 @@ from ..model import (
     Code,
     CodeBlock,
     Emph,
+    Gap,
     Image,
     Inline,
     LineBreak,
@@ -63,6 +65,10 @@ class Flavour:
     """Whether <ol> may carry `start` (QTI 2.1's may not)."""
     title_attr: bool = True
     """Whether <a> and <img> may carry `title` (QTI 2.1's may not)."""
+    gap: Callable[[Gap, etree._Element], None] | None = None
+    """Renders blank n of a cloze stem at the end of the given parent (an input element, or text
+    such as Moodle's `{1:SHORTANSWER:=...}` appended with `append_text`). None: the text holds
+    no gap (only a Cloze stem does; a gap elsewhere is a bug, and raises)."""
     protect_tex: bool = False
     """For formats whose formulas are TeX in text (GIFT, Moodle XML): a text that spells a MathJax
     delimiter (MATHJAX_DELIMITERS) goes into `<span class="tex2jax_ignore">`, which MathJax does
@@ -222,6 +228,12 @@ class Renderer:
                     _append_text(parent, math)
                 else:
                     parent.append(math)
+            elif isinstance(x, Gap):
+                if self.f.gap is None:
+                    raise ValueError(f"gap {x.n} outside a cloze stem")
+                self.f.gap(x, parent)
+            else:
+                assert_never(x)
 
 
 def _protected(span: etree._Element, text: str) -> None:
@@ -232,6 +244,11 @@ def _protected(span: etree._Element, text: str) -> None:
         span.append(etree.Entity("#92" if m.group(0) == "\\" else "#36"))
         at = m.end()
     _append_text(span, text[at:])
+
+
+def append_text(parent: etree._Element, text: str) -> None:
+    """Append text after the last child of parent (for a Flavour's `gap`)."""
+    _append_text(parent, text)
 
 
 def _append_text(parent: etree._Element, text: str) -> None:
