@@ -798,6 +798,169 @@ class Description:
     among the questions of a quiz and of an assessment's section, and is never numbered."""
 
 
+# ----------------------------------------------------------------- parametric (calculated) questions
+#
+# A parametric question declares variables, derived values and constraints, uses them as {name}
+# in its texts and computes its key (or each choice) with a formula. No target computes fresh
+# numbers at attempt time (../docs/formulas.md), so the loader draws the variants with a seed
+# derived from the question id (lmsexport.variants) and every writer writes those same variants.
+# Formulas are kept as the author wrote them (lmsexport's syntax, docs/formulas.md) and parsed by
+# lmsexport.formula; the model holds their text only, so it stays free of any evaluator.
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula as the author wrote it, with where its text starts in the source."""
+
+    text: str
+    loc: SourceLoc | None = _loc()
+    """Position of the first character of the formula text (the YAML scalar's value)."""
+
+
+@dataclass(frozen=True)
+class RangeVariable:
+    """A number drawn from low, low+step, ..., up to high (both included when on the grid)."""
+
+    name: str
+    low: float
+    high: float
+    step: float
+    """> 0; an integer variable has step 1 and decimals 0."""
+    decimals: int
+    """Digits after the point every target stores and shows (derived from step by the loader
+    when the author gives only `step`, and step = 10^-decimals when only `decimals`)."""
+    loc: SourceLoc | None = _loc()
+
+
+@dataclass(frozen=True)
+class ListVariable:
+    """A number drawn from an explicit list (e.g. G in 8, 16, 32, 64)."""
+
+    name: str
+    values: tuple[float, ...]
+    decimals: int | None = None
+    """None: each value is shown in its shortest exact form."""
+    loc: SourceLoc | None = _loc()
+
+
+Variable = RangeVariable | ListVariable
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A named value computed from the variables (and earlier derived values) per variant."""
+
+    name: str
+    formula: Formula
+    decimals: int | None = None
+    """Digits shown in texts; None: the shortest exact form. Later formulas use the full value."""
+    loc: SourceLoc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A condition every variant satisfies, e.g. `G <= N` or `p < m and m <= 4 * p`."""
+
+    formula: Formula
+
+
+class ToleranceKind(str, enum.Enum):
+    """How far from the key a response may be (see accepts() for each target's semantics)."""
+
+    ABSOLUTE = "absolute"
+    """|response - key| <= value (Moodle tolerancetype 2 "nominal", Canvas a plain number)."""
+    RELATIVE = "relative"
+    """|response - key| <= value * |key|; value is a FRACTION (0.01 = 1 %) (Moodle tolerancetype
+    1 with the same fraction, Canvas "1%", QTI 2.1 toleranceMode relative with 1)."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    value: float = 0.0
+    kind: ToleranceKind = ToleranceKind.ABSOLUTE
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """What makes a question parametric: its variables, derived values, constraints, count."""
+
+    variables: tuple[Variable, ...]
+    derived: tuple[Derived, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    count: int | None = None
+    """How many variants to draw; None: the bank's default (DEFAULT_COUNT without one)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One drawn variant: every variable's and derived value, the key, each choice's value."""
+
+    number: int
+    """1-based, in drawing order (Moodle dataset item numbers, Canvas var_set idents)."""
+    values: tuple[tuple[str, float], ...]
+    """Variables then derived values, in declaration order."""
+    answer: float | None
+    """The value of the answer formula, full precision (None when the question has none)."""
+    choices: tuple[float, ...] = ()
+    """The value of each choice formula, in choice order."""
+
+    @property
+    def env(self) -> dict[str, float]:
+        return dict(self.values)
+
+
+@dataclass(frozen=True)
+class Calculated:
+    """A numerical question whose numbers are drawn per variant (Moodle's calculated and
+    calculatedsimple, Canvas's calculated_question): the stem, explanation and feedback hold
+    `{name}` placeholders, the key is `answer` evaluated on each variant."""
+
+    params: Parameters
+    answer: Formula
+    tolerance: Tolerance = Tolerance()
+    decimals: int = 2
+    """Digits after the point the key is shown (and stored) with (Moodle's correctanswerlength
+    with correctanswerformat 1, Canvas's formula_decimal_places)."""
+    units: tuple[Unit, ...] = ()
+    """Units the answer may carry, the base unit first (Moodle's calculated units)."""
+    variants: tuple[Variant, ...] = ()
+    """Drawn by the loader (or read from a file's datasets / var sets): what every writer writes."""
+
+
+@dataclass(frozen=True)
+class CalcChoice:
+    """One choice of a parametric choice question: a value computed per variant."""
+
+    formula: Formula
+    credit: float = 0.0
+    feedback: Text | None = None
+    loc: SourceLoc | None = _loc()
+
+    @property
+    def full(self) -> bool:
+        return is_full(self.credit)
+
+    @property
+    def earns(self) -> bool:
+        return self.credit > CREDIT_EPSILON / 2
+
+
+@dataclass(frozen=True)
+class CalculatedChoice:
+    """A choice question whose choices are values computed per variant, the common mistakes as
+    distractors (Moodle's calculatedmulti). Scored as SingleChoice, or MultipleChoice when
+    `multiple`; each variant's choice values are in `Variant.choices`."""
+
+    params: Parameters
+    choices: tuple[CalcChoice, ...]
+    multiple: bool = False
+    decimals: int = 2
+    """Digits after the point every choice is shown with."""
+    tolerance: Tolerance = Tolerance()
+    """Two choices closer than this in some variant are refused (a distractor equal to the key)."""
+    variants: tuple[Variant, ...] = ()
+
+
 Body = (
     SingleChoice
     | MultipleChoice
@@ -961,7 +1124,7 @@ class Pool:
     def matches(self, quiz: Quiz, question: Question) -> bool:
         """Whether a question is in the pool. A description is only when `types` names it: a
         random draw of questions never shows a text with nothing to answer."""
-        if isinstance(question.body, Description) and QuestionType.DESCRIPTION not in self.types:
+        if question.type is QuestionType.DESCRIPTION and QuestionType.DESCRIPTION not in self.types:
             return False
         if self.tags and not set(self.tags) <= set(question.tags):
             return False
@@ -1020,7 +1183,7 @@ class Draw:
 
     def points_of(self, question: Question) -> float:
         """A drawn question's points: the draw's, else its own; a description is always worth 0."""
-        if isinstance(question.body, Description):
+        if question.type is QuestionType.DESCRIPTION:
             return 0.0
         return self.points if self.points is not None else question.points
 
