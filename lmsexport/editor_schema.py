@@ -135,10 +135,27 @@ def _question() -> dict[str, Any]:
     }
 
 
+def _blank() -> dict[str, Any]:
+    """One blank of a cloze question: by its (required) `type`, that type's keys only."""
+    cases = []
+    for kind, m in spec.BLANKS.items():
+        test = {"properties": {"type": {"const": kind}}, "required": ["type"]}
+        cases.append({"if": test, "then": _mapping(m)})
+    common = {k.name: {**_value(k.value), "description": k.doc} for k in spec.BLANK_COMMON}
+    return {
+        "type": "object",
+        "description": "A blank of a cloze question, written [[n]] in its stem; its type decides its keys.",
+        "properties": common,
+        "required": [k.name for k in spec.BLANK_COMMON if k.required],
+        "allOf": cases,
+    }
+
+
 def schema() -> dict[str, Any]:
     """The whole schema: a file is an assessment when it has `sections` and no `questions`."""
     definitions = {name: _mapping(m) for name, m in spec.MAPPINGS.items()}
     definitions["question"] = _question()
+    definitions["blank"] = _blank()
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": SCHEMA_ID,

@@ -981,3 +981,420 @@ def to_canvas(node: Expr) -> str:
         return f"({go(n)})"
 
     return go(node)
+
+
+# --------------------------------------------------------------------------- from Canvas
+
+import re as _re  # noqa: E402 (this section is appended; the module imports only the standard library)
+
+_CANVAS_TOKEN_KINDS = (
+    ("space", r"\s+"),
+    ("name", r"[a-zA-Z][a-zA-Z0-9_\.]*"),
+    ("num", r"[0-9]*\.?[0-9]+"),
+    ("op", r"[-+*/(),^=]"),
+)
+_CANVAS_TOKEN_RE = _re.compile("|".join(f"(?P<{k}>{rx})" for k, rx in _CANVAS_TOKEN_KINDS))
+
+_CANVAS_BACK: dict[str, str] = {
+    "sqrt": "sqrt",
+    "abs": "abs",
+    "min": "min",
+    "max": "max",
+    "floor": "floor",
+    "ceil": "ceil",
+    "ln": "ln",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+}
+"""calcCmd.js method -> the lmsexport function of the same value (log, e, round, if: below)."""
+
+
+def from_canvas(text: str) -> Expr:
+    """A formula in Canvas's calculator syntax (public/javascripts/calcCmd.js, what a Canvas
+    calculated_question stores in ``formulas/formula``) as an lmsexport tree; the inverse of
+    to_canvas, whose output it reads back to an equal value for every input.
+
+    calcCmd's rules, not the usual ones: the tokens are tried in its order (a name may hold
+    ``.``, which no lmsexport name does); a formula is a flat list of operands and operators
+    evaluated in three rounds (every ``^`` left to right, so ``2^3^2`` is (2^3)^2, then * /,
+    then + -); its only unary minus is a sign glued to the next number or name (``-x^2`` is
+    (-x)^2; before a parenthesis or a call it is a syntax error there, and here). Functions:
+    ``log(x)`` is base 10 (log10), ``log(x, b)`` is ln(x)/ln(b), ``ln`` natural, ``e(x)`` is
+    exp(x) (calcCmd computes exp(x || 1), so e(0) is e there: the caller checks the values),
+    ``round(x)`` is JavaScript's Math.round, floor(x + 0.5); the ``if(...)`` to_canvas writes for
+    round() is read back as round(). Constants pi and e. Anything else (an assignment line
+    ``x = ...``, calcCmd's other methods: fact, comb, sum, ...) raises TranslationError (or
+    FormulaSyntaxError for what calcCmd itself refuses), with the offset of the culprit.
+    """
+    tokens: list[Token] = []
+    i = 0
+    while i < len(text):
+        m = _CANVAS_TOKEN_RE.match(text, i)
+        if m is None or not m.group(0):
+            raise FormulaSyntaxError(f"Canvas's calculator reads no {text[i]!r}", i)
+        kind = m.lastgroup or ""
+        if kind != "space":
+            tokens.append(Token(kind, m.group(0), i))
+        i = m.end()
+    if not tokens:
+        raise FormulaSyntaxError("empty formula", 0)
+    tokens.append(Token("end", "", len(text)))
+    pos = 0
+
+    def peek(k: int = 0) -> Token:
+        return tokens[min(pos + k, len(tokens) - 1)]
+
+    def take() -> Token:
+        nonlocal pos
+        t = tokens[pos]
+        pos = min(pos + 1, len(tokens) - 1)
+        return t
+
+    def name_node(t: Token, negative: bool) -> Expr:
+        node: Expr
+        if t.text in CONSTANTS:
+            node = Const(t.text, t.pos)
+        elif "." in t.text or not t.text.isascii():
+            raise TranslationError(f"the Canvas name {t.text!r} is not an lmsexport name", t.pos)
+        elif t.text in FUNCTIONS or t.text in KEYWORDS or t.text in REFUSED_FUNCTIONS:
+            raise TranslationError(f"the Canvas variable {t.text!r} is a reserved name in lmsexport", t.pos)
+        else:
+            node = Var(t.text, t.pos)
+        return Neg(node, t.pos) if negative else node
+
+    def operand(depth: int) -> Expr:
+        t = take()
+        if t.kind == "op" and t.text == "-":
+            nxt = take()
+            if nxt.kind == "num":
+                return Num(-float(nxt.text), t.pos)
+            if nxt.kind == "name" and peek().text != "(":
+                return name_node(nxt, True)
+            raise FormulaSyntaxError("Canvas's calculator expects a number or a name after a sign", nxt.pos)
+        if t.kind == "num":
+            return Num(float(t.text), t.pos)
+        if t.kind == "name":
+            if peek().text == "(":
+                take()
+                args: list[Expr] = []
+                if peek().text == ")":
+                    take()
+                else:
+                    while True:
+                        args.append(expression(depth + 1, (",", ")")))
+                        sep = take()
+                        if sep.text == ")":
+                            break
+                        if sep.text != ",":
+                            raise FormulaSyntaxError("expecting close parenthesis", sep.pos)
+                return call(t, tuple(args))
+            return name_node(t, False)
+        if t.text == "(":
+            inner = expression(depth + 1, (")",))
+            close = take()
+            if close.text != ")":
+                raise FormulaSyntaxError("expecting close parenthesis", close.pos)
+            return inner
+        if t.text == "=":
+            raise TranslationError("an assignment (x = ...) is not an lmsexport formula", t.pos)
+        raise FormulaSyntaxError(f"expecting a value, got {t.text or 'the end'!r}", t.pos)
+
+    def expression(depth: int, enders: tuple[str, ...]) -> Expr:
+        if depth > MAX_DEPTH:
+            raise FormulaSyntaxError("too deeply nested", peek().pos)
+        items: list[Expr | Token] = [operand(depth)]
+        while peek().kind != "end" and peek().text not in enders:
+            op = take()
+            if op.text not in ("+", "-", "*", "/", "^"):
+                if op.text == "=":
+                    raise TranslationError("an assignment (x = ...) is not an lmsexport formula", op.pos)
+                raise FormulaSyntaxError(f"unexpected {op.text!r}", op.pos)
+            items += [op, operand(depth)]
+        for ops in (("^",), ("*", "/"), ("+", "-")):  # calcCmd's three rounds
+            folded: list[Expr | Token] = [items[0]]
+            for k in range(1, len(items), 2):
+                op_t, right = items[k], items[k + 1]
+                assert isinstance(op_t, Token)
+                if op_t.text in ops:
+                    left = folded.pop()
+                    assert not isinstance(left, Token) and not isinstance(right, Token)
+                    folded.append(_canvas_binop(op_t.text, left, right, op_t.pos))
+                else:
+                    folded += [op_t, right]
+            items = folded
+        result = items[0]
+        assert not isinstance(result, Token)
+        return result
+
+    def call(t: Token, args: tuple[Expr, ...]) -> Expr:
+        n = len(args)
+        if t.text == "log" and n in (1, 2):
+            if n == 1:
+                return Call("log10", args, t.pos)
+            return BinOp("/", Call("ln", args[:1], t.pos), Call("ln", args[1:], t.pos), t.pos)
+        if t.text == "e" and n == 1:
+            return Call("exp", args, t.pos)
+        if t.text == "pi" and n == 0:
+            return Const("pi", t.pos)
+        if t.text == "round" and n == 1:
+            return Call("floor", (BinOp("+", args[0], Num(0.5)),), t.pos)
+        if t.text == "if" and n == 3:
+            x = _canvas_round_of(args)
+            if x is not None:
+                return Call("round", (x,), t.pos)
+        if t.text in _CANVAS_BACK:
+            fn = FUNCTIONS[_CANVAS_BACK[t.text]]
+            if n >= fn.min_args and (fn.max_args is None or n <= fn.max_args):
+                return Call(fn.name, args, t.pos)
+        raise TranslationError(
+            f"lmsexport has no counterpart of Canvas's {t.text}() with {n} argument(s)", t.pos
+        )
+
+    node = expression(0, ())
+    if peek().kind != "end":  # pragma: no cover - expression() stops only at the end here
+        raise FormulaSyntaxError(f"unexpected {peek().text!r}", peek().pos)
+    return node
+
+
+def _canvas_binop(op: str, left: Expr, right: Expr, pos: int) -> Expr:
+    # to_canvas writes a negation as (0-x): read it back as -x (the same value).
+    if op == "-" and isinstance(left, Num) and left.value == 0:
+        return Neg(right, pos)
+    return BinOp(op, left, right, pos)
+
+
+def _canvas_round_of(args: tuple[Expr, ...]) -> Expr | None:
+    """x when args are to_canvas's spelling of round(x), if(ceil(x/(abs(x)+1)), floor(x+0.5),
+    ceil(x-0.5)); None otherwise."""
+    test, up, down = args
+    match down:
+        case Call(name="ceil", args=(BinOp(op="-", left=x, right=Num(value=0.5)),)):
+            pass
+        case _:
+            return None
+    want_test = Call("ceil", (BinOp("/", x, BinOp("+", Call("abs", (x,)), Num(1.0))),))
+    want_up = Call("floor", (BinOp("+", x, Num(0.5)),))
+    return x if (test, up) == (want_test, want_up) else None
+
+
+# --------------------------------------------------------------------------- from Moodle
+
+_MOODLE_TOKEN_RE = _re.compile(
+    r"(?P<space>\s+)"
+    r"|(?P<var>\{[^{}]*\})"
+    r"|(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<op>\*\*|[-+*/%(),])"
+)
+_MOODLE_PLACEHOLDER_RE = _re.compile(r"\{([A-Za-z][A-Za-z0-9\-_\s]*)\}\Z")
+"""qtype_calculated's PLACEHOLDER_REGEX_PART: [[:alpha:]][[:alpha:][:digit:]\\-_\\s]*."""
+
+_MOODLE_BACK: dict[str, str] = {
+    "sqrt": "sqrt",
+    "abs": "abs",
+    "floor": "floor",
+    "ceil": "ceil",
+    "log10": "log10",
+    "exp": "exp",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+}
+"""PHP function -> the lmsexport function of the same value and arity (the rest: _moodle_call)."""
+
+
+def _trunc(x: Expr) -> Expr:
+    """PHP's (int) of a float, truncation toward zero: max(floor(x), 0) + min(ceil(x), 0)."""
+    if isinstance(x, Num) and x.value == int(x.value):
+        return x
+    return BinOp(
+        "+", Call("max", (Call("floor", (x,)), Num(0.0))), Call("min", (Call("ceil", (x,)), Num(0.0)))
+    )
+
+
+def from_moodle(text: str, names: Mapping[str, str] | None = None) -> Expr:
+    """A Moodle calculated-question formula (what `<answer><text>` or a `{=...}` holds) as an
+    lmsexport tree of the same value for every dataset item.
+
+    Moodle substitutes each `{name}` by the item's value (in parentheses when <= 0) and runs the
+    result with PHP's eval (qtype_calculated_variable_substituter::calculate()), so the grammar
+    is PHP's: `**` (right-associative, above unary minus: `-{x}**2` is -(x^2)) above `* / %`
+    above `+ -`; `{x}` becomes the variable x (`names` renames a dataset whose name lmsexport
+    cannot spell, e.g. `my var` -> `my_var`). Functions (case-insensitive, as in PHP): those of
+    the same name; `log(x)` is the natural log (ln), `log(x, b)` ln(x)/ln(b); `pow(a, b)` a^b;
+    `pi()` pi; `round(x)` and `round(x, n)` (round(x*10^n)/10^n); `min`/`max`; `fmod`, `deg2rad`,
+    `rad2deg`, `expm1`, `log1p`, `sinh`, `cosh`, `tanh` by their definitions. PHP's `%` is
+    integer modulo of the operands truncated toward zero, with the dividend's sign: `a % b` is
+    A - B*trunc(A/B) with A, B the truncated operands, trunc(x) = max(floor(x), 0) + min(ceil(x),
+    0). Numbers: decimal, with an exponent; a literal with a leading 0 is octal in PHP (010 = 8).
+
+    Anything else raises TranslationError (PHP's comparisons, `?:`, atan2, bindec, is_nan...:
+    Moodle computes them, lmsexport's language has no counterpart) or FormulaSyntaxError (what
+    PHP itself cannot parse), with the offset of the culprit.
+    """
+    tokens: list[Token] = []
+    i = 0
+    while i < len(text):
+        m = _MOODLE_TOKEN_RE.match(text, i)
+        if m is None:
+            ch = text[i]
+            if ch in "<>=!?:~&|^":
+                raise TranslationError(f"lmsexport's formulas have no PHP operator {ch!r}", i)
+            raise FormulaSyntaxError(f"a Moodle formula cannot hold {ch!r}", i)
+        kind = m.lastgroup or ""
+        if kind != "space":
+            tokens.append(Token(kind, m.group(0), i))
+        i = m.end()
+    if not tokens:
+        raise FormulaSyntaxError("empty formula", 0)
+    tokens.append(Token("end", "", len(text)))
+    pos = 0
+
+    def peek() -> Token:
+        return tokens[pos]
+
+    def take() -> Token:
+        nonlocal pos
+        t = tokens[pos]
+        pos = min(pos + 1, len(tokens) - 1)
+        return t
+
+    def number(t: Token) -> Num:
+        raw = t.text
+        if raw.isdigit() and len(raw) > 1 and raw[0] == "0":
+            if any(c in "89" for c in raw):
+                raise FormulaSyntaxError(f"{raw} is an invalid octal number in PHP", t.pos)
+            return Num(float(int(raw, 8)), t.pos)
+        value = float(raw)
+        if not math.isfinite(value):
+            raise FormulaSyntaxError(f"{raw} is not a finite number", t.pos)
+        return Num(value, t.pos)
+
+    def additive(depth: int) -> Expr:
+        if depth > MAX_DEPTH:
+            raise FormulaSyntaxError("too deeply nested", peek().pos)
+        node = multiplicative(depth)
+        while peek().text in ("+", "-") and peek().kind == "op":
+            op = take()
+            node = BinOp(op.text, node, multiplicative(depth), op.pos)
+        return node
+
+    def multiplicative(depth: int) -> Expr:
+        node = unary(depth)
+        while peek().text in ("*", "/", "%") and peek().kind == "op":
+            op = take()
+            right = unary(depth)
+            if op.text == "%":
+                a, b = _trunc(node), _trunc(right)
+                node = BinOp("-", a, BinOp("*", b, _trunc(BinOp("/", a, b, op.pos))), op.pos)
+            else:
+                node = BinOp(op.text, node, right, op.pos)
+        return node
+
+    def unary(depth: int) -> Expr:
+        t = peek()
+        if t.kind == "op" and t.text in ("-", "+"):
+            take()
+            if depth > MAX_DEPTH:
+                raise FormulaSyntaxError("too deeply nested", t.pos)
+            inner = unary(depth + 1)
+            return Neg(inner, t.pos) if t.text == "-" else inner
+        return power(depth)
+
+    def power(depth: int) -> Expr:
+        base = primary(depth)
+        if peek().kind == "op" and peek().text == "**":
+            op = take()
+            return BinOp("^", base, unary(depth + 1), op.pos)
+        return base
+
+    def primary(depth: int) -> Expr:
+        t = take()
+        if t.kind == "num":
+            return number(t)
+        if t.kind == "var":
+            if not _MOODLE_PLACEHOLDER_RE.match(t.text):
+                raise FormulaSyntaxError(f"{t.text} is not a Moodle wildcard name", t.pos)
+            raw = t.text[1:-1]
+            name = names.get(raw, raw) if names is not None else raw
+            if peek().kind in ("num", "var", "name"):
+                # Moodle pastes the value in: `{a}{b}` is the digits of a then b. Not a formula.
+                raise TranslationError(
+                    f"{t.text} is followed by {peek().text!r}: Moodle pastes the two values together", peek().pos
+                )
+            return Var(name, t.pos)
+        if t.kind == "name":
+            if peek().text != "(":
+                raise FormulaSyntaxError(f"PHP reads {t.text!r} as an undefined constant", t.pos)
+            take()
+            args: list[Expr] = []
+            if peek().text != ")":
+                while True:
+                    args.append(additive(depth + 1))
+                    sep = take()
+                    if sep.text == ")":
+                        break
+                    if sep.text != ",":
+                        raise FormulaSyntaxError("expecting ',' or ')'", sep.pos)
+            else:
+                take()
+            return _moodle_call(t.text.lower(), tuple(args), t.pos)
+        if t.kind == "op" and t.text == "(":
+            inner = additive(depth + 1)
+            close = take()
+            if close.text != ")":
+                raise FormulaSyntaxError("expecting ')'", close.pos)
+            return inner
+        raise FormulaSyntaxError(f"expecting a value, got {t.text or 'the end'!r}", t.pos)
+
+    node = additive(0)
+    if peek().kind != "end":
+        raise FormulaSyntaxError(f"unexpected {peek().text!r}", peek().pos)
+    return node
+
+
+def _moodle_call(name: str, args: tuple[Expr, ...], pos: int) -> Expr:
+    n = len(args)
+    if name in _MOODLE_BACK and n == 1:
+        return Call(_MOODLE_BACK[name], args, pos)
+    if name == "pi" and n == 0:
+        return Const("pi", pos)
+    if name in ("min", "max") and n >= 2:
+        return Call(name, args, pos)
+    if name == "log" and n == 1:
+        return Call("ln", args, pos)
+    if name == "log" and n == 2:
+        return BinOp("/", Call("ln", args[:1], pos), Call("ln", args[1:], pos), pos)
+    if name == "pow" and n == 2:
+        return BinOp("^", args[0], args[1], pos)
+    if name == "round" and n == 1:
+        return Call("round", args, pos)
+    if name == "round" and n == 2:
+        scale = BinOp("^", Num(10.0), args[1], pos)
+        return BinOp("/", Call("round", (BinOp("*", args[0], scale, pos),), pos), scale, pos)
+    if name == "fmod" and n == 2:
+        x, y = args
+        return BinOp("-", x, BinOp("*", y, _trunc(BinOp("/", x, y, pos)), pos), pos)
+    if name == "deg2rad" and n == 1:
+        return BinOp("/", BinOp("*", args[0], Const("pi")), Num(180.0), pos)
+    if name == "rad2deg" and n == 1:
+        return BinOp("/", BinOp("*", args[0], Num(180.0)), Const("pi"), pos)
+    if name == "expm1" and n == 1:
+        return BinOp("-", Call("exp", args, pos), Num(1.0), pos)
+    if name == "log1p" and n == 1:
+        return Call("ln", (BinOp("+", Num(1.0), args[0], pos),), pos)
+    if name in ("sinh", "cosh") and n == 1:
+        op = "-" if name == "sinh" else "+"
+        plus, minus = Call("exp", args, pos), Call("exp", (Neg(args[0]),), pos)
+        return BinOp("/", BinOp(op, plus, minus, pos), Num(2.0), pos)
+    if name == "tanh" and n == 1:
+        plus, minus = Call("exp", args, pos), Call("exp", (Neg(args[0]),), pos)
+        return BinOp("/", BinOp("-", plus, minus), BinOp("+", plus, minus), pos)
+    raise TranslationError(f"lmsexport has no counterpart of PHP's {name}() with {n} argument(s)", pos)

@@ -33,9 +33,14 @@ from .errors import Diagnostic, LmsExportError, Severity
 from .model import (
     Answer,
     Assessment,
+    Blank,
     Block,
     BulletList,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Emph,
     Essay,
@@ -46,9 +51,13 @@ from .model import (
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
     Numerical,
     NumericKey,
     OrderedList,
+    Ordering,
+    OrderingSelect,
+    OutcomeFeedback,
     Pair,
     Para,
     Pool,
@@ -63,8 +72,11 @@ from .model import (
     Strong,
     Table,
     Text,
+    TextBlank,
     TrueFalse,
     default_multiple_credits,
+    gaps_of,
+    is_full,
     media_of,
     plain_text,
 )
@@ -582,7 +594,18 @@ class _Finisher:
             return None
         q = replace(q, stem=stem, explanation=_fit_text(q.explanation))
         q = self._fit_math(q, drop)
-        if not (q.points > 0 and q.points < float("inf")):
+        if isinstance(q.body, Description):
+            # A description is worth 0 and has no response: the loader refuses points, feedback,
+            # hints and a penalty on one.
+            for what, present in (
+                ("its feedback", bool(q.feedback)),
+                ("its hints", bool(q.hints)),
+                ("its penalty", q.penalty is not None),
+            ):
+                if present:
+                    drop(f"{what} (a description has no response)")
+            q = replace(q, points=0.0, feedback=OutcomeFeedback(), hints=(), penalty=None)
+        elif not (q.points > 0 and q.points < float("inf")):
             drop(f"its points {q.points:g}, written as 1")
             q = replace(q, points=1.0)
         tags = []
@@ -673,7 +696,39 @@ class _Finisher:
                     dict.fromkeys(d.strip() for d in raw_distractors if d.strip() and d.strip() not in rights)
                 )
                 q = replace(q, body=Matching(tuple(pairs), distractors))
-            case TrueFalse() | Essay():
+            case Cloze(raw_blanks):
+                if gaps_of(q.stem) != tuple(range(1, len(raw_blanks) + 1)):
+                    skip("its blanks and the markers in its text do not match (each blank once, in order)")
+                    return None
+                blanks: list[Blank] = []
+                for n, blank in enumerate(raw_blanks, 1):
+                    fitted = _fit_blank(blank, n, skip, drop)
+                    if fitted is None:
+                        return None
+                    blanks.append(fitted)
+                q = replace(q, body=Cloze(tuple(blanks)))
+            case Ordering(raw_items) as ordering:
+                items: list[Text] = []
+                for item in raw_items:
+                    text = _fit_text(item)
+                    if text is None:
+                        drop("an ordering item without text")
+                        continue
+                    if text in items:
+                        skip(f"two items read {_short(text)!r}")
+                        return None
+                    items.append(text)
+                if len(items) < 2:
+                    skip(f"it has {len(items)} item(s); an ordering needs at least 2")
+                    return None
+                ordering = replace(ordering, items=tuple(items))
+                if ordering.select is not OrderingSelect.ALL and not 2 <= ordering.select_count < len(items):
+                    drop(f"showing {ordering.select_count} of its {len(items)} items (every item is shown)")
+                    ordering = replace(ordering, select=OrderingSelect.ALL, select_count=0)
+                elif ordering.select is OrderingSelect.ALL and ordering.select_count:
+                    ordering = replace(ordering, select_count=0)
+                q = replace(q, body=ordering)
+            case TrueFalse() | Essay() | Description():
                 pass
             case _:
                 assert_never(q.body)
@@ -909,6 +964,70 @@ def _short(text: Text) -> str:
     return t if len(t) <= 40 else t[:39] + "…"
 
 
+def _fit_blank(
+    blank: Blank, n: int, skip: Callable[[str], None], drop: Callable[[str], None]
+) -> Blank | None:
+    """A cloze blank as the loader accepts it, or None (skipped: the whole question goes)."""
+    if blank.weight < 1:
+        drop(f"blank {n}'s weight {blank.weight} (written as 1)")
+        blank = replace(blank, weight=1)
+    match blank:
+        case TextBlank(raw_answers):
+            kept: dict[str, Answer] = {}
+            for a in raw_answers:
+                if a.text.strip() and not _XML_BAD.search(a.text):
+                    kept.setdefault(
+                        a.text.strip(), replace(a, text=a.text.strip(), feedback=_fit_text(a.feedback))
+                    )
+            if not any(is_full(a.credit) for a in kept.values()):
+                skip(f"blank {n} has no answer that earns full credit")
+                return None
+            return replace(
+                blank, answers=tuple(kept.values()), other_feedback=_fit_text(blank.other_feedback)
+            )
+        case NumberBlank(raw_keys):
+            keys: list[NumericKey] = []
+            for key in raw_keys:
+                if key.low is not None and key.high is not None and key.low > key.high:
+                    skip(f"blank {n}'s range [{key.low:g}, {key.high:g}] is empty")
+                    return None
+                if key.tolerance < 0:
+                    key = replace(key, tolerance=-key.tolerance)
+                keys.append(replace(key, feedback=_fit_text(key.feedback)))
+            if not any(is_full(k.credit) for k in keys):
+                skip(f"blank {n} has no number that earns full credit")
+                return None
+            return replace(blank, keys=tuple(keys), other_feedback=_fit_text(blank.other_feedback))
+        case ChoiceBlank(raw_choices):
+            choices: list[Choice] = []
+            for c in raw_choices:
+                text = _fit_text(c.text)
+                if text is None:
+                    drop(f"a choice of blank {n} without text")
+                    continue
+                if any(o.text == text for o in choices):
+                    skip(f"two choices of blank {n} read {_short(text)!r}")
+                    return None
+                lang = c.lang if _lang_ok(c.lang) else None
+                choices.append(replace(c, text=text, feedback=_fit_text(c.feedback), lang=lang))
+            if len(choices) < 2:
+                skip(f"blank {n} has {len(choices)} choice(s); lmsexport needs at least 2")
+                return None
+            fitted = replace(blank, choices=tuple(choices))
+            if fitted.multiple and fitted.display is ChoiceDisplay.DROPDOWN:
+                drop(f"blank {n} as a drop-down list (several picks need buttons: shown vertically)")
+                fitted = replace(fitted, display=ChoiceDisplay.VERTICAL)
+            if fitted.multiple and not any(c.earns for c in choices):
+                skip(f"no choice of blank {n} is right")
+                return None
+            if not fitted.multiple and not any(c.full for c in choices):
+                skip(f"blank {n} has no choice that earns full credit")
+                return None
+            return fitted
+        case _:
+            assert_never(blank)
+
+
 def _texts(q: Question) -> list[Text]:
     out: list[Text] = [q.stem]
     if q.explanation is not None:
@@ -921,6 +1040,15 @@ def _texts(q: Question) -> list[Text]:
                     out.append(c.feedback)
         case Matching(pairs):
             out += [p.left for p in pairs]
+        case Ordering(items):
+            out += list(items)
+        case Cloze(blanks):
+            for b in blanks:
+                if isinstance(b, ChoiceBlank):
+                    for c in b.choices:
+                        out.append(c.text)
+                        if c.feedback is not None:
+                            out.append(c.feedback)
     # Issue 22's texts: feedback on the whole response, hints, answer feedback, essay texts.
     fb = q.feedback
     extra: list[Text | None] = [fb.correct, fb.partial, fb.incorrect, *(h.text for h in q.hints)]
@@ -931,6 +1059,12 @@ def _texts(q: Question) -> list[Text]:
             extra += [*(a.feedback for a in answers), other]
         case Essay(template=template, grader_info=info):
             extra += [template, info]
+        case Cloze(blanks):
+            for b in blanks:
+                if isinstance(b, TextBlank):
+                    extra += [*(a.feedback for a in b.answers), b.other_feedback]
+                elif isinstance(b, NumberBlank):
+                    extra += [*(k.feedback for k in b.keys), b.other_feedback]
     return out + [t for t in extra if t is not None]
 
 
@@ -962,10 +1096,34 @@ def _map_texts(q: Question, fn: Callable[[Text | None], Text | None]) -> Questio
             q = replace(q, body=replace(q.body, keys=keyed_n, other_feedback=fn(other)))
         case Essay(template=template, grader_info=info):
             q = replace(q, body=replace(q.body, template=fn(template), grader_info=fn(info)))
+        case Ordering(items):
+            q = replace(q, body=replace(q.body, items=tuple(fn(t) or t for t in items)))
+        case Cloze(blanks):
+            q = replace(q, body=Cloze(tuple(_map_blank_texts(b, fn) for b in blanks)))
     fb = q.feedback
     feedback = replace(fb, correct=fn(fb.correct), partial=fn(fb.partial), incorrect=fn(fb.incorrect))
     hints = tuple(replace(h, text=fn(h.text) or h.text) for h in q.hints)
     return replace(q, feedback=feedback, hints=hints)
+
+
+def _map_blank_texts(blank: Blank, fn: Callable[[Text | None], Text | None]) -> Blank:
+    """A cloze blank with fn applied to its texts, in _texts's order."""
+    match blank:
+        case ChoiceBlank(choices):
+            return replace(
+                blank,
+                choices=tuple(
+                    replace(c, text=fn(c.text) or c.text, feedback=fn(c.feedback)) for c in choices
+                ),
+            )
+        case TextBlank(answers, other_feedback=other):
+            keyed = tuple(replace(a, feedback=fn(a.feedback)) for a in answers)
+            return replace(blank, answers=keyed, other_feedback=fn(other))
+        case NumberBlank(keys, other_feedback=other):
+            keyed_n = tuple(replace(k, feedback=fn(k.feedback)) for k in keys)
+            return replace(blank, keys=keyed_n, other_feedback=fn(other))
+        case _:
+            assert_never(blank)
 
 
 def _with_default_credits(choices: list[Choice], right: list[bool]) -> tuple[Choice, ...]:
@@ -1065,6 +1223,23 @@ def _canonical(quiz: Quiz) -> Quiz:
             case SingleChoice(choices) | MultipleChoice(choices):
                 bare = tuple(replace(c, lang=None) if c.lang == lang else c for c in choices)
                 q = replace(q, body=replace(q.body, choices=bare))
+            case Cloze(blanks):
+                q = replace(
+                    q,
+                    body=Cloze(
+                        tuple(
+                            replace(
+                                b,
+                                choices=tuple(
+                                    replace(c, lang=None) if c.lang == lang else c for c in b.choices
+                                ),
+                            )
+                            if isinstance(b, ChoiceBlank)
+                            else b
+                            for b in blanks
+                        )
+                    ),
+                )
         out.append(q)
     return replace(quiz, questions=tuple(out))
 
@@ -1075,6 +1250,10 @@ def _uniform_markup(quiz: Quiz) -> Quiz:
     texts: list[Text | None] = [quiz.description]
     for q in quiz.questions:
         texts += _texts(q)
+        from .writers.source import plain_cloze_stem
+
+        if isinstance(q.body, Cloze) and plain_cloze_stem(q.stem) is not None:
+            texts[-len(_texts(q))] = None  # a plain file can hold this cloze stem (writers/source.py)
     if not any(isinstance(t, Rich) for t in texts):
         return quiz
 

@@ -327,6 +327,10 @@ class QuestionType(str, enum.Enum):
     """Put items in their order."""
     DESCRIPTION = "description"
     """Text shown between questions, with no answer and no points."""
+    CALCULATED = "calculated"
+    """A numerical question whose numbers are drawn per variant; the key is a formula."""
+    CALCULATED_CHOICE = "calculated_choice"
+    """A choice question whose choices are formulas evaluated per variant."""
 
 
 class Difficulty(str, enum.Enum):
@@ -972,6 +976,8 @@ Body = (
     | Cloze
     | Ordering
     | Description
+    | Calculated
+    | CalculatedChoice
 )
 """What a question asks, one dataclass per kind (match on it; end with assert_never)."""
 
@@ -986,6 +992,8 @@ BODY_TYPES: dict[type, QuestionType] = {
     Cloze: QuestionType.CLOZE,
     Ordering: QuestionType.ORDERING,
     Description: QuestionType.DESCRIPTION,
+    Calculated: QuestionType.CALCULATED,
+    CalculatedChoice: QuestionType.CALCULATED_CHOICE,
 }
 """Each kind of body -> its source-format spelling."""
 

@@ -502,6 +502,19 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     "penalty": lambda v: _is_number(v) and 0 <= v <= 1,  # type: ignore[operator]
     "show_num_correct": lambda v: v is True,
     "ranges": lambda v: isinstance(v, list) and all(x is None or _is_range(x) for x in v),
+    # a cloze's number blanks (Moodle XML): blank number -> each key's range, as "ranges"
+    "blank_ranges": lambda v: (
+        isinstance(v, dict)
+        and all(isinstance(r, list) and all(x is None or _is_range(x) for x in r) for r in v.values())
+    ),
+    # a cloze's multiple-pick blanks whose credits Moodle rescales: blank number -> the credits
+    "blank_credits": lambda v: (
+        isinstance(v, dict)
+        and all(
+            isinstance(r, list) and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r)
+            for r in v.values()
+        )
+    ),
     "template_rich": lambda v: v is True,
     "template_html": _is_text,
     # quiz metadata

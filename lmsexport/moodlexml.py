@@ -16,8 +16,10 @@ question types' questiontype.php save_question_options() and edit forms).
 
 from __future__ import annotations
 
+import html
 import math
 import re
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from .model import (
@@ -57,6 +59,9 @@ QTYPES = {
     QuestionType.NUMERICAL: "numerical",
     QuestionType.MATCHING: "matching",
     QuestionType.ESSAY: "essay",
+    QuestionType.CLOZE: "cloze",
+    QuestionType.ORDERING: "ordering",
+    QuestionType.DESCRIPTION: "description",
 }
 """The `type` each question type is written as (qformat_xml::get_qtype() writes `matching`)."""
 
@@ -68,21 +73,32 @@ PENALTY = {
     "matching": "0.3333333",
     "match": "0.3333333",
     "essay": "0.0000000",
+    "cloze": "0.3333333",
+    "multianswer": "0.3333333",
+    "ordering": "0.3333333",
+    "description": "0.0000000",
+    "gapselect": "0.3333333",
+    "ddwtos": "0.3333333",
 }
 """`<penalty>` as Moodle exports a question saved with its editing form's default (a decimal
 of 7 places, as the database holds it): true/false 1 (a second try is always right), essay 0.
 The model's `penalty: None` (the LMS's default) is written as this, and read back from it."""
 
-COMBINED_FEEDBACK_TYPES = frozenset({"multichoice", "matching", "match"})
+COMBINED_FEEDBACK_TYPES = frozenset({"multichoice", "matching", "match", "ordering", "gapselect", "ddwtos"})
 """Types whose import reads `<correctfeedback>`, `<partiallycorrectfeedback>`,
 `<incorrectfeedback>` and `<shownumcorrect/>` (import_combined_feedback() is called by
-import_multichoice() and import_match() only): true/false, short answer, numerical and essay
-questions have no feedback by outcome in Moodle."""
-HINT_PARTS_TYPES = frozenset({"multichoice", "matching", "match"})
+import_multichoice() and import_match(), and by qtype_ordering's, qtype_gapselect's and
+qtype_ddwtos's import_from_xml()): true/false, short answer, numerical, essay, cloze and
+description questions have no feedback by outcome in Moodle."""
+HINT_PARTS_TYPES = frozenset(
+    {"multichoice", "matching", "match", "cloze", "multianswer", "ordering", "gapselect", "ddwtos"}
+)
 """Types whose hints keep `<shownumcorrect/>` and `<clearwrong/>` (import_hints($withparts) and
-save_hints($question, true)); the other types keep a hint's text only."""
-HINTLESS_TYPES = frozenset({"essay"})
-"""Types whose import reads no `<hint>` at all (import_essay() calls no import_hints())."""
+save_hints($question, true): import_multichoice(), import_match(), import_multianswer(), and the
+ordering, gapselect and ddwtos types' import_from_xml()); the other types keep a hint's text only."""
+HINTLESS_TYPES = frozenset({"essay", "description"})
+"""Types whose import reads no `<hint>` at all (import_essay() and import_description() call no
+import_hints())."""
 
 SHOWUNITS_NONE = 3
 """qtype_numerical::UNITNONE: units are not used, only the number is graded."""
@@ -243,3 +259,245 @@ def rich_of_words(text: str) -> Rich:
         if inlines:
             paras.append(Para(tuple(inlines)))
     return Rich(tuple(paras))
+
+
+# -- cloze (qtype_multianswer) ----------------------------------------------------------------
+# question/type/multianswer/questiontype.php: qtype_multianswer_extract_question() finds each
+# `{n:TYPE:alternatives}` with ANSWER_REGEX, splits the alternatives with ANSWER_ALTERNATIVE_REGEX
+# and replaces the code by `{#k}`; qtype_multianswer_validate_question() then refuses the question
+# (and qformat_xml::import_multianswer() the import) when a subquestion has no answer, a
+# multiple choice fewer than 2, a numerical answer that is not a number or `*`, or no answer at
+# 100 % (at least one above 0 for MULTIRESPONSE). The regexes below are Moodle's, with PCRE's
+# variable-width look-behind `(?<!\\|&|&amp;)` written as three fixed-width ones.
+
+CLOZE_FRACTION = r"=|%(-?[0-9]+(?:[.,][0-9]*)?)%"
+CLOZE_ANSWER = r".+?(?<!\\)(?<!&)(?<!&amp;)(?=[~#}]|$)"
+CLOZE_FEEDBACK = r".*?(?<!\\)(?=[~}]|$)"
+CLOZE_ALTERNATIVE = f"({CLOZE_FRACTION})?({CLOZE_ANSWER})(#({CLOZE_FEEDBACK}))?"
+CLOZE_TYPES = (
+    "NUMERICAL|NM", "MULTICHOICE|MC", "MULTICHOICE_V|MCV", "MULTICHOICE_H|MCH", "SHORTANSWER|SA|MW",
+    "SHORTANSWER_C|SAC|MWC", "MULTICHOICE_S|MCS", "MULTICHOICE_VS|MCVS", "MULTICHOICE_HS|MCHS",
+    "MULTIRESPONSE|MR", "MULTIRESPONSE_H|MRH", "MULTIRESPONSE_S|MRS", "MULTIRESPONSE_HS|MRHS",
+)  # fmt: skip
+"""ANSWER_TYPE_DEF_REGEX's alternatives, in its order (groups 3 to 15 of ANSWER_REGEX)."""
+CLOZE_KINDS = (
+    # (subquestion type, layout or case sensitivity, shuffled, multiple) per CLOZE_TYPES entry
+    ("numerical", None, False, False),
+    ("multichoice", "dropdown", False, False),
+    ("multichoice", "vertical", False, False),
+    ("multichoice", "horizontal", False, False),
+    ("shortanswer", False, False, False),
+    ("shortanswer", True, False, False),
+    ("multichoice", "dropdown", True, False),
+    ("multichoice", "vertical", True, False),
+    ("multichoice", "horizontal", True, False),
+    ("multichoice", "vertical", False, True),
+    ("multichoice", "horizontal", False, True),
+    ("multichoice", "vertical", True, True),
+    ("multichoice", "horizontal", True, True),
+)
+_CLOZE_CODE = re.compile(
+    r"\{([0-9]*):(" + "|".join(f"({t})" for t in CLOZE_TYPES) + r"):"
+    f"({CLOZE_ALTERNATIVE}(~{CLOZE_ALTERNATIVE})*)" + r"\}",
+    re.S,
+)
+"""ANSWER_REGEX: group 1 the weight, 2 the type, 3-15 which type, 16 the alternatives."""
+_CLOZE_ALT = re.compile("~?" + CLOZE_ALTERNATIVE, re.S)
+_CLOZE_NUMBER = r"-?(([0-9]+[.,]?[0-9]*|[.,][0-9]+)([eE][-+]?[0-9]+)?)"
+_CLOZE_NUMERICAL = re.compile(f"^({_CLOZE_NUMBER})(:{_CLOZE_NUMBER})?$", re.S)
+"""NUMERICAL_ALTERNATIVE_REGEX: group 1 the answer, 6 the tolerance (its sign dropped)."""
+CLOZE_START = re.compile(r"\{(?=[0-9]*:(?:" + "|".join(CLOZE_TYPES) + r"):)|\{(?=#[0-9]+\})")
+"""A `{` Moodle would take for the start of a cloze code (or of the `{#k}` it leaves in its place)."""
+CLOZE_BROKEN = re.compile(r"\{[0-9]*:(?:" + "|".join(CLOZE_TYPES) + r"):")
+"""The start of a cloze code; in a text whose codes were all taken out, one ANSWER_REGEX did not
+match (Moodle shows it as text)."""
+CLOZE_CODE_NAMES = {
+    ("numerical", None, False, False): "NUMERICAL",
+    ("shortanswer", False, False, False): "SHORTANSWER",
+    ("shortanswer", True, False, False): "SHORTANSWER_C",
+    ("multichoice", "dropdown", False, False): "MULTICHOICE",
+    ("multichoice", "vertical", False, False): "MULTICHOICE_V",
+    ("multichoice", "horizontal", False, False): "MULTICHOICE_H",
+    ("multichoice", "dropdown", True, False): "MULTICHOICE_S",
+    ("multichoice", "vertical", True, False): "MULTICHOICE_VS",
+    ("multichoice", "horizontal", True, False): "MULTICHOICE_HS",
+    ("multichoice", "vertical", False, True): "MULTIRESPONSE",
+    ("multichoice", "horizontal", False, True): "MULTIRESPONSE_H",
+    ("multichoice", "vertical", True, True): "MULTIRESPONSE_S",
+    ("multichoice", "horizontal", True, True): "MULTIRESPONSE_HS",
+}
+"""The long name the writer uses for each kind of subquestion."""
+
+
+@dataclass(frozen=True)
+class GapMarks:
+    """Two characters a text does not hold, put around a blank's number where a reader puts a
+    blank into the text (then read into Gap(n) from the text's tree)."""
+
+    open: str = "\ufdd0"
+    close: str = "\ufdd1"
+
+    def mark(self, n: int) -> str:
+        return f"{self.open}{n}{self.close}"
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(re.escape(self.open) + "([0-9]+)" + re.escape(self.close))
+
+
+def gap_marks(text: str) -> GapMarks | None:
+    """A pair of noncharacters (U+FDD0 to U+FDEF) neither of which the text holds (None when it
+    holds them all)."""
+    free = [c for c in map(chr, range(0xFDD0, 0xFDF0)) if c not in text]
+    return GapMarks(free[0], free[1]) if len(free) >= 2 else None
+
+
+@dataclass(frozen=True)
+class ClozeAlternative:
+    """One alternative of a subquestion as extract_question() stores it."""
+
+    text: str
+    """The answer (html_entity_decode'd, `\\}` and `\\#` unescaped): plain for a short answer, a
+    number or `*` for a numerical one, HTML for a choice."""
+    fraction: float
+    feedback: str
+    """HTML."""
+    tolerance: str | None = None
+
+
+@dataclass(frozen=True)
+class ClozeSub:
+    """One `{n:TYPE:...}` of a cloze question text."""
+
+    code: str
+    """The code as written."""
+    weight: str
+    """Group 1: '' (weight 1) or digits."""
+    qtype: str
+    """numerical, shortanswer or multichoice."""
+    layout: str | bool | None
+    """A choice's layout (dropdown, vertical, horizontal), a short answer's case sensitivity."""
+    shuffle: bool
+    multiple: bool
+    alternatives: tuple[ClozeAlternative, ...]
+    specific: bool
+    """Whether a `%n%` other than `%0%` was written (extract_question()'s $hasspecificfraction)."""
+
+
+def _entity_decode(s: str) -> str:
+    return html.unescape(s)
+
+
+def parse_cloze(text: str, marks: GapMarks = GapMarks()) -> tuple[str, list[ClozeSub]]:
+    """qtype_multianswer_extract_question(): the text with each code replaced by marks.mark(k)
+    (Moodle writes `{#k}`), and the subquestions in order."""
+    subs: list[ClozeSub] = []
+    while True:
+        m = _CLOZE_CODE.search(text)
+        if m is None:
+            return text, subs
+        which = next(i for i in range(13) if m.group(3 + i))
+        qtype, layout, shuffle, multiple = CLOZE_KINDS[which]
+        alts: list[ClozeAlternative] = []
+        remaining = m.group(16)
+        specific = False
+        while True:
+            a = _CLOZE_ALT.search(remaining)
+            if a is None:
+                break
+            if a.group(1) == "=":
+                fraction = 1.0
+            elif a.group(2) and a.group(2) != "0":
+                fraction = 0.01 * float(a.group(2).replace(",", "."))
+                specific = True
+            else:
+                fraction = 0.0
+            feedback = ""
+            if a.group(5) is not None:
+                feedback = _entity_decode(a.group(5)).replace("\\}", "}").replace("\\#", "#")
+            raw = a.group(3)
+            tolerance = None
+            num = _CLOZE_NUMERICAL.match(raw) if qtype == "numerical" else None
+            if num is not None:
+                answer = num.group(1)
+                tolerance = num.group(6) if num.group(6) is not None else "0"
+            else:
+                answer = _entity_decode(raw).replace("\\}", "}").replace("\\#", "#")
+            alts.append(ClozeAlternative(answer, fraction, feedback, tolerance))
+            remaining = remaining.split(a.group(0), 1)[1]
+        if multiple:
+            total = sum(a.fraction for a in alts if a.fraction > 0)
+            if total:
+                alts = [
+                    replace(
+                        a,
+                        fraction=a.fraction / total
+                        if a.fraction > 0
+                        else (a.fraction if specific else -(1.0 / total)),
+                    )
+                    for a in alts
+                ]
+        subs.append(ClozeSub(m.group(0), m.group(1), qtype, layout, shuffle, multiple, tuple(alts), specific))
+        text = text.replace(m.group(0), marks.mark(len(subs)), 1)
+
+
+def cloze_problems(sub: ClozeSub) -> list[str]:
+    """qtype_multianswer_validate_question() for one subquestion: why Moodle refuses it."""
+    problems = []
+    count = 0
+    top = False
+    for a in sub.alternatives:
+        answer = a.text.strip()
+        if answer == "":
+            continue
+        count += 1
+        if sub.qtype == "numerical" and answer != "*" and a.tolerance is None:
+            problems.append(f"the numerical answer {answer[:40]!r} is not a number")
+        if a.fraction == 1 or (sub.multiple and a.fraction > 0):
+            top = True
+    if sub.qtype == "multichoice" and count < 2:
+        problems.append("a choice blank needs at least 2 choices")
+    elif count == 0:
+        problems.append("it has no answer")
+    if not top:
+        problems.append("no answer is worth 100%" if not sub.multiple else "no choice earns credit")
+    return problems
+
+
+_CLOZE_ESCAPES = str.maketrans(
+    {"&": "&#38;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "~": "&#126;", "#": "&#35;",
+     "}": "&#125;", "{": "&#123;", "\\": "&#92;"}
+)  # fmt: skip
+
+
+def cloze_escape(text: str) -> str:
+    """A text as an answer or feedback of a cloze code: every character the ANSWER_ALTERNATIVE
+    regexes stop at or unescape (`~ # } \\`), `{`, and HTML's own as numeric character references,
+    which the regexes pass over (a `#` right after `&` ends no answer) and extract_question()'s
+    html_entity_decode() turns back into the text. `&` is `&#38;`, never `&amp;` (an answer ending
+    in `&amp;` would not end before the next `~`). extract_question() then replaces `\\}` by `}`
+    and `\\#` by `#`, so a backslash before either is doubled first (`\\\\}` comes back as `\\}`)."""
+    text = text.replace("\\#", "\\\\#").replace("\\}", "\\\\}")
+    return text.translate(_CLOZE_ESCAPES)
+
+
+# -- ordering (qtype_ordering, in core since Moodle 4.4) ---------------------------------------
+# question/type/ordering/questiontype.php: import_from_xml() and set_options_for_import() read
+# the options (absent: VERTICAL, RANDOM, 6, RELATIVE_NEXT_EXCLUDE_LAST, SHOW, none);
+# export_to_xml() / extract_options_for_export() write them.
+
+ORDERING_GRADINGS = {
+    "all_or_nothing": "ALL_OR_NOTHING",
+    "absolute_position": "ABSOLUTE_POSITION",
+    "relative_next_exclude_last": "RELATIVE_NEXT_EXCLUDE_LAST",
+    "relative_next_include_last": "RELATIVE_NEXT_INCLUDE_LAST",
+    "relative_one_previous_and_next": "RELATIVE_ONE_PREVIOUS_AND_NEXT",
+    "relative_all_previous_and_next": "RELATIVE_ALL_PREVIOUS_AND_NEXT",
+    "longest_ordered_subset": "LONGEST_ORDERED_SUBSET",
+    "longest_contiguous_subset": "LONGEST_CONTIGUOUS_SUBSET",
+    "relative_to_correct": "RELATIVE_TO_CORRECT",
+}
+"""The model's gradings -> `<gradingtype>` as extract_options_for_export() writes them."""
+ORDERING_GRADING_ALIASES = {"ABS": "ABSOLUTE_POSITION", "ABSOLUTE": "ABSOLUTE_POSITION"}
+"""set_options_for_import() also takes these; anything unknown is RELATIVE_NEXT_EXCLUDE_LAST."""
+ORDERING_NUMBERINGS = ("none", "123", "abc", "ABCD", "iii", "IIII")

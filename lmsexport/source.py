@@ -29,35 +29,54 @@ from .model import (
     Answer,
     Assessment,
     Bank,
+    Blank,
     Body,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Difficulty,
     Draw,
     Essay,
+    Gap,
     Hint,
+    Inline,
+    Layout,
+    LineBreak,
     Matching,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     OutcomeFeedback,
     Pair,
+    Para,
     Pool,
     Question,
     QuestionType,
     Quiz,
     ResponseFormat,
+    Rich,
     Section,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
+    Str,
     Text,
+    TextBlank,
     TrueFalse,
     Unit,
     UnitGrading,
     UnitInput,
     default_multiple_credits,
     exact_credit,
+    gaps_of,
     is_full,
     plain_text,
 )
@@ -714,6 +733,8 @@ def _texts(ctx: _Ctx, node: Node, what: str, unique: bool = True) -> tuple[str, 
 
 _FOREIGN_KEYS = {t: spec.QUESTIONS[t].foreign for t in QuestionType}
 """Per type, computed once: _question needs it for every question."""
+_ALLOWED_KEYS = {t: spec.QUESTIONS[t].names for t in QuestionType}
+"""Per type, the keys a question of it may have (a description has no points, feedback, hints)."""
 
 
 def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
@@ -739,8 +760,7 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
                     hint=_did_you_mean(str(shown), names) or f"types: {', '.join(names)}",
                 )
                 return None
-    allowed = COMMON_QUESTION_KEYS + TYPE_KEYS[qtype]
-    keys = _mapping(ctx, node, what, allowed, _FOREIGN_KEYS[qtype])
+    keys = _mapping(ctx, node, what, _ALLOWED_KEYS[qtype], _FOREIGN_KEYS[qtype])
     if keys is None:
         return None
     errors_before = len(ctx.diags)
@@ -748,8 +768,15 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     qid = _id(ctx, keys["id"][1], "question id") if "id" in keys else None
     if qid:
         ctx.ids.append(("question", qid, keys["id"][1].loc))
-    stem = _rich(ctx, keys["stem"][1], "stem") if "stem" in keys else None
+    stem: Text | None = None
+    if "stem" in keys:
+        if qtype is QuestionType.CLOZE:
+            stem = _cloze_stem(ctx, keys["stem"][1])
+        else:
+            stem = _rich(ctx, keys["stem"][1], "stem")
     fields: dict[str, Any] = {}
+    if qtype is QuestionType.DESCRIPTION:
+        fields["points"] = 0.0
     if "lang" in keys:
         fields["lang"] = _lang(ctx, keys["lang"][1], "lang")
     if "points" in keys:
@@ -762,7 +789,7 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
             fields["points"] = points
     if "explanation" in keys:
         fields["explanation"] = _rich(ctx, keys["explanation"][1], "explanation")
-    elif qid:
+    elif qid and qtype is not QuestionType.DESCRIPTION:
         ctx.warn(
             node,
             f"{what} has no explanation",
@@ -787,6 +814,8 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
     _header(ctx, keys, fields)
 
     body = _body(ctx, keys, node, what, qtype)
+    if qtype is QuestionType.CLOZE and isinstance(stem, Rich):
+        _check_gaps(ctx, keys, what, stem)
     if len(ctx.diags) > errors_before or qid is None or stem is None or body is None:
         return None
     if any(v is None for k, v in fields.items()):
@@ -920,6 +949,12 @@ def _body(
             return _matching(ctx, keys, node, what)
         case QuestionType.ESSAY:
             return _essay(ctx, keys)
+        case QuestionType.CLOZE:
+            return _cloze(ctx, keys, node, what)
+        case QuestionType.ORDERING:
+            return _ordering(ctx, keys, node, what)
+        case QuestionType.DESCRIPTION:
+            return Description()
         case _:
             assert_never(qtype)
 
@@ -999,7 +1034,11 @@ def _choices(
     node: Node,
     what: str,
     qtype: QuestionType,
+    blank: bool = False,
 ) -> SingleChoice | MultipleChoice | None:
+    """The choices of a single or multiple question, or (``blank``) of a choice blank, whose
+    single form refuses what the question only warns about: a blank without a full-credit choice."""
+    use_multiple = "use 'multiple: true' (check boxes)" if blank else "use type: multiple"
     if not _require(ctx, keys, node, what, ("choices",)):
         return None
     key_node, list_node = keys["choices"]
@@ -1080,7 +1119,7 @@ def _choices(
                 key_node,
                 f"{what} marks {n} choices correct but its type is single",
                 "source.several-correct",
-                hint="use type: multiple; or, when each of them alone is fully right, 'credit: 1' on each",
+                hint=f"{use_multiple}; or, when each of them alone is fully right, 'credit: 1' on each",
             )
             return None
         if n == 0:
@@ -1125,10 +1164,18 @@ def _choices(
             key_node,
             f"{what} marks {n} choices correct but its type is single",
             "source.several-correct",
-            hint="use type: multiple; or, when each of them alone is fully right, 'credit: 1' on each",
+            hint=f"{use_multiple}; or, when each of them alone is fully right, 'credit: 1' on each",
         )
         return None
     full = sum(1 for v in values if is_full(v))
+    if full == 0 and blank:
+        ctx.error(
+            key_node,
+            f"{what}: no choice earns full credit (the best earns {_percent(max(values))}%)",
+            "source.no-full-credit",
+            hint="give the best choice 'credit: 1': no pick could fill the blank fully right",
+        )
+        return None
     if full == 0:
         ctx.warn(
             key_node,
@@ -1151,7 +1198,9 @@ def _choices(
 # --------------------------------------------------------------------------- short answer
 
 
-def _short_answer(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> ShortAnswer | None:
+def _short_answer(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, blank: bool = False
+) -> ShortAnswer | None:
     answers: list[Answer] | None = None
     errors_before = len(ctx.diags)
     if _require(ctx, keys, node, what, ("answers",)):
@@ -1179,7 +1228,11 @@ def _short_answer(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, wha
             f"{what} has no answer that earns full credit",
             "source.no-full-credit",
             hint="give the preferred answer 'credit: 1' (or write it as a plain text): "
-            "Moodle refuses a short answer question without one",
+            + (
+                "no response could fill the blank fully right"
+                if blank
+                else "Moodle refuses a short answer question without one"
+            ),
         )
         return None
     if not answers:
@@ -1235,12 +1288,303 @@ def _answers(ctx: _Ctx, node: Node) -> list[Answer] | None:
     return out
 
 
+# --------------------------------------------------------------------------- cloze
+
+_MARKER_RE = re.compile(r"\\\[\[|\[\[(\d{1,4})\]\]")
+"""In a plain cloze stem: `\\[[` (a literal `[[`) or the marker `[[n]]` of blank n."""
+
+
+def _cloze_stem(ctx: _Ctx, node: Node) -> Rich | None:
+    """A cloze stem, always Rich: Markdown read with `[[n]]` markers in a markdown file; in a
+    plain one, paragraphs at blank lines, a LineBreak at each single line break (spaces at a
+    line's edges dropped, as Markdown drops them), a Gap at each `[[n]]` (`\\[[` is a literal
+    `[[`): the tree the Markdown reader gives the same words, so writers see one shape, and
+    writers/source.py's plain_cloze_stem writes it back as this text."""
+    text = _text(ctx, node, "stem")
+    if text is None:
+        return None
+    if ctx.markup == "markdown":
+        from .readers.markdown import read_markdown
+
+        return read_markdown(ctx, node, text, "stem", gaps=True)
+    blocks: list[Para] = []
+    for para in re.split(r"\n[ \t]*\n\s*", text):
+        inlines: list[Inline] = []
+        for n, line in enumerate(para.split("\n")):
+            line = line.strip(" \t")
+            if n:
+                inlines.append(LineBreak())
+            at = 0
+            for m in _MARKER_RE.finditer(line):
+                words = line[at : m.start()] + ("[[" if m.group(1) is None else "")
+                if words:
+                    if inlines and isinstance(inlines[-1], Str):
+                        inlines[-1] = Str(inlines[-1].text + words)
+                    else:
+                        inlines.append(Str(words))
+                if m.group(1) is not None:
+                    inlines.append(Gap(int(m.group(1))))
+                at = m.end()
+            rest = line[at:]
+            if rest:
+                if inlines and isinstance(inlines[-1], Str):
+                    inlines[-1] = Str(inlines[-1].text + rest)
+                else:
+                    inlines.append(Str(rest))
+        if inlines:
+            blocks.append(Para(tuple(inlines)))
+    return Rich(tuple(blocks))
+
+
+def _check_gaps(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], what: str, stem: Rich) -> None:
+    """Blank n's marker `[[n]]` stands in the stem exactly once, in order, for every blank."""
+    stem_node = keys["stem"][1]
+    blank_nodes = keys["blanks"][1].value if "blanks" in keys and keys["blanks"][1].kind == "seq" else None
+    if blank_nodes is None:
+        return
+    count = len(blank_nodes)
+    if not count:
+        return  # "blanks is empty" says it
+    seen: set[int] = set()
+    order_reported = False
+    for n in gaps_of(stem):
+        marker = f"[[{n}]]"
+        loc = ctx.locate(stem_node, marker)
+        if n in seen:
+            ctx.error(
+                loc,
+                f"stem: blank marker {marker} appears more than once",
+                "source.cloze-repeated-marker",
+                hint=f"blank {n} sits in one place; give another place a blank of its own",
+            )
+            continue
+        if not 1 <= n <= count:
+            ctx.error(
+                loc,
+                f"stem: blank marker {marker} has no blank: {what} has {count} blank(s)",
+                "source.cloze-marker-without-blank",
+                hint="blanks are numbered from 1"
+                if n == 0
+                else f"add blank {n} to 'blanks' (blank n is its n-th entry), or remove the marker",
+            )
+            continue
+        expected = min(set(range(1, count + 1)) - seen)
+        if n != expected and not order_reported:
+            ctx.error(
+                loc,
+                f"stem: blank marker {marker} comes before [[{expected}]]",
+                "source.cloze-marker-order",
+                hint="number the markers 1, 2, 3... in reading order, and list the blanks in that order",
+            )
+            order_reported = True
+        seen.add(n)
+    for n, blank_node in enumerate(blank_nodes, 1):
+        if n not in seen:
+            ctx.error(
+                blank_node,
+                f"blank {n} of {what} has no marker [[{n}]] in the stem",
+                "source.cloze-blank-without-marker",
+                hint=f"write [[{n}]] in the stem where the learner fills it in, or remove the blank",
+            )
+
+
+_BLANK_TYPES = tuple(spec.BLANKS)
+
+
+def _cloze(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> Cloze | None:
+    if not _require(ctx, keys, node, what, ("blanks",)):
+        return None
+    list_node = keys["blanks"][1]
+    items = _list(ctx, list_node, "blanks")
+    if items is None:
+        return None
+    if not items:
+        ctx.error(list_node, "blanks is empty: a cloze question has at least one blank", "source.no-blanks")
+        return None
+    errors_before = len(ctx.diags)
+    blanks: list[Blank] = []
+    for i, item in enumerate(items):
+        b = _blank(ctx, item, f"blank {i + 1} of {what}")
+        if b is not None:
+            blanks.append(b)
+    if len(ctx.diags) > errors_before or len(blanks) != len(items):
+        return None
+    return Cloze(tuple(blanks))
+
+
+def _blank(ctx: _Ctx, node: Node, what: str) -> Blank | None:
+    if node.kind != "map":
+        ctx.error(
+            node,
+            f"{what} must be a mapping of keys, not {node.describe()}",
+            "source.wrong-type",
+            hint="write '- {type: short_answer, answers: [...]}' (or numerical, choice)",
+        )
+        return None
+    kind: str | None = None
+    for key, value in node.value:
+        if key.kind == "scalar" and key.value == "type":
+            if value.kind == "scalar" and value.value in _BLANK_TYPES:
+                kind = value.value
+            else:
+                shown = value.value if value.kind == "scalar" else value.describe()
+                ctx.error(
+                    value,
+                    f"unknown blank type '{shown}'",
+                    "source.bad-blank-type",
+                    hint=_did_you_mean(str(shown), _BLANK_TYPES) or f"types: {', '.join(_BLANK_TYPES)}",
+                )
+                return None
+    if kind is None:
+        ctx.error(
+            node,
+            f"{what} has no 'type'",
+            "source.missing-key",
+            hint="add 'type: short_answer', 'type: numerical' or 'type: choice'",
+        )
+        return None
+    mapping = spec.BLANKS[kind]
+    keys = _mapping(ctx, node, what, mapping.names, mapping.foreign)
+    if keys is None:
+        return None
+    errors_before = len(ctx.diags)
+    weight = _count(ctx, keys["weight"][1], "weight") if "weight" in keys else 1
+    result: Blank | None = None
+    if kind == "short_answer":
+        sa = _short_answer(ctx, keys, node, what, blank=True)
+        if sa is not None:
+            result = TextBlank(sa.answers, sa.case_sensitive, sa.other_feedback, loc=node.loc)
+    elif kind == "numerical":
+        num = _numerical(ctx, keys, node, what, blank=True)
+        if num is not None:
+            result = NumberBlank(num.keys, num.other_feedback, loc=node.loc)
+    else:
+        result = _choice_blank(ctx, keys, node, what)
+    if weight is None or result is None or len(ctx.diags) > errors_before:
+        return None
+    return replace(result, weight=weight)
+
+
+def _choice_blank(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> ChoiceBlank | None:
+    fields: dict[str, Any] = {}
+    if "display" in keys:
+        fields["display"] = _enum(ctx, keys["display"][1], "display", ChoiceDisplay)
+    for name in ("multiple", "shuffle"):
+        if name in keys:
+            fields[name] = _bool(ctx, keys[name][1], name)
+    if None in fields.values():
+        return None
+    multiple = bool(fields.get("multiple"))
+    if multiple and fields.get("display", ChoiceDisplay.DROPDOWN) is ChoiceDisplay.DROPDOWN:
+        ctx.error(
+            keys["display"][1] if "display" in keys else keys["multiple"][1],
+            f"{what} lets the learner pick several choices, which a drop-down list cannot show",
+            "source.multiple-dropdown",
+            hint="add 'display: vertical' or 'display: horizontal' (check boxes), or remove 'multiple'",
+        )
+        return None
+    body = _choices(
+        ctx, keys, node, what, QuestionType.MULTIPLE if multiple else QuestionType.SINGLE, blank=True
+    )
+    if body is None:
+        return None
+    return ChoiceBlank(body.choices, loc=node.loc, **fields)
+
+
+# --------------------------------------------------------------------------- ordering
+
+
+def _ordering(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> Ordering | None:
+    errors_before = len(ctx.diags)
+    items: list[Text] = []
+    if _require(ctx, keys, node, what, ("items",)):
+        list_node = keys["items"][1]
+        nodes = _list(ctx, list_node, "items") or []
+        seen: dict[Text, int] = {}
+        for i, item in enumerate(nodes):
+            text = _rich(ctx, item, f"item {i + 1}")
+            if text is None:
+                continue
+            if text in seen:
+                ctx.error(
+                    item,
+                    f"item {i + 1} '{_short(text)}' is the same as item {seen[text]}",
+                    "source.duplicate-item",
+                    hint="a learner could not tell the two apart, so no order of them is the right one",
+                )
+                continue
+            seen[text] = i + 1
+            items.append(text)
+        if list_node.kind == "seq" and len(nodes) < 2:
+            ctx.error(
+                list_node,
+                f"{what} has {len(nodes)} item(s); an ordering needs at least 2",
+                "source.too-few-items",
+                hint="add the other items, in their right order",
+            )
+    fields: dict[str, Any] = {}
+    for name, kind in (("grading", OrderingGrading), ("layout", Layout), ("numbering", Numbering)):
+        if name in keys:
+            fields[name] = _enum(ctx, keys[name][1], name, kind)
+    if "show_grading" in keys:
+        fields["show_grading"] = _bool(ctx, keys["show_grading"][1], "show_grading")
+    if "select" in keys:
+        _select(ctx, keys["select"][1], len(items), fields)
+    if len(ctx.diags) > errors_before or None in fields.values():
+        return None
+    return Ordering(tuple(items), **fields)
+
+
+def _select(ctx: _Ctx, node: Node, count: int, fields: dict[str, Any]) -> None:
+    """`select: {type: random | contiguous, count}` -> fields select and select_count."""
+    what = "select"
+    if node.kind != "map":
+        ctx.error(
+            node,
+            f"select must be a mapping of keys, not {node.describe()}",
+            "source.wrong-type",
+            hint="write 'select: {type: random, count: 3}'",
+        )
+        fields["select"] = None
+        return
+    keys = _mapping(ctx, node, what, spec.ORDERING_SELECT.names)
+    if keys is None or not _require(ctx, keys, node, what, spec.ORDERING_SELECT.required):
+        fields["select"] = None
+        return
+    tnode = keys["type"][1]
+    kinds = spec.ORDERING_SELECT.key("type").value.values
+    if tnode.kind == "scalar" and tnode.value in kinds:
+        fields["select"] = OrderingSelect(tnode.value)
+    else:
+        shown = tnode.value if tnode.kind == "scalar" else tnode.describe()
+        ctx.error(
+            tnode,
+            f"select type must be one of {', '.join(kinds)}, not '{shown}'",
+            "source.bad-select",
+            hint=_did_you_mean(str(shown), kinds)
+            or ("remove 'select' to show every item" if shown == "all" else None),
+        )
+        fields["select"] = None
+    n = _count(ctx, keys["count"][1], "select count")
+    if n is not None and count >= 2 and not 2 <= n < count:
+        ctx.error(
+            keys["count"][1],
+            f"select count {n} is out of range: with {count} items an attempt shows from 2 to {count - 1}",
+            "source.bad-select-count",
+            hint="remove 'select' to show every item" if n >= count else "show at least 2 items",
+        )
+        n = None
+    fields["select_count"] = n
+
+
 # --------------------------------------------------------------------------- numerical
 
 _UNIT_KEYS = ("unit_grading", "unit_penalty", "unit_input", "units_left")
 
 
-def _numerical(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str) -> Numerical | None:
+def _numerical(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, blank: bool = False
+) -> Numerical | None:
     errors_before = len(ctx.diags)
     numeric_keys: list[NumericKey] = []
     if "answers" in keys:
@@ -1298,6 +1642,14 @@ def _numerical(ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: 
     if len(ctx.diags) > errors_before or not numeric_keys or None in fields.values():
         return None
     best = max(k.credit for k in numeric_keys)
+    if not is_full(best) and blank:
+        ctx.error(
+            keys["answers"][0] if "answers" in keys else node,
+            f"{what}: no key earns full credit (the best earns {_percent(best)}%)",
+            "source.no-full-credit",
+            hint="give the right key 'credit: 1': no response could fill the blank fully right",
+        )
+        return None
     if not is_full(best):
         ctx.warn(
             keys["answers"][0] if "answers" in keys else node,
@@ -1704,8 +2056,20 @@ def _canonical_langs(
             case SingleChoice(choices) | MultipleChoice(choices) if any(c.lang == lang for c in choices):
                 bare = tuple(replace(c, lang=None) if c.lang == lang else c for c in choices)
                 q = replace(q, body=replace(q.body, choices=bare))
+            case Cloze(blanks) if any(
+                isinstance(b, ChoiceBlank) and any(c.lang == lang for c in b.choices) for b in blanks
+            ):
+                q = replace(q, body=Cloze(tuple(_bare_blank(b, lang) for b in blanks)))
         out.append(q)
     return tuple(out)
+
+
+def _bare_blank(blank: Blank, lang: str) -> Blank:
+    if isinstance(blank, ChoiceBlank):
+        return replace(
+            blank, choices=tuple(replace(c, lang=None) if c.lang == lang else c for c in blank.choices)
+        )
+    return blank
 
 
 # --------------------------------------------------------------------------- assessments

@@ -17,7 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import Difficulty, QuestionType, ResponseFormat, UnitGrading, UnitInput
+from .model import (
+    ChoiceDisplay,
+    Difficulty,
+    Layout,
+    Numbering,
+    OrderingGrading,
+    OrderingSelect,
+    QuestionType,
+    ResponseFormat,
+    UnitGrading,
+    UnitInput,
+)
 
 MARKUPS = ("plain", "markdown")
 """Values of a file's `markup`: how its texts are read (plain is the default)."""
@@ -35,7 +46,10 @@ class Value:
     whole number of at least `minimum`), enum,
     list (of `item`), map (a Mapping named `ref`), one-or-list (one `item` or a list of them),
     range (a list of two numbers), credit (a number from -1 to 1, or a percent text "50%"),
-    text-or-map (one `item` text, or a Mapping named `ref`).
+    text-or-map (one `item` text, or a Mapping named `ref`), formula (a text or a bare number),
+    tolerance (a number >= 0, or a percent text "1%"), names (a mapping whose keys are variable
+    names and whose values are `item`), list-or-map (a list of `item`, or a Mapping named `ref`),
+    count-or-list (a whole number from 1 to `maximum`, or a list of `item`).
     """
 
     kind: str
@@ -131,7 +145,12 @@ QUIZ = Mapping(
 
 COMMON_QUESTION = (
     Key("id", ID, "Unique across the whole bank (also ignoring letter case).", True),
-    Key("type", TYPE, "single (default), multiple, true_false, short_answer, numerical, matching or essay."),
+    Key(
+        "type",
+        TYPE,
+        "single (default), multiple, true_false, short_answer, numerical, matching, essay, cloze, "
+        "ordering, description, calculated or calculated_choice.",
+    ),
     Key("lang", LANG, "Only when the question is in another language than its quiz."),
     Key("stem", RICH, "The question text.", True),
     Key("points", Value("number", positive=True), "The score of a fully right answer (default 1)."),
@@ -245,7 +264,154 @@ PAIR = Mapping(
         Key("right", TEXT, "The answer side (plain text: LMSs show it in a drop-down).", True),
     ),
 )
+BLANK_COMMON = (
+    Key(
+        "type",
+        Value("enum", values=("short_answer", "numerical", "choice")),
+        "short_answer (typed text), numerical (a typed number) or choice (picked).",
+        True,
+    ),
+    Key(
+        "weight",
+        Value("count"),
+        "The blank's share of the question's points against the other blanks (default 1).",
+    ),
+)
+BLANK_KEYS: dict[str, tuple[Key, ...]] = {}
+"""Per blank type, the keys it adds to BLANK_COMMON (filled below, once the answer keys exist)."""
+ORDERING_SELECT = Mapping(
+    "ordering_select",
+    "Which items an attempt shows: `count` of them, drawn at random or adjacent.",
+    (
+        Key(
+            "type",
+            Value("enum", values=tuple(x.value for x in OrderingSelect if x is not OrderingSelect.ALL)),
+            "random (count items drawn at random, kept in their order) or contiguous (count "
+            "adjacent items from a random start).",
+            True,
+        ),
+        Key("count", Value("count"), "How many items an attempt shows: at least 2, fewer than all.", True),
+    ),
+)
+DESCRIPTION_REFUSED = {
+    "points": "questions with an answer (a description is worth no points)",
+    "feedback": "questions with an answer (a description has no response to give feedback on; "
+    "write what is shown after the quiz as 'explanation')",
+    "hints": "questions with an answer (a description has nothing to retry)",
+    "penalty": "questions with an answer (a description has nothing to retry)",
+}
+"""Common keys a description does not take -> who they are for (the loader's messages)."""
+
 CHOICES = Key("choices", Value("list", item=Value("map", ref="choice"), min_items=2), "The options.", True)
+
+# Parametric (calculated) questions (docs/formulas.md): variables drawn per variant, `{name}` in
+# the texts, the key (or each choice) a formula.
+VARIABLE_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
+"""A variable's or derived value's name (variants.NAME_RE): an ASCII identifier."""
+FORMULA = Value("formula", max_len=2000)
+"""A formula in lmsexport's syntax (docs/formulas.md): a text, or a bare number."""
+DECIMALS = Value("whole", minimum=0, maximum=9)
+"""Digits after the point (Moodle's correctanswerlength runs from 0 to 9)."""
+TOLERANCE = Value("tolerance")
+"""An absolute margin (a number >= 0, `0.05`) or a relative one (a percent text, `"1%"`)."""
+VARIABLE = Mapping(
+    "variable",
+    "A variable of a parametric question: a range {min, max, step | decimals}, or {values, decimals}.",
+    (
+        Key("min", Value("number"), "The lowest value (on the grid: min, min + step, ...)."),
+        Key("max", Value("number"), "The highest value (included when on the grid)."),
+        Key(
+            "step",
+            Value("number", positive=True),
+            "The distance between values (default 1, or 10^-decimals); its digits set the decimals.",
+        ),
+        Key(
+            "decimals",
+            DECIMALS,
+            "Digits after the point every target stores and shows (default: the step's, 0 for whole steps).",
+        ),
+        Key(
+            "values",
+            Value("list", item=Value("number"), min_items=1),
+            "Instead of a range: the values to draw from (writing the list alone is the same).",
+        ),
+    ),
+    any_of=(("min", "max"), ("values",)),
+    exclusive=(("values", "min"), ("values", "max"), ("values", "step")),
+    exclusive_hints={
+        ("values", "min"): "a variable is a range (min, max) or a list (values), not both",
+        ("values", "max"): "a variable is a range (min, max) or a list (values), not both",
+        ("values", "step"): "a list's values are drawn as listed: remove 'step'",
+    },
+)
+DERIVED = Mapping(
+    "derived",
+    "A value computed from the variables (and earlier derived values) in each variant.",
+    (
+        Key("formula", FORMULA, "How it is computed (docs/formulas.md).", True),
+        Key("decimals", DECIMALS, "Digits shown in texts (default: its shortest exact form)."),
+    ),
+)
+CALCULATED_ANSWER = Mapping(
+    "calculated_answer",
+    "The key of a calculated question: a formula, with its tolerance and the decimals it is shown with.",
+    (
+        Key("formula", FORMULA, "The key, computed per variant (docs/formulas.md).", True),
+        Key(
+            "tolerance",
+            TOLERANCE,
+            "Accepted error: a number is absolute (0.05), a percent relative to the key ('1%'); default 0.",
+        ),
+        Key(
+            "decimals",
+            DECIMALS,
+            "Digits after the point the key is shown and stored with (default 2); the key shown with "
+            "them must lie within the tolerance.",
+        ),
+    ),
+)
+CALCULATED_CHOICE = Mapping(
+    "calculated_choice",
+    "One choice of a calculated_choice question: a value computed per variant.",
+    (
+        Key("formula", FORMULA, "The value this choice shows, computed per variant.", True),
+        Key("correct", BOOL, "Whether picking it is (part of) the right answer (default false)."),
+        Key(
+            "credit",
+            CREDIT,
+            "Instead of correct: the fraction of the points picking it earns, -1 to 1 (0.5 or '50%').",
+        ),
+        Key("feedback", RICH, "Shown when the learner picks this choice; may hold {name} placeholders."),
+    ),
+    exclusive=(("correct", "credit"),),
+    exclusive_hints=CHOICE.exclusive_hints,
+)
+PARAMETER_KEYS = (
+    Key(
+        "variables",
+        Value("names", item=Value("list-or-map", item=Value("number"), ref="variable")),
+        "name: {min, max, step | decimals} (a range; whole numbers by default), or a list of values; "
+        "written {name} in the texts.",
+        True,
+    ),
+    Key(
+        "derived",
+        Value("names", item=Value("text-or-map", item=FORMULA, ref="derived")),
+        "name: formula (or {formula, decimals}), computed per variant in order; written {name} in the texts.",
+    ),
+    Key(
+        "constraints",
+        Value("list", item=FORMULA, min_items=1),
+        "Conditions every variant meets, e.g. 'G <= 8*N' or 'm >= p and p > 1'.",
+    ),
+    Key(
+        "variants",
+        Value("count-or-list", item=Value("names", item=Value("number")), maximum=200),
+        "How many variants to draw (default: the quiz's 'variants', else 20; Moodle keeps 100, Canvas "
+        "200), or the variants themselves: a list of {variable: value}.",
+    ),
+)
+"""The keys both parametric types share (Parameters)."""
 
 TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
     QuestionType.SINGLE: (CHOICES,),
@@ -336,12 +502,135 @@ TYPE_KEYS: dict[QuestionType, tuple[Key, ...]] = {
             "The largest file accepted, in bytes (default 0: the course's limit).",
         ),
     ),
-    # Issue 23: placeholders until the source helper specifies them.
-    QuestionType.CLOZE: (),
-    QuestionType.ORDERING: (),
+    QuestionType.CLOZE: (
+        Key(
+            "blanks",
+            Value("list", item=Value("map", ref="blank"), min_items=1),
+            "The blanks, blank n written [[n]] in the stem (n from 1, each once, in order): each "
+            "{type: short_answer | numerical | choice, weight, ...} with that type's keys.",
+            True,
+        ),
+    ),
+    QuestionType.ORDERING: (
+        Key(
+            "items",
+            Value("list", item=RICH, min_items=2),
+            "The items in their right order (an attempt shows them shuffled); at least 2, all different.",
+            True,
+        ),
+        Key(
+            "grading",
+            Value("enum", values=tuple(g.value for g in OrderingGrading)),
+            "How a response scores (Moodle's ordering grading types): all_or_nothing (default), "
+            "absolute_position, relative_next_exclude_last, relative_next_include_last, "
+            "relative_one_previous_and_next, relative_all_previous_and_next, longest_ordered_subset, "
+            "longest_contiguous_subset or relative_to_correct.",
+        ),
+        Key(
+            "select",
+            Value("map", ref="ordering_select"),
+            "Show only some items per attempt: {type: random | contiguous, count}.",
+        ),
+        Key(
+            "layout",
+            Value("enum", values=tuple(x.value for x in Layout)),
+            "vertical (default) or horizontal.",
+        ),
+        Key(
+            "numbering",
+            Value("enum", values=tuple(x.value for x in Numbering)),
+            "How the items are numbered: none (default), abc, ABCD, 123, iii or IIII.",
+        ),
+        Key("show_grading", BOOL, "Whether the learner is shown which items scored (default true)."),
+    ),
     QuestionType.DESCRIPTION: (),
+    QuestionType.CALCULATED: PARAMETER_KEYS
+    + (
+        Key(
+            "answer",
+            Value("text-or-map", item=FORMULA, ref="calculated_answer"),
+            "The key: {formula, tolerance, decimals}, or the formula alone (tolerance 0, 2 decimals).",
+            True,
+        ),
+        Key(
+            "units",
+            Value("list", item=Value("map", ref="unit"), min_items=1),
+            "The units an answer may carry, the base unit (multiplier 1) first.",
+        ),
+    ),
+    QuestionType.CALCULATED_CHOICE: PARAMETER_KEYS
+    + (
+        Key(
+            "choices",
+            Value("list", item=Value("map", ref="calculated_choice"), min_items=2),
+            "The options, each a formula; the wrong ones the common mistakes.",
+            True,
+        ),
+        Key("multiple", BOOL, "Check boxes: pick any number, credits add up (default false)."),
+        Key("decimals", DECIMALS, "Digits after the point every choice is shown with (default 2)."),
+        Key(
+            "tolerance",
+            TOLERANCE,
+            "Two choices this close in some variant are refused (a distractor equal to the key); "
+            "a number is absolute, a percent relative (default 0: only equal shown values).",
+        ),
+    ),
 }
 """The keys each question type adds to COMMON_QUESTION, and no others."""
+
+BLANK_KEYS["short_answer"] = tuple(
+    k
+    for k in TYPE_KEYS[QuestionType.SHORT_ANSWER]
+    if k.name in ("answers", "case_sensitive", "other_feedback")
+)
+BLANK_KEYS["numerical"] = tuple(
+    k
+    for k in TYPE_KEYS[QuestionType.NUMERICAL]
+    if k.name in ("answer", "tolerance", "range", "answers", "other_feedback")
+)
+BLANK_KEYS["choice"] = (
+    Key(
+        "choices",
+        Value("list", item=Value("map", ref="choice"), min_items=2),
+        "The options, as a single or multiple question's choices.",
+        True,
+    ),
+    Key(
+        "display",
+        Value("enum", values=tuple(d.value for d in ChoiceDisplay)),
+        "dropdown (default: a list inside the line), vertical or horizontal (buttons).",
+    ),
+    Key(
+        "multiple",
+        BOOL,
+        "Check boxes: pick any number, credits add up as a multiple question's (default false; "
+        "never with display dropdown).",
+    ),
+    Key("shuffle", BOOL, "Shuffle the choices per attempt (default false)."),
+)
+
+
+def blank(kind: str) -> Mapping:
+    """The mapping of one blank type: type and weight, then the type's own keys."""
+    own = {k.name for k in BLANK_KEYS[kind]}
+    owners: dict[str, list[str]] = {}
+    for other, keys in BLANK_KEYS.items():
+        for k in keys:
+            if k.name not in own:
+                owners.setdefault(k.name, []).append(other)
+    foreign = {name: " and ".join(kinds) + " blanks" for name, kinds in owners.items()}
+    any_of, exclusive, hints = (
+        QUESTION_RULES.get(QuestionType.NUMERICAL, ((), (), {})) if kind == "numerical" else ((), (), {})
+    )
+    return Mapping(
+        f"blank ({kind})",
+        "One blank of a cloze question.",
+        BLANK_COMMON + BLANK_KEYS[kind],
+        foreign,
+        any_of,
+        exclusive,
+        hints,
+    )
 
 
 def question(qtype: QuestionType) -> Mapping:
@@ -353,11 +642,17 @@ def question(qtype: QuestionType) -> Mapping:
             if k.name not in own:
                 owners.setdefault(k.name, []).append(other.value)
     foreign = {name: " and ".join(types) + " questions" for name, types in owners.items()}
+    common: tuple[Key, ...] = COMMON_QUESTION
+    if qtype is QuestionType.DESCRIPTION:
+        common = tuple(k for k in COMMON_QUESTION if k.name not in DESCRIPTION_REFUSED)
+        foreign.update(DESCRIPTION_REFUSED)
     any_of, exclusive, hints = QUESTION_RULES.get(qtype, ((), (), {}))
     return Mapping(
         f"question ({qtype.value})",
-        "A question.",
-        COMMON_QUESTION + TYPE_KEYS[qtype],
+        "A question."
+        if qtype is not QuestionType.DESCRIPTION
+        else "A text shown between questions: no answer, no points.",
+        common + TYPE_KEYS[qtype],
         foreign,
         any_of,
         exclusive,
@@ -385,6 +680,8 @@ QUESTION_RULES: dict[
 
 
 QUESTIONS = {t: question(t) for t in QuestionType}
+BLANKS = {kind: blank(kind) for kind in BLANK_KEYS}
+"""The mapping of each blank type (a blank's `type` decides its keys, as a question's does)."""
 
 POOL = Mapping(
     "pool",
@@ -462,6 +759,11 @@ MAPPINGS: dict[str, Mapping] = {
         SECTION,
         DRAW,
         POOL,
+        ORDERING_SELECT,
+        VARIABLE,
+        DERIVED,
+        CALCULATED_ANSWER,
+        CALCULATED_CHOICE,
     )
 }
 """Every named mapping but the questions (QUESTIONS, by type)."""

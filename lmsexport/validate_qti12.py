@@ -310,12 +310,182 @@ def _canvas_selection_extensions(root: etree._Element, name: str) -> tuple[etree
     return stripped, out
 
 
+CANVAS_CALCULATED_FIELDS = (
+    "answer_tolerance",
+    "unit_points_percent",
+    "unit_value",
+    "unit_required",
+    "unit_case_sensitive",
+    "partial_credit_points_percent",
+    "partial_credit_tolerance",
+)
+"""The scalar fields of Canvas's ``calculated`` extension, as its importer reads them
+(gems/plugins/qti_exporter/lib/qti/calculated_interaction.rb ``get_calculated_property``)."""
+CANVAS_MAX_VAR_SETS = 200
+"""Canvas's QUIZ_MAX_COMBINATION_COUNT (app/controllers/quizzes/quizzes_controller.rb)."""
+_NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)\Z")
+_TOLERANCE = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)%?\Z")
+_CANVAS_VAR = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+def _check_calculated(calc: etree._Element, bad: Callable[[etree._Element, str], None]) -> None:
+    """Canvas's ``calculated`` extension as its importer reads it and its quiz engine grades it:
+    the tolerance a number or ``p%`` (numerical_question.rb reads a trailing % as a percentage of
+    the answer); ``formulas@decimal_places`` a count of digits with at least one ``formula``;
+    each ``vars/var`` a name Canvas can put in its ``[name]`` regex, a scale (digits) and a
+    numeric ``min`` <= ``max``; 1 to 200 ``var_sets/var_set``, each with a distinct ident, one
+    numeric ``var`` per declared variable and a numeric ``answer`` (the server never evaluates
+    the formula: that answer is the key)."""
+
+    def local(el: etree._Element) -> str:
+        return etree.QName(el).localname if isinstance(el.tag, str) else ""
+
+    def text(el: etree._Element | None) -> str:
+        return (el.text or "").strip() if el is not None else ""
+
+    def number(el: etree._Element | None, what: str, owner: etree._Element) -> float | None:
+        value = text(el)
+        if el is None or not _NUMBER.match(value):
+            bad(el if el is not None else owner, f"{what} must be a number, not {value!r}")
+            return None
+        return float(value)
+
+    children = [c for c in calc if isinstance(c.tag, str)]
+    order = [*CANVAS_CALCULATED_FIELDS, "formulas", "vars", "var_sets"]
+    names = [local(c) for c in children]
+    if any(n not in order for n in names) or len(set(names)) != len(names):
+        bad(calc, f"calculated may hold only {', '.join(order)}, each once")
+        return
+    if names != sorted(names, key=order.index):
+        bad(calc, f"calculated's fields must come in Canvas's order ({', '.join(order)})")
+    found = dict(zip(names, children, strict=True))
+    for field in ("formulas", "vars", "var_sets"):
+        if field not in found:
+            bad(calc, f"calculated has no {field}")
+            return
+    tolerance = found.get("answer_tolerance")
+    if tolerance is not None and not _TOLERANCE.match(text(tolerance)):
+        bad(tolerance, f"answer_tolerance must be a number or a percentage (p%), not {text(tolerance)!r}")
+    formulas = found["formulas"]
+    if not re.fullmatch(r"[0-9]+", formulas.get("decimal_places") or ""):
+        bad(formulas, "formulas needs decimal_places, a whole number of digits")
+    lines = [c for c in formulas if isinstance(c.tag, str)]
+    if not lines or any(local(c) != "formula" or not text(c) for c in lines):
+        bad(formulas, "formulas must hold one or more non-empty formula elements")
+    declared: list[str] = []
+    for var in found["vars"]:
+        if not isinstance(var.tag, str):
+            continue
+        name = var.get("name") or ""
+        if local(var) != "var" or not _CANVAS_VAR.match(name) or name in declared:
+            bad(var, f"vars must hold var elements with distinct names of letters, digits and _ ({name!r})")
+            continue
+        declared.append(name)
+        if not re.fullmatch(r"[0-9]+", var.get("scale") or ""):
+            bad(var, f"var {name} needs scale, a whole number of digits")
+        parts = {local(c): c for c in var if isinstance(c.tag, str)}
+        if set(parts) != {"min", "max"} or len(var) != 2:
+            bad(var, f"var {name} must hold min and max")
+            continue
+        low = number(parts["min"], f"min of var {name}", var)
+        high = number(parts["max"], f"max of var {name}", var)
+        if low is not None and high is not None and low > high:
+            bad(var, f"var {name} has min {low} above max {high}")
+    sets = [c for c in found["var_sets"] if isinstance(c.tag, str)]
+    if not 1 <= len(sets) <= CANVAS_MAX_VAR_SETS:
+        bad(
+            found["var_sets"],
+            f"var_sets must hold 1 to {CANVAS_MAX_VAR_SETS} var_set elements, not {len(sets)}",
+        )
+    idents: set[str] = set()
+    for vs in sets:
+        ident = vs.get("ident") or ""
+        if local(vs) != "var_set" or not ident or ident in idents:
+            bad(vs, f"var_sets must hold var_set elements with distinct idents ({ident!r})")
+            continue
+        idents.add(ident)
+        given: list[str] = []
+        answers = 0
+        for c in vs:
+            if not isinstance(c.tag, str):
+                continue
+            if local(c) == "var":
+                given.append(c.get("name") or "")
+                number(c, f"var {c.get('name')!r} of var_set {ident}", vs)
+            elif local(c) == "answer":
+                answers += 1
+                number(c, f"the answer of var_set {ident}", vs)
+            else:
+                bad(c, f"var_set {ident} may hold only var and answer")
+        if sorted(given) != sorted(declared):
+            bad(
+                vs,
+                f"var_set {ident} gives {', '.join(given) or 'no variable'}; "
+                f"vars declares {', '.join(declared)}",
+            )
+        if answers != 1:
+            bad(vs, f"var_set {ident} must hold one answer")
+
+
+def _canvas_item_extensions(root: etree._Element, name: str) -> tuple[etree._Element, list[Diagnostic]]:
+    """The document with Canvas's ``itemproc_extension`` checked and taken out, for the DTD.
+
+    QTI 1.2 gave an item an ``itemproc_extension`` (ANY) after its response processing
+    (schemas/qti12/ims_qtiasiv1p2.dtd); QTI 1.2.1 dropped it, but Canvas still writes its
+    calculated_question's variables and answers there (lib/cc/qti/qti_items.rb
+    ``calculated_extension``) and reads them from there. It is checked here, where QTI 1.2
+    puts it (an item's child after its resprocessing, before its itemfeedback, once) and with
+    the content Canvas reads (_check_calculated); a copy without it goes to the 1.2.1 DTD."""
+    names = ("itemproc_extension", f"{{{QTI12_NS}}}itemproc_extension")
+    found = [
+        e
+        for e in root.iter(*names)
+        if e.getparent() is not None and etree.QName(e.getparent()).localname == "item"
+    ]
+    if not found:
+        return root, []
+    out: list[Diagnostic] = []
+
+    def bad(el: etree._Element, message: str) -> None:
+        line = el.sourceline or 0
+        where = _where(root, line, root.getroottree().getpath(el)) if line == 0 else ""
+        out.append(Diagnostic(SourceLoc(name, line), message + where, rule="qti12.canvas-extension"))
+
+    for ext in found:
+        item = ext.getparent()
+        assert item is not None
+        after = [etree.QName(c).localname for c in ext.itersiblings() if isinstance(c.tag, str)]
+        before = [
+            etree.QName(c).localname for c in ext.itersiblings(preceding=True) if isinstance(c.tag, str)
+        ]
+        if any(n not in ("itemfeedback", "reference") for n in after) or "itemproc_extension" in before:
+            bad(
+                ext,
+                "itemproc_extension must come once, after the item's resprocessing and before its "
+                "itemfeedback",
+            )
+        content = [c for c in ext if isinstance(c.tag, str)]
+        if len(content) != 1 or etree.QName(content[0]).localname != "calculated":
+            bad(ext, "itemproc_extension must hold one calculated element (Canvas's calculated_question)")
+            continue
+        _check_calculated(content[0], bad)
+    stripped = copy.deepcopy(root)
+    for ext in list(stripped.iter(*names)):
+        parent = ext.getparent()
+        if parent is not None and etree.QName(parent).localname == "item":
+            parent.remove(ext)
+    return stripped, out
+
+
 def validate_qti12_tree(tree: etree._ElementTree | etree._Element, name: str) -> list[Diagnostic]:
     """A QTI 1.2 document against the QTI 1.2.1 DTD (namespaced ones as described above;
-    Canvas's question-group extension checked by _canvas_selection_extensions)."""
+    Canvas's question-group extension checked by _canvas_selection_extensions, its calculated
+    question's by _canvas_item_extensions)."""
     root = tree.getroot() if isinstance(tree, etree._ElementTree) else tree
     target = _without_qti12_namespace(root) if etree.QName(root).namespace == QTI12_NS else root
     target, out = _canvas_selection_extensions(target, name)
+    target, calculated = _canvas_item_extensions(target, name)
+    out += calculated
     dtd = qti12_dtd()
     if dtd.validate(target):
         return out

@@ -18,20 +18,42 @@ import math
 import random
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TypeVar
 
 from . import formula as fm
 from .errors import Diagnostic, Severity, SourceError
 from .model import (
+    Block,
+    BulletList,
+    Calculated,
+    CalculatedChoice,
+    Choice,
     Constraint,
     Derived,
+    Emph,
     Formula,
+    Inline,
+    Link,
     ListVariable,
+    Math,
+    MultipleChoice,
+    Numerical,
+    NumericKey,
+    OrderedList,
+    OutcomeFeedback,
+    Para,
     Parameters,
+    Question,
     RangeVariable,
+    Rich,
+    SingleChoice,
     SourceLoc,
+    Str,
+    Strong,
+    Table,
+    Text,
     Tolerance,
     ToleranceKind,
     Variable,
@@ -54,10 +76,15 @@ __all__ = [
     "Variant",
     "DEFAULT_COUNT",
     "Drawn",
+    "Given",
     "accepts",
     "draw",
     "seed_for",
     "substitute",
+    "substitute_text",
+    "shown_values",
+    "instantiate",
+    "variant_id",
 ]
 
 DEFAULT_COUNT = 20
@@ -229,16 +256,25 @@ def draw(
     decimals: int | None = None,
     count: int | None = None,
     loc: SourceLoc | None = None,
+    given: Sequence[Given] | None = None,
 ) -> Drawn:
     """Draw and check the variants of one question; raises SourceError with every problem.
 
     `answer` is the key formula of a numerical question; `choices` the formulas of a multiple-
     choice one, `correct` the indices of its right choices (their values are the keys).
     `decimals` is how many digits the key is shown with: two choices that show the same text
-    are refused too. `count` overrides params.count (the bank's default goes here)."""
+    are refused too. `count` overrides params.count (the bank's default goes here).
+
+    `given`: the variants are not drawn but these (a source's explicit list, a Moodle dataset,
+    Canvas var_sets), in this order, each checked as a drawn one is (every variable given and
+    no other name, its digits within the variable's decimals, the constraints met, every formula
+    finite, no distractor equal to a key); a value outside the variable's range or list is
+    only a warning (Moodle's dataset items may be edited to any value)."""
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     want = count if count is not None else (params.count if params.count is not None else DEFAULT_COUNT)
+    if given is not None:
+        want = len(given)
     if want < 1:
         errors.append(
             _diag(loc, 0, f"question {question_id!r} asks for {want} variants", "ask for 1 or more")
@@ -280,8 +316,12 @@ def draw(
     failures: dict[int, int] = {}
     accepted: list[dict[str, float]] = []
 
+    failed: list[int] = []
+
     def admit(idx: Sequence[int]) -> dict[str, float] | None:
-        env = {n: domains[k][i] for k, (n, i) in enumerate(zip(names, idx, strict=True))}
+        return admit_env({n: domains[k][i] for k, (n, i) in enumerate(zip(names, idx, strict=True))})
+
+    def admit_env(env: dict[str, float]) -> dict[str, float] | None:
         pending = list(range(len(conds)))
         # A constraint is tested as soon as its names are known, so `G != 0` guards `N/G`.
         for name in [None, *derived_ast]:
@@ -317,11 +357,18 @@ def draw(
                         ) from None
                     if not ok:
                         failures[k] = failures.get(k, 0) + 1
+                        failed.append(k)
                         return None
         return env
 
+    if given is not None:
+        accepted = _admit_given(params, given, conds, admit_env, failed, errors, warnings)
+        if errors:
+            raise SourceError(errors)
     try:
-        if size <= ENUMERATE_LIMIT:
+        if given is not None:
+            pass
+        elif size <= ENUMERATE_LIMIT:
             envs = [e for idx in itertools.product(*(range(len(d)) for d in domains)) if (e := admit(idx))]
             accepted = _pick(rng, envs, want)
             tries = size
@@ -339,7 +386,7 @@ def draw(
     except _VariantFailure as f:
         raise SourceError(f.diagnostic) from None
 
-    if not accepted:
+    if not accepted and given is None:
         k = max(failures, key=lambda k: (failures[k], -k)) if failures else 0
         worst: Constraint | None = conds[k][0] if conds else None
         how = "of the" if size <= ENUMERATE_LIMIT else "in"
@@ -355,7 +402,7 @@ def draw(
                 "param.unsatisfiable",
             )
         )
-    if len(accepted) < want:
+    if len(accepted) < want and given is None:
         what = "exist" if size <= ENUMERATE_LIMIT else f"were found in {tries} tries"
         warnings.append(
             Diagnostic(
@@ -389,6 +436,134 @@ def draw(
         tuple(inline(a, inlined) for a in choice_asts if a is not None),
         tuple(warnings),
     )
+
+
+@dataclass(frozen=True)
+class Given:
+    """One variant given explicitly: the value of each variable (derived values are computed)."""
+
+    values: Mapping[str, float]
+    loc: SourceLoc | None = None
+    """Where the variant is written (its messages point there)."""
+    locs: Mapping[str, SourceLoc] | None = None
+    """Where each value is written, when known."""
+
+
+def digits(x: float) -> int:
+    """How many digits after the point the shortest exact form of x has (0.25 -> 2, 70 -> 0)."""
+    exponent = Decimal(repr(x)).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _admit_given(
+    params: Parameters,
+    given: Sequence[Given],
+    conds: Sequence[tuple[Constraint, fm.Cond]],
+    admit_env: Callable[[dict[str, float]], dict[str, float] | None],
+    failed: list[int],
+    errors: list[Diagnostic],
+    warnings: list[Diagnostic],
+) -> list[dict[str, float]]:
+    """The explicit variants, each checked against the declarations; problems go to errors."""
+    names = [v.name for v in params.variables]
+    derived = {d.name for d in params.derived}
+    out: list[dict[str, float]] = []
+    seen: dict[tuple[float, ...], int] = {}
+    for number, g in enumerate(given, 1):
+        what = f"variant {number}"
+        ok = True
+        for name in g.values:
+            if name in names:
+                continue
+            here = (g.locs or {}).get(name, g.loc)
+            ok = False
+            if name in derived:
+                errors.append(
+                    _diag(here, 0, f"{what} gives {name}, a derived value", f"remove {name}: it is computed")
+                )
+            else:
+                close = fm.did_you_mean(name, names)
+                errors.append(
+                    _diag(
+                        here,
+                        0,
+                        f"{what} gives {name}, which is not a variable",
+                        f"did you mean {close}?" if close else f"the variables are {', '.join(names)}",
+                    )
+                )
+        for v in params.variables:
+            if v.name not in g.values:
+                ok = False
+                errors.append(_diag(g.loc, 0, f"{what} has no value for {v.name}", f"add '{v.name}: ...'"))
+                continue
+            x = g.values[v.name]
+            here = (g.locs or {}).get(v.name, g.loc)
+            if not math.isfinite(x):
+                ok = False
+                errors.append(_diag(here, 0, f"{what}: {v.name} is not a finite number"))
+                continue
+            if v.decimals is not None and digits(x) > v.decimals:
+                ok = False
+                errors.append(
+                    _diag(
+                        here,
+                        0,
+                        f"{what}: {v.name}={fm.format_value(x)} has more digits than {v.name}'s "
+                        f"{v.decimals} decimals",
+                        "raise the variable's decimals: every target shows it with them",
+                    )
+                )
+                continue
+            outside = (
+                x not in v.values
+                if isinstance(v, ListVariable)
+                else not (v.low - 1e-12 <= x <= v.high + 1e-12)
+            )
+            if outside:
+                warnings.append(
+                    Diagnostic(
+                        at(here, 0),
+                        f"{what}: {v.name}={fm.format_value(x)} is not one of {v.name}'s declared values",
+                        Severity.WARNING,
+                        "param.variant-outside",
+                        "widen the variable's range or list, or correct the value",
+                    )
+                )
+        if not ok:
+            continue
+        key = tuple(g.values[n] for n in names)
+        if key in seen:
+            warnings.append(
+                Diagnostic(
+                    at(g.loc, 0),
+                    f"{what} repeats variant {seen[key]}",
+                    Severity.WARNING,
+                    "param.repeated-variant",
+                    "remove it, or change its values",
+                )
+            )
+        seen.setdefault(key, number)
+        failed.clear()
+        try:
+            env = admit_env({n: g.values[n] for n in names})
+        except _VariantFailure as f:
+            errors.append(f.diagnostic)
+            continue
+        if env is None:
+            c = conds[failed[-1]][0] if failed else None
+            errors.append(
+                _diag(
+                    g.loc,
+                    0,
+                    f"{what} ({_show_env(g.values, names)}) does not satisfy constraint "
+                    f"{c.formula.text if c else ''!r}",
+                    "correct the values, or the constraint",
+                    "param.unsatisfiable",
+                )
+            )
+            continue
+        out.append(env)
+    return out
 
 
 def _below(rng: random.Random, n: int) -> int:
@@ -631,3 +806,113 @@ def substitute(text: str, values: Mapping[str, str], *, tex: bool = False) -> st
         )
 
     return _PLACEHOLDER.sub(repl, text)
+
+
+# --------------------------------------------------------------------------- instantiation
+#
+# Targets without a parametric form (QTI 2.1 by default, GIFT, the cartridges, the HTML quiz)
+# get each variant as an ordinary question: the texts with the variant's values in place of the
+# placeholders, the key (or each choice) as that variant's value. Every such writer goes
+# through `instantiate`, so they all show and grade the same numbers.
+
+
+def shown_values(params: Parameters, variant: Variant) -> dict[str, str]:
+    """name -> the text every target shows for it in this variant (its declared decimals)."""
+    digits: dict[str, int | None] = {v.name: v.decimals for v in params.variables}
+    digits.update({d.name: d.decimals for d in params.derived})
+    return {n: fm.format_value(x, digits.get(n)) for n, x in variant.values}
+
+
+def substitute_text(text: Text | None, values: Mapping[str, str]) -> Text | None:
+    """A text of the bank with its placeholders replaced: a plain text through `substitute`; in
+    rich text every Str (link texts, list items and table cells included) and every formula's
+    TeX (`tex=True`), never code, which is verbatim. Raises SubstitutionError as `substitute`."""
+    if text is None:
+        return None
+    if isinstance(text, str):
+        return substitute(text, values)
+    return Rich(tuple(_sub_block(b, values) for b in text.blocks))
+
+
+def _sub_block(block: Block, values: Mapping[str, str]) -> Block:
+    match block:
+        case Para(children=c):
+            return Para(_sub_inlines(c, values))
+        case BulletList(items=items):
+            return BulletList(tuple(tuple(_sub_block(b, values) for b in item) for item in items))
+        case OrderedList(items=items, start=start):
+            return OrderedList(tuple(tuple(_sub_block(b, values) for b in item) for item in items), start)
+        case Table(header=h, rows=rows, aligns=a):
+            return Table(
+                tuple(_sub_inlines(cell, values) for cell in h),
+                tuple(tuple(_sub_inlines(cell, values) for cell in row) for row in rows),
+                a,
+            )
+    return block  # CodeBlock: verbatim
+
+
+def _sub_inlines(inlines: tuple[Inline, ...], values: Mapping[str, str]) -> tuple[Inline, ...]:
+    out: list[Inline] = []
+    for x in inlines:
+        match x:
+            case Str(text=t):
+                out.append(Str(substitute(t, values)))
+            case Math(tex=tex, display=d):
+                out.append(Math(substitute(tex, values, tex=True), d))
+            case Emph(children=c):
+                out.append(Emph(_sub_inlines(c, values)))
+            case Strong(children=c):
+                out.append(Strong(_sub_inlines(c, values)))
+            case Link(url=u, children=c, title=t):
+                out.append(Link(u, _sub_inlines(c, values), t))
+            case _:
+                out.append(x)
+    return tuple(out)
+
+
+def variant_id(question_id: str, variant: Variant) -> str:
+    """The id of one variant as its own question: `<id>-v001` (three digits: at most 200)."""
+    return f"{question_id}-v{variant.number:03d}"
+
+
+def instantiate(question: Question, variant: Variant) -> Question:
+    """One variant of a parametric question as an ordinary question of the bank: Numerical for
+    Calculated (one key: the variant's answer at full precision, the tolerance as an absolute
+    margin around it), SingleChoice / MultipleChoice for CalculatedChoice (each choice its value
+    shown with the question's decimals). Every text has the variant's values in place."""
+    body = question.body
+    if not isinstance(body, Calculated | CalculatedChoice):
+        raise TypeError(f"{question.id} is not parametric")
+    values = shown_values(body.params, variant)
+
+    def sub(text: Text | None) -> Text | None:
+        return substitute_text(text, values)
+
+    new_body: Numerical | SingleChoice | MultipleChoice
+    if isinstance(body, Calculated):
+        assert variant.answer is not None
+        new_body = Numerical(
+            keys=(
+                NumericKey(answer=variant.answer, tolerance=absolute_margin(variant.answer, body.tolerance)),
+            ),
+            units=body.units,
+        )
+    else:
+        choices = tuple(
+            Choice(fm.format_value(x, body.decimals), c.credit, sub(c.feedback), loc=c.loc)
+            for c, x in zip(body.choices, variant.choices, strict=True)
+        )
+        new_body = MultipleChoice(choices) if body.multiple else SingleChoice(choices)
+    stem = sub(question.stem)
+    assert stem is not None
+    fb = question.feedback
+    return replace(
+        question,
+        id=variant_id(question.id, variant),
+        stem=stem,
+        body=new_body,
+        name=f"{question.name} ({variant.number})" if question.name else None,
+        explanation=sub(question.explanation),
+        feedback=OutcomeFeedback(sub(fb.correct), sub(fb.partial), sub(fb.incorrect), fb.show_num_correct),
+        hints=tuple(replace(h, text=sub(h.text) or "") for h in question.hints),
+    )

@@ -9,23 +9,36 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, assert_never
 
+from lmsexport import variants as vt
 from lmsexport.model import (
     Assessment,
+    Blank,
+    Calculated,
+    CalculatedChoice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Essay,
     Matching,
     MultipleChoice,
+    NumberBlank,
     Numerical,
+    Ordering,
+    OrderingSelect,
     Question,
     Quiz,
     ResponseFormat,
     ShortAnswer,
     SingleChoice,
+    TextBlank,
     TrueFalse,
     UnitInput,
+    Variant,
 )
 
 if TYPE_CHECKING:
@@ -128,8 +141,113 @@ def answer(page: Page, question: Question, correct: bool) -> None:
         case Essay(response_format=response_format):
             if response_format is not ResponseFormat.NONE:
                 box.locator('[data-role="answer-input"]').fill("An essay answer.\nSecond line.")
+        case Cloze(blanks=blanks):
+            for n, blank in enumerate(blanks, 1):
+                answer_blank(box, n, blank, right_response(blank) if correct else wrong_response(blank))
+        case Ordering():
+            order = shown_order(box)
+            put_in_order(box, sorted(order) if correct else sorted(order, reverse=True))
+        case Description():
+            pass
+        case Calculated() | CalculatedChoice():
+            # The variant the attempt shows, answered as the ordinary question it is.
+            answer(
+                page, replace(vt.instantiate(question, shown_variant(box, question)), id=question.id), correct
+            )
         case _:
             assert_never(question.body)
+
+
+def shown_variant(box: Locator, question: Question) -> Variant:
+    """The variant of a parametric question its box shows now (its data-variant)."""
+    assert isinstance(question.body, Calculated | CalculatedChoice)
+    number = int(box.get_attribute("data-variant") or "0")
+    (variant,) = [v for v in question.body.variants if v.number == number]
+    return variant
+
+
+# --------------------------------------------------------------------------- cloze and ordering
+
+BlankAnswer = str | int | frozenset[int] | None
+"""What the tests give a blank, as scoring.BlankResponse: typed text, a choice index, the
+indexes of a multiple choice blank, or None (left alone)."""
+
+
+def right_response(blank: Blank) -> BlankAnswer:
+    """A response earning the blank's full credit."""
+    match blank:
+        case TextBlank(answers=answers):
+            full = [a for a in answers if abs(a.credit - 1) < 1e-6]
+            words = [a for a in full if not a.wildcard]
+            return words[0].text if words else full[0].text.replace("*", "x")
+        case NumberBlank() as number:
+            lo, hi = number.key.bounds
+            return repr((lo + hi) / 2)
+        case ChoiceBlank(multiple=True, choices=choices):
+            return frozenset(i for i, c in enumerate(choices) if c.earns)
+        case ChoiceBlank() as choice:
+            return choice.key_indexes[0]
+        case _:
+            assert_never(blank)
+
+
+def wrong_response(blank: Blank) -> BlankAnswer:
+    """A response earning nothing (a choice worth 0 rather than a negative one)."""
+    match blank:
+        case TextBlank():
+            return "definitely not the answer"
+        case NumberBlank(keys=keys):
+            hi = max(k.bounds[1] for k in keys)
+            return repr(hi + 1 + abs(hi))
+        case ChoiceBlank(multiple=True):
+            return frozenset()
+        case ChoiceBlank(choices=choices):
+            zero = [i for i, c in enumerate(choices) if abs(c.credit) < 1e-6]
+            return zero[0] if zero else None
+        case _:
+            assert_never(blank)
+
+
+def answer_blank(box: Locator, n: int, blank: Blank, response: BlankAnswer) -> None:
+    """Give blank n a response through its control(s); None leaves it as it is."""
+    controls = box.locator(f'[data-blank="{n}"]')
+    if response is None:
+        return
+    match blank:
+        case TextBlank() | NumberBlank():
+            assert isinstance(response, str)
+            controls.fill(response)
+        case ChoiceBlank(display=ChoiceDisplay.DROPDOWN):
+            assert isinstance(response, int)
+            controls.select_option(value=str(response))
+        case ChoiceBlank():
+            picks = {response} if isinstance(response, int) else response
+            assert isinstance(picks, set | frozenset)
+            for i in range(len(blank.choices)):
+                control = box.locator(f'input[data-blank="{n}"][data-choice-index="{i}"]')
+                if i in picks:
+                    control.check()
+                elif blank.multiple:
+                    control.uncheck()
+        case _:
+            assert_never(blank)
+
+
+def shown_order(box: Locator) -> list[int]:
+    """The item indexes of an ordering as the list shows them now (the items an attempt shows)."""
+    return box.evaluate(
+        "b => [...b.querySelectorAll('ol[data-role=ordering] > li:not([hidden])')]"
+        ".map(li => Number(li.dataset.itemIndex))"
+    )
+
+
+def put_in_order(box: Locator, target: Sequence[int]) -> None:
+    """Reorder an ordering's list into target (item indexes) with its move-up buttons."""
+    for place, index in enumerate(target):
+        at = shown_order(box).index(index)
+        for _ in range(at - place):
+            box.locator(f'li[data-item-index="{index}"] [data-action="move-up"]').click()
+    assert shown_order(box) == list(target)
 
 
 def review_all(page: Page) -> None:
@@ -232,7 +350,9 @@ class PageQuestion:
 
     @property
     def shuffles(self) -> bool:
-        return self.quiz.shuffle and isinstance(self.question.body, SingleChoice | MultipleChoice)
+        return self.quiz.shuffle and isinstance(
+            self.question.body, SingleChoice | MultipleChoice | CalculatedChoice
+        )
 
 
 def page_questions(page_of: Quiz | Assessment) -> list[PageQuestion]:
@@ -250,12 +370,19 @@ class Attempt:
     """The questions shown, in order."""
     choices: dict[str, list[int]]
     """Per question with choices: the source indexes of its choices in the order shown."""
+    blanks: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    """Per cloze with shuffled choice blanks: blank n -> its choices' indexes in the order shown."""
+    orderings: dict[str, list[int]] = field(default_factory=dict)
+    """Per ordering: the indexes of the items shown, in the order the attempt starts with."""
+    variants: dict[str, int] = field(default_factory=dict)
+    """Per parametric question: the number of the variant shown."""
 
 
 def predict_attempts(page_of: Quiz | Assessment, seed: int, n: int) -> list[Attempt]:
     """The first n attempts the page shows with ?seed=<seed>."""
     rng = seeded(seed)
     everything = page_questions(page_of)
+    last_variant: dict[int, int] = {}
     attempts = []
     for _ in range(n):
         if isinstance(page_of, Quiz):
@@ -269,19 +396,72 @@ def predict_attempts(page_of: Quiz | Assessment, seed: int, n: int) -> list[Atte
                     at += len(draw.candidates)
                     chosen += indexes if draw.pick is None else sample(rng, indexes, draw.pick)
                 active += shuffled(rng, chosen) if section.shuffle else chosen
-        choices = {}
+        attempt = Attempt([everything[i].question.id for i in active], {})
+        # Question by question, as quiz.js's drawAttempt: its variant (drawVariant), its choices
+        # (shuffleChoices), then its blanks or items (drawStructured).
         for i in active:
             pq = everything[i]
-            match pq.question.body:
-                case SingleChoice(choices=shown) | MultipleChoice(choices=shown):
-                    count = len(shown)
+            question = pq.question
+            body = question.body
+            if isinstance(body, Calculated | CalculatedChoice):
+                attempt.variants[question.id] = body.variants[
+                    draw_variant(rng, len(body.variants), last_variant, i)
+                ].number
+            match body:
+                case (
+                    SingleChoice(choices=shown)
+                    | MultipleChoice(choices=shown)
+                    | CalculatedChoice(choices=shown)
+                ):
+                    count: int | None = len(shown)
                 case TrueFalse():
                     count = 2
                 case _:
-                    continue
-            choices[pq.question.id] = shuffled(rng, range(count)) if pq.shuffles else list(range(count))
-        attempts.append(Attempt([everything[i].question.id for i in active], choices))
+                    count = None
+            if count is not None:
+                attempt.choices[question.id] = (
+                    shuffled(rng, range(count)) if pq.shuffles else list(range(count))
+                )
+            if isinstance(body, Cloze):
+                attempt.blanks[question.id] = {
+                    k: shuffled(rng, range(len(b.choices)))
+                    for k, b in enumerate(body.blanks, 1)
+                    if isinstance(b, ChoiceBlank) and b.shuffle and pq.quiz.shuffle
+                }
+            elif isinstance(body, Ordering):
+                attempt.orderings[question.id] = draw_ordering(rng, body)
+        attempts.append(attempt)
     return attempts
+
+
+def draw_variant(rng: Callable[[], int], k: int, last: dict[int, int], index: int) -> int:
+    """quiz.js's drawVariant: the 0-based variant of the question at page index `index`, never
+    the previous attempt's when there are two or more (`last` remembers it)."""
+    prev = last.get(index)
+    if prev is None or k < 2:
+        pick = below(rng, k)
+    else:
+        pick = below(rng, k - 1)
+        pick += pick >= prev
+    last[index] = pick
+    return pick
+
+
+def draw_ordering(rng: Callable[[], int], body: Ordering) -> list[int]:
+    """quiz.js's drawOrdering: the items shown (all, `select_count` drawn in right order, or a
+    run of adjacent ones), shuffled, and shuffled again while in the right order."""
+    n = len(body.items)
+    k = n if body.select is OrderingSelect.ALL else min(n, max(2, body.select_count))
+    shown = list(range(n))
+    if k < n and body.select is OrderingSelect.RANDOM:
+        shown = sample(rng, shown, k)
+    elif k < n:
+        start = below(rng, n - k + 1)
+        shown = shown[start : start + k]
+    order = shuffled(rng, shown)
+    while order == shown:
+        order = shuffled(rng, shown)
+    return order
 
 
 def shown_attempt(page: Page) -> Attempt:
@@ -298,13 +478,18 @@ def shown_attempt(page: Page) -> Attempt:
                 (toolbar.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) &&
                 (actions.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING));
             return [els.map(e => [Number(e.dataset.position), e.dataset.questionId,
-                                  [...e.querySelectorAll('input[data-choice-index]')]
-                                      .map(i => Number(i.dataset.choiceIndex))]), inPlace];
+                                  [...e.querySelectorAll('input[data-choice-index]:not([data-blank])')]
+                                      .map(i => Number(i.dataset.choiceIndex)),
+                                  e.dataset.variant ? Number(e.dataset.variant) : null]), inPlace];
         }"""
     )
-    assert [p for p, _, _ in got] == list(range(1, len(got) + 1)), "page order is not the attempt's"
+    assert [p for p, _, _, _ in got] == list(range(1, len(got) + 1)), "page order is not the attempt's"
     assert in_place, "a question outside the form's toolbar and buttons"
-    return Attempt([qid for _, qid, _ in got], {qid: order for _, qid, order in got if order})
+    return Attempt(
+        [qid for _, qid, _, _ in got],
+        {qid: order for _, qid, order, _ in got if order},
+        variants={qid: v for _, qid, _, v in got if v is not None},
+    )
 
 
 def attempt_points(page_of: Quiz | Assessment, ids: Iterable[str]) -> float:

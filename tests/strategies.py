@@ -11,6 +11,12 @@ no full-credit choices on a single question, negative credits, credits that do n
 on a multiple one), graded short answers with feedback and wildcards, several numerical keys with
 feedback and units, other_feedback, true/false feedback, names, combined feedback, hints,
 penalties and essay options. Without it, today's subset (right/wrong flags, no such fields).
+
+`structured=True` (on questions, quizzes, banks, rich_banks_with_assessments) also draws issue
+23's kinds: cloze questions (a Rich stem of words with Gap(1)..Gap(n) in order, text, number and
+choice blanks), orderings and descriptions. Without it, only the kinds before issue 23, so that
+existing callers draw what they always drew. `structured_questions(qid)` draws only the new
+kinds; `blanks()`, `clozes()`, `orderings()` and `cloze_stem(n)` are the parts.
 """
 
 from __future__ import annotations
@@ -24,29 +30,41 @@ from lmsexport.model import (
     Answer,
     Assessment,
     Bank,
+    Blank,
     Block,
     Body,
     BulletList,
     Candidate,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
     Code,
     CodeBlock,
+    Description,
     Difficulty,
     Draw,
     Emph,
     Essay,
+    Gap,
     Hint,
     Image,
     Inline,
+    Layout,
     LineBreak,
     Link,
     Matching,
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
     OrderedList,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     OutcomeFeedback,
     Pair,
     Para,
@@ -63,6 +81,7 @@ from lmsexport.model import (
     Strong,
     Table,
     Text,
+    TextBlank,
     TrueFalse,
     Unit,
     UnitGrading,
@@ -254,6 +273,147 @@ def essays(draw: st.DrawFn) -> Essay:
     )
 
 
+# --------------------------------------------------------------------------- cloze, ordering (issue 23)
+
+STRUCTURED_TYPES = (QuestionType.CLOZE, QuestionType.ORDERING, QuestionType.DESCRIPTION)
+"""The kinds issue 23 added (drawn only with structured=True)."""
+CLASSIC_TYPES = tuple(t for t in QuestionType if t not in STRUCTURED_TYPES)
+"""The kinds before issue 23: what every strategy draws by default."""
+
+BLANK_ANSWER = ANSWER.filter(lambda s: not any(c in s for c in "\n\t\x85\u2028"))
+"""A text blank's answer: one line (it is typed into an inline input)."""
+_CLOZE_WORD = st.one_of(
+    st.text(st.sampled_from(list('aZé0سوالہے۔中{}~=#:%/\\"<>&*[]|')), min_size=1, max_size=6),
+    st.sampled_from(["[[", "[[1]]", "]]", "{1:SHORTANSWER:=x}", "\\[[", "ZeRO-3", "1F1B", "<b>"]),
+)
+"""A word of a cloze stem's text: Moodle's cloze, GIFT, HTML and Markdown specials, and a
+literal `[[` or `[[1]]` (text, not a marker: every writer must escape it)."""
+
+
+@st.composite
+def cloze_stem(draw: st.DrawFn, n: int, rich: bool = False) -> Rich:
+    """A cloze stem with Gap(1)..Gap(n) once each, in order, as the loader reads it: one or two
+    paragraphs of words (single spaces, a LineBreak sometimes between words) and gaps; with
+    ``rich``, emphasis, code and math between the words too."""
+    paras: list[list[Inline]] = [[]]
+    pieces = draw(st.integers(n + 1, n + 4))
+    gap_at = sorted(draw(st.lists(st.integers(0, pieces - 1), min_size=n, max_size=n, unique=True)))
+    gap = 0
+    for i in range(pieces):
+        xs = paras[-1]
+        if xs and draw(st.integers(0, 5)) == 0:
+            if draw(st.booleans()) and isinstance(xs[-1], Str):
+                xs.append(LineBreak())
+            else:
+                paras.append([])
+                xs = paras[-1]
+        elif xs:
+            xs.append(Str(" "))
+        if gap < n and gap_at[gap] == i:
+            gap += 1
+            xs.append(Gap(gap))
+            continue
+        word = draw(_CLOZE_WORD)
+        if rich and draw(st.integers(0, 3)) == 0:
+            # Emphasis edged by letters: Markdown's flanking rules depend on the punctuation there.
+            styled = Str(draw(_MD_WORD))
+            # Never a formula first in a paragraph: dollarmath reads `$x$ 0` there as text.
+            kinds = [Emph((styled,)), Strong((styled,)), Code(word)] + ([Math(draw(_TEX))] if xs else [])
+            xs.append(draw(st.sampled_from(kinds)))
+        else:
+            xs.append(Str(word))
+    out = []
+    for xs in paras:
+        # A LineBreak never ends a paragraph (readers trim it), and the first one had a word.
+        while (
+            xs
+            and isinstance(xs[-1], LineBreak | Str)
+            and (isinstance(xs[-1], LineBreak) or not xs[-1].text.strip())
+        ):
+            xs.pop()
+        if xs:
+            out.append(Para(_normal(xs)))
+    return Rich(tuple(out))
+
+
+WEIGHTS = st.sampled_from([1, 1, 1, 2, 3])
+
+
+@st.composite
+def blanks(draw: st.DrawFn, everything: bool = False) -> Blank:
+    """One blank as the loader reads it: a full-credit answer, key or choice always (the loader
+    refuses a blank without); with ``everything``, graded answers, several keys, explicit and
+    negative credits, feedback, weights, displays, multiple picks and shuffling."""
+    kind = draw(st.sampled_from(["text", "number", "choice"]))
+    weight = draw(WEIGHTS) if everything else 1
+    other = draw(st.none() | TEXT) if everything else None
+    if kind == "text":
+        if everything:
+            answers = tuple(
+                a for a in draw(graded_answers()) if not any(c in a.text for c in "\n\t\x85\u2028")
+            )
+            if not any(is_full(a.credit) for a in answers):
+                answers = (Answer(draw(BLANK_ANSWER)), *answers)
+                answers = tuple({a.text: a for a in reversed(answers)}.values())[::-1]
+        else:
+            answers = tuple(
+                Answer(a) for a in draw(st.lists(BLANK_ANSWER, min_size=1, max_size=3, unique=True))
+            )
+        return TextBlank(answers, draw(st.booleans()), other, weight)
+    if kind == "number":
+        if everything:
+            keys = [draw(numeric_key(True)) for _ in range(draw(st.integers(1, 3)))]
+            if not any(is_full(k.credit) for k in keys):
+                keys[draw(st.integers(0, len(keys) - 1))] = replace(keys[0], credit=1.0)
+            return NumberBlank(tuple(keys), other, weight)
+        return NumberBlank((draw(numeric_key()),))
+    multiple = everything and draw(st.booleans())
+    if everything and draw(st.booleans()):
+        cs = list(draw(credited_choices(multiple)))
+        if not multiple and not any(c.full for c in cs):
+            i = draw(st.integers(0, len(cs) - 1))
+            cs[i] = replace(cs[i], credit=1.0)
+    else:
+        cs = list(draw(choices(multiple)))
+    display = (
+        draw(st.sampled_from([ChoiceDisplay.VERTICAL, ChoiceDisplay.HORIZONTAL]))
+        if multiple
+        else draw(st.sampled_from(list(ChoiceDisplay)))
+        if everything
+        else ChoiceDisplay.DROPDOWN
+    )
+    shuffle = everything and draw(st.booleans())
+    return ChoiceBlank(tuple(cs), display, multiple, shuffle, weight)
+
+
+@st.composite
+def clozes(draw: st.DrawFn, everything: bool = False) -> Cloze:
+    """1 to 4 blanks (the stem, cloze_stem(len(blanks)), is the question's)."""
+    return Cloze(tuple(draw(blanks(everything)) for _ in range(draw(st.integers(1, 4)))))
+
+
+@st.composite
+def orderings(draw: st.DrawFn, everything: bool = False) -> Ordering:
+    """2 to 6 distinct items; with ``everything``, any grading, subset, layout and numbering."""
+    items = tuple(draw(st.lists(TEXT, min_size=2, max_size=6, unique=True)))
+    if not everything:
+        return Ordering(items, draw(st.sampled_from(list(OrderingGrading))))
+    select = OrderingSelect.ALL
+    count = 0
+    if len(items) >= 3 and draw(st.booleans()):
+        select = draw(st.sampled_from([OrderingSelect.RANDOM, OrderingSelect.CONTIGUOUS]))
+        count = draw(st.integers(2, len(items) - 1))
+    return Ordering(
+        items,
+        draw(st.sampled_from(list(OrderingGrading))),
+        select,
+        count,
+        draw(st.sampled_from(list(Layout))),
+        draw(st.sampled_from(list(Numbering))),
+        draw(st.booleans()),
+    )
+
+
 @st.composite
 def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False) -> Body:
     """A body of the given kind, as the loader reads it from today's source format (with
@@ -301,6 +461,12 @@ def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False) -> Bo
             return Matching(pairs, distractors)
         case QuestionType.ESSAY:
             return draw(essays()) if everything else Essay()
+        case QuestionType.CLOZE:
+            return draw(clozes(everything))
+        case QuestionType.ORDERING:
+            return draw(orderings(everything))
+        case QuestionType.DESCRIPTION:
+            return Description()
         case _:
             assert_never(qtype)
 
@@ -317,33 +483,48 @@ PENALTY = st.sampled_from([None, 0.0, 0.1, 0.25, 0.5, 1.0])
 
 @st.composite
 def questions(
-    draw: st.DrawFn, qid: str, qtype: QuestionType | None = None, everything: bool = False
+    draw: st.DrawFn,
+    qid: str,
+    qtype: QuestionType | None = None,
+    everything: bool = False,
+    structured: bool = False,
 ) -> Question:
-    qtype = qtype or draw(st.sampled_from(list(QuestionType)))
+    """A question of ``qtype``, else of any kind (issue 23's too only with ``structured``)."""
+    qtype = qtype or draw(st.sampled_from(list(QuestionType) if structured else list(CLASSIC_TYPES)))
     body = draw(bodies(qtype, everything))
+    stem: Text = draw(cloze_stem(len(body.blanks))) if isinstance(body, Cloze) else draw(TEXT)
+    description = isinstance(body, Description)
     question = Question(
         id=qid,
-        stem=draw(TEXT),
+        stem=stem,
         body=body,
         explanation=draw(st.none() | TEXT),
-        points=draw(st.sampled_from([1.0, 2.0, 0.5, 3.0])),
+        points=0.0 if description else draw(st.sampled_from([1.0, 2.0, 0.5, 3.0])),
         lang=draw(LANG),
         tags=draw(TAGS),
     )
     if not everything:
         return question
-    question = replace(
-        question,
-        feedback=draw(OUTCOME_FEEDBACK),
-        hints=draw(HINTS),
-        penalty=draw(PENALTY),
-    )
+    if not description:
+        question = replace(
+            question,
+            feedback=draw(OUTCOME_FEEDBACK),
+            hints=draw(HINTS),
+            penalty=draw(PENALTY),
+        )
     # A name equal to the one writers derive from the stem is no name (loader and readers
     # give back None for it).
     name = draw(st.none() | NAME)
     if name is not None and name != name_from_stem(question):
         question = replace(question, name=name)
     return question
+
+
+def structured_questions(qid: str, everything: bool = False) -> st.SearchStrategy[Question]:
+    """A question of one of issue 23's kinds only: a cloze, an ordering or a description."""
+    return st.sampled_from(STRUCTURED_TYPES).flatmap(
+        lambda t: questions(qid, t, everything=everything, structured=True)
+    )
 
 
 def canonical_langs(quiz: Quiz) -> Quiz:
@@ -356,8 +537,17 @@ def canonical_langs(quiz: Quiz) -> Quiz:
             case SingleChoice(choices) | MultipleChoice(choices):
                 bare = tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in choices)
                 q = replace(q, body=replace(q.body, choices=bare))
+            case Cloze(blanks_):
+                q = replace(q, body=Cloze(tuple(_bare_blank(b, lang) for b in blanks_)))
         out.append(q)
     return replace(quiz, questions=tuple(out))
+
+
+def _bare_blank(blank: Blank, lang: str) -> Blank:
+    if isinstance(blank, ChoiceBlank):
+        bare = tuple(replace(c, lang=c.lang if c.lang != lang else None) for c in blank.choices)
+        return replace(blank, choices=bare)
+    return blank
 
 
 IDS = st.text("abcxyz0129-._", max_size=8).map(lambda s: "q" + s)
@@ -365,7 +555,11 @@ IDS = st.text("abcxyz0129-._", max_size=8).map(lambda s: "q" + s)
 
 @st.composite
 def quizzes(
-    draw: st.DrawFn, quiz_id: str = "quiz-1", qids: list[str] | None = None, everything: bool = False
+    draw: st.DrawFn,
+    quiz_id: str = "quiz-1",
+    qids: list[str] | None = None,
+    everything: bool = False,
+    structured: bool = False,
 ) -> Quiz:
     if qids is None:
         qids = draw(st.lists(IDS, min_size=1, max_size=4, unique_by=str.casefold))
@@ -374,7 +568,7 @@ def quizzes(
             id=quiz_id,
             title=draw(TEXT),
             lang=draw(st.sampled_from(["ur", "en"])),
-            questions=tuple(draw(questions(i, everything=everything)) for i in qids),
+            questions=tuple(draw(questions(i, everything=everything, structured=structured)) for i in qids),
             description=draw(st.none() | TEXT),
             difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
             category=draw(st.none() | st.sampled_from(["a/b", "llm-training/zero", "کورس/حصہ"])),
@@ -384,7 +578,7 @@ def quizzes(
 
 
 @st.composite
-def banks(draw: st.DrawFn, everything: bool = False) -> Bank:
+def banks(draw: st.DrawFn, everything: bool = False, structured: bool = False) -> Bank:
     """One to three quizzes; question ids unique across the bank, also ignoring case."""
     n = draw(st.integers(1, 3))
     qids = draw(st.lists(IDS, min_size=n, max_size=n + 6, unique_by=str.casefold))
@@ -394,7 +588,7 @@ def banks(draw: st.DrawFn, everything: bool = False) -> Bank:
         else []
     )
     groups = [qids[a:b] for a, b in zip([0, *cuts], [*cuts, len(qids)], strict=True)]
-    return Bank(tuple(draw(quizzes(f"quiz-{i}", g, everything)) for i, g in enumerate(groups)))
+    return Bank(tuple(draw(quizzes(f"quiz-{i}", g, everything, structured)) for i, g in enumerate(groups)))
 
 
 # --------------------------------------------------------------------------- rich text
@@ -650,6 +844,15 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
             body = replace(body, keys=keys, other_feedback=opt(body.other_feedback))
         case Essay():
             body = replace(body, template=opt(body.template), grader_info=opt(body.grader_info))
+        case Cloze(blanks_):
+            stem = draw(cloze_stem(len(blanks_), rich=True)) if draw(st.booleans()) else question.stem
+            body = Cloze(tuple(_richer_blank(draw, b, opt, maybe) for b in blanks_))
+        case Ordering(items):
+            richer_items = tuple(maybe(t, INLINE_RICH) for t in items)
+            if len(set(richer_items)) == len(richer_items):
+                body = replace(body, items=richer_items)
+        case Description():
+            pass
     feedback = question.feedback
     feedback = replace(
         feedback,
@@ -659,6 +862,30 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
     )
     hints = tuple(replace(h, text=maybe(h.text, RICH)) for h in question.hints)
     return replace(question, stem=stem, explanation=explanation, body=body, feedback=feedback, hints=hints)
+
+
+def _richer_blank(draw: st.DrawFn, blank: Blank, opt, maybe) -> Blank:  # type: ignore[no-untyped-def]
+    match blank:
+        case ChoiceBlank(choices_):
+            richer = tuple(
+                replace(c, text=maybe(c.text, INLINE_RICH), feedback=opt(c.feedback)) for c in choices_
+            )
+            if len({c.text for c in richer}) == len(richer):
+                return replace(blank, choices=richer)
+            return blank
+        case TextBlank(answers, other_feedback=other):
+            return replace(
+                blank,
+                answers=tuple(replace(a, feedback=opt(a.feedback)) for a in answers),
+                other_feedback=opt(other),
+            )
+        case NumberBlank(keys, other_feedback=other):
+            return replace(
+                blank,
+                keys=tuple(replace(k, feedback=opt(k.feedback)) for k in keys),
+                other_feedback=opt(other),
+            )
+    raise AssertionError(blank)
 
 
 def _cut(draw: st.DrawFn, items: list[T], most: int) -> list[list[T]]:
@@ -698,9 +925,9 @@ def assessment_over(draw: st.DrawFn, bank: Bank, ident: str = "exam-0") -> Asses
 
 
 @st.composite
-def rich_banks_with_assessments(draw: st.DrawFn, everything: bool = False) -> Bank:
+def rich_banks_with_assessments(draw: st.DrawFn, everything: bool = False, structured: bool = False) -> Bank:
     """banks() with rich texts mixed in and one or two assessments over it."""
-    bank = draw(banks(everything))
+    bank = draw(banks(everything, structured))
     quizzes = tuple(
         replace(
             quiz,

@@ -325,3 +325,170 @@ def test_canvas_keeps_names_right_answers_and_feedback_never_a_partial_credit(tm
     assert [(a["exact"], round(a["margin"], 9), "comments" in a) for a in numerical["answers"]] == [  # type: ignore[index]
         (1.875, 0.03, True)
     ]
+
+
+# --------------------------------------------------------------------------- blanks and text only
+#
+# What Canvas's fill_in_the_blank.rb makes of a converted fill-in-multiple-blanks or
+# multiple-dropdowns item (``process_canvas``, then ``get_feedback``'s ``feedback_N_fb`` rule,
+# assessment_item_converter.rb), and what create_instructure_question does with a text_only_question
+# (no parsing: its text and points only), by small Python copies of those reads.
+
+
+def canvas_blanks(path: Path) -> dict[str, object]:
+    doc = etree.parse(str(path)).getroot()
+    kind = doc.find(f".//{QTI2}instructureField[@name='question_type']").get("value")
+    points = doc.find(f".//{QTI2}instructureField[@name='points_possible']").get("value")
+    body = doc.find(f"{QTI2}itemBody")
+    # question_text: the itemBody > div texts (no prompts for these two types)
+    texts = [_text(div) for div in body.findall(f"{QTI2}div")]
+    question: dict[str, object] = {"question_type": kind, "points": float(points), "question_text": texts}
+    if kind == "text_only_question":
+        return question  # create_instructure_question skips parse_question_data and get_feedback
+    answers: dict[str, dict[str, object]] = {}
+    for ci in doc.iter(f"{QTI2}choiceInteraction"):
+        blank_id = re.sub(r"^response_", "", ci.get("responseIdentifier") or "")
+        for choice in ci.iter(f"{QTI2}simpleChoice"):
+            answers[choice.get("identifier")] = {
+                "blank_id": blank_id,
+                "text": "".join(choice.itertext()).strip(),
+                "weight": 0 if kind == "multiple_dropdowns_question" else 100,
+            }
+    if kind == "multiple_dropdowns_question":
+        for r_if in doc.iter(f"{QTI2}responseIf", f"{QTI2}responseElseIf"):
+            if r_if.find(f"{QTI2}setOutcomeValue[@identifier='SCORE']/{QTI2}sum") is None:
+                continue
+            base = r_if.find(f".//{QTI2}match/{QTI2}baseValue[@baseType='identifier']")
+            if base is not None and (base.text or "").strip() in answers:
+                answers[(base.text or "").strip()]["weight"] = 100
+    for f in doc.iter(f"{QTI2}modalFeedback"):
+        ident = f.get("identifier") or ""
+        if re.search(r"wrong|incorrect|(_IC$)", ident, re.I):
+            question["incorrect_comments"] = _text(f.find(f".//{QTI2}div"))
+        elif re.search(r"correct|(_C$)", ident, re.I):
+            question["correct_comments"] = _text(f.find(f".//{QTI2}div"))
+        elif (m := re.search(r"feedback_(\d*)_fb", ident, re.I)) and (
+            answer := answers.get(f"RESPONSE_{m.group(1)}")
+        ) is not None:
+            answer["comments"] = _text(f.find(f".//{QTI2}div"))
+    question["answers"] = list(answers.values())
+    return question
+
+
+def test_canvas_reads_blanks_dropdowns_and_text_only_as_written(tmp_path: Path) -> None:
+    """The structured case through the converter and Canvas's reads: a description is a
+    text_only_question worth 0; each cloze's text keeps a ``[blank_id]`` per blank; a fill-in
+    blank's answers are the accepted ones (a number blank's value as text, a mixed cloze's choice
+    blank its right choice's text), every one right; a drop-down's right choices are those its
+    conditions score; each answer's feedback reaches it; an ordering is a matching question."""
+    from lmsexport.model import Cloze, Description, Ordering
+    from lmsexport.writers import qti12
+
+    bank = load_paths([CASES / "structured"])
+    for quiz in bank.quizzes:
+        out = convert(build(Bank((quiz,)), ["qti12"]).files[f"qti12/{quiz.id}.zip"], tmp_path / quiz.id)
+        for q in quiz.questions:
+            path = out / "assessmentItems" / f"{q.id}.xml"
+            match q.body:
+                case Description():
+                    got = canvas_blanks(path)
+                    assert (got["question_type"], got["points"]) == ("text_only_question", 0.0)
+                    assert got["question_text"]
+                case Cloze():
+                    got = canvas_blanks(path)
+                    assert got["question_type"] == qti12.canvas_type(q)
+                    (text,) = got["question_text"]  # type: ignore[misc]
+                    n = len(q.body.blanks)
+                    assert re.findall(r"\[(blank\d+)\]", text) == [f"blank{i}" for i in range(1, n + 1)]
+                    expected = [
+                        {
+                            "blank_id": qti12.blank_ident(i),
+                            "text": e.text,
+                            "weight": 100 if e.right else 0,
+                            "comments": e.feedback is not None,
+                        }
+                        for i, entries in enumerate(qti12.blank_entries(q.body), 1)
+                        for e in entries
+                    ]
+                    for answer in got["answers"]:  # type: ignore[attr-defined]
+                        answer["comments"] = bool(answer.get("comments"))
+                    assert got["answers"] == expected
+                case Ordering():
+                    kind = etree.parse(str(path)).find(f".//{QTI2}instructureField[@name='question_type']")
+                    assert kind.get("value") == "matching_question"
+
+
+# --------------------------------------------------------------------------- calculated questions
+#
+# A calculated question through the converter: it keeps Canvas's own ``itemproc_extension``
+# (imsqtiv1.py CalculatedNode ... imsqti.py Calculated.WriteXML) and marks the item Calculated,
+# which Canvas's question_type_educated_guesser.rb routes to calculated_interaction.rb. Read here
+# as that converter reads it (parse_question_data: ``calculated formula``, answer_tolerance kept
+# as a string unless all digits and dots, ``vars var``, ``var_sets var_set`` with answer.to_f).
+
+
+def _canvas_calculated(item: etree._Element) -> dict[str, object]:
+    calc = item.find(".//{*}itemproc_extension/{*}calculated")
+    assert calc is not None
+    tolerance = calc.findtext("{*}answer_tolerance")
+    return {
+        "formula": calc.findtext(".//{*}formula"),
+        "answer_tolerance": float(tolerance) if re.fullmatch(r"[\d.]+", tolerance or "") else tolerance,
+        "formula_decimal_places": int(calc.find("{*}formulas").get("decimal_places")),
+        "variables": [
+            (v.get("name"), int(v.get("scale")), float(v.findtext("{*}min")), float(v.findtext("{*}max")))
+            for v in calc.find("{*}vars")
+        ],
+        "answers": [
+            (
+                {v.get("name"): float(v.text) for v in vs.iter("{*}var")},
+                float(vs.findtext("{*}answer")),
+            )
+            for vs in calc.iter("{*}var_set")
+        ],
+    }
+
+
+def test_a_calculated_question_reaches_canvas_with_its_variable_sets(tmp_path: Path) -> None:
+    from test_qti12_parametric import functions, quiz, zero1_choice, zero3
+
+    from lmsexport.formula import format_value
+    from lmsexport.model import Calculated
+    from lmsexport.variants import shown_values
+    from lmsexport.writers import WriteContext
+    from lmsexport.writers.qti12 import build_qti12
+
+    calc, other, choice = zero3(), functions(), zero1_choice()
+    qz = quiz(calc, other, choice)
+    package = build_qti12(Bank((qz,)), WriteContext(formats=("qti12",))).files[f"qti12/{qz.id}.zip"]
+    out = convert(package, tmp_path)
+    for q in (calc, other):
+        assert isinstance(q.body, Calculated)
+        item = etree.parse(str(out / "assessmentItems" / f"{q.id}.xml")).getroot()
+        kind = item.find(".//{*}instructureField[@name='question_type']").get("value")
+        assert "calculated" in kind.lower()  # question_type_educated_guesser: custom_type =~ /calculated/
+        got = _canvas_calculated(item)
+        assert got["answer_tolerance"] == ("1%" if q is calc else 0.001)
+        assert got["formula_decimal_places"] == q.body.decimals
+        assert [v[0] for v in got["variables"]][:2] == [v.name for v in q.body.params.variables]
+        answers = got["answers"]
+        assert len(answers) == len(q.body.variants)
+        for (values, answer), variant in zip(answers, q.body.variants, strict=True):
+            shown = shown_values(q.body.params, variant)
+            assert values == {n: float(shown[n]) for n in values}
+            assert answer == float(format_value(variant.answer or 0.0, q.body.decimals))
+        # the stem Canvas fills in: every [name] it holds is a variable of each var_set
+        stem = "".join(d.text or "" for d in item.iter(f"{QTI2}div") if d.get("class") == "html")
+        assert set(re.findall(r"\[([A-Za-z]\w*)\]", stem)) <= {v[0] for v in got["variables"]}
+    test = etree.parse(str(out / "assessmentTests" / f"{qz.id}.xml")).getroot()
+    entries = canvas_entries(test.find(f"{QTI2}testPart"))
+    assert entries == [
+        calc.id,
+        other.id,
+        {
+            "title": "ZeRO-1, [N]B parameters on [G] GPUs: GB per GPU?",
+            "pick_count": 1,
+            "question_points": 1.0,
+            "questions": [f"{choice.id}-v{n:03d}" for n in range(1, 7)],
+        },
+    ]

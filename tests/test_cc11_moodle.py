@@ -194,3 +194,38 @@ def test_what_moodle_keeps_of_credits_names_and_feedback(tmp_path: Path) -> None
     assert ("cr-offload-config-key", "cc11.answer-feedback-not-carried") in rules
     assert ("cr-zero3-memory", "cc11.feedback-not-carried") in rules
     assert ("cr-zero3-memory", "cc11.credit-not-carried") in rules
+
+
+def test_moodle_takes_each_part_of_the_new_kinds(tmp_path: Path) -> None:
+    """Issue 23's kinds in the 1.1 cartridge as Moodle's restore reads them (tests/cases/structured):
+    each cloze blank a question of its own (a text or number blank shortanswer, a choice blank
+    multichoice), each ordering item a multichoice question whose choices are the positions, no
+    question for a description (the profile has no text-only item); every image found."""
+    from lmsexport.model import ChoiceBlank, Cloze, Description, Ordering
+
+    bank = load_paths([CASES / "structured"])
+    reads = moodle_reads(build(bank, ["cc11"]).files["cc11/bank-cc11.imscc"], tmp_path)
+    assert reads["detected"] is True and reads["valid"] is True, reads["errors"]
+    got = {quiz["resource"]: quiz["questions"] for quiz in reads["quizzes"]}
+    for quiz in bank.quizzes:
+        questions = {q["ident"]: q for q in got[f"RES-{quiz.id}"]}
+        expected: dict[str, str] = {}
+        for q in quiz.questions:
+            match q.body:
+                case Description():
+                    assert not any(i == q.id or i.startswith(f"{q.id}-") for i in questions)
+                case Cloze(blanks=blanks):
+                    for n, b in enumerate(blanks, 1):
+                        ident = q.id if len(blanks) == 1 else f"{q.id}-{n}"
+                        expected[ident] = "multichoice" if isinstance(b, ChoiceBlank) else "shortanswer"
+                case Ordering(items=its):
+                    for i in range(1, len(its) + 1):
+                        expected[f"{q.id}-{i}"] = "multichoice"
+                        answers = sorted(questions[f"{q.id}-{i}"]["answers"], key=lambda a: str(a))
+                        assert len(answers) == len(its)
+                case _:
+                    pass
+        assert {i: questions[i]["moodle_type"] for i in expected} == expected
+        for q in questions.values():
+            for image in q["images"]:
+                assert image["exists"], image

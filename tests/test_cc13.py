@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from lmsexport import validate_qti12 as v
@@ -586,3 +588,227 @@ def test_the_credits_cartridges_are_golden(build_cc, golden) -> None:  # type: i
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         for name in zf.namelist():
             golden(expected / folder / name, zf.read(name))
+
+
+# --------------------------------------------------------------------------- cloze, ordering, description
+
+STRUCTURED = Path(__file__).parent / "cases" / "structured"
+
+
+def _structured() -> Bank:
+    from lmsexport.source import load_paths
+
+    return load_paths([STRUCTURED])
+
+
+def _expected_items(quiz: Quiz) -> list[tuple[str, str]]:
+    """(ident, profile) of the items a quiz's new kinds become: a description none, a cloze one per
+    blank (a text or number blank cc.fib, a choice blank a choice), an ordering one
+    cc.multiple_choice per item (its matching stand-in split)."""
+    from lmsexport.model import ChoiceBlank, Cloze, Description, NumberBlank, Ordering, TextBlank
+
+    out = []
+    for q in quiz.questions:
+        match q.body:
+            case Description():
+                pass
+            case Cloze(blanks=blanks):
+                for n, b in enumerate(blanks, 1):
+                    ident = q.id if len(blanks) == 1 else f"{q.id}-{n}"
+                    if isinstance(b, TextBlank | NumberBlank):
+                        out.append((ident, "cc.fib.v0p1"))
+                    elif isinstance(b, ChoiceBlank) and not b.multiple:
+                        out.append((ident, "cc.multiple_choice.v0p1"))
+                    else:
+                        out.append((ident, "cc.multiple_response.v0p1"))
+            case Ordering(items=its):
+                out += [(f"{q.id}-{i}", "cc.multiple_choice.v0p1") for i in range(1, len(its) + 1)]
+            case _:
+                out.append((q.id, cc13.PROFILES[q.type]))
+    return out
+
+
+def test_the_new_kinds_are_what_the_profile_can_ask() -> None:
+    bank = _structured()
+    got = docs(bank)
+    for quiz in bank.quizzes:
+        tree = got[f"{quiz.id}/assessment.xml"]
+        items = [(i.get("ident"), fields(i)["cc_profile"]) for i in tree.iterfind(".//q:item", Q)]
+        assert items == _expected_items(quiz)
+        for item in tree.iterfind(".//q:item", Q):
+            # a cloze part shows the text with its blanks as [n] (the profile's items have no gaps)
+            assert item.find(".//q:response_str", Q) is None or len(item.findall(".//q:response_str", Q)) == 1
+
+
+def test_the_structured_cartridges_are_valid_and_name_every_loss() -> None:
+    bank = _structured()
+    for build_cc, fmt in ((build_cc13, "cc13"), (build_cc11, "cc11")):
+        out = build_cc(bank, WriteContext(formats=(fmt,)))
+        ((path, data),) = out.files.items()
+        assert validate_cartridge(data, path) == []
+        rules = {(w.message.split("'")[1], w.rule) for w in out.warnings}
+        assert ("st-intro", f"{fmt}.description-not-carried") in rules
+        assert ("st-bubble", f"{fmt}.cloze-split") in rules
+        assert ("st-bubble", f"{fmt}.numerical-as-fib") in rules
+        assert ("st-zero-blanks", f"{fmt}.feedback-not-carried") in rules
+        assert ("st-zero3-forward", f"{fmt}.ordering-as-matching") in rules
+        assert ("st-zero3-forward", f"{fmt}.matching-split") in rules
+        keyed = [(w.message.split("'")[1], w.rule) for w in out.warnings if w.message.startswith("question")]
+        assert len(keyed) == len(set(keyed))  # one per question and element
+
+
+def test_a_cloze_part_shows_the_blanks_as_numbers_and_asks_one() -> None:
+    from lmsexport.model import Cloze, Gap, Str, inlines_of
+
+    quiz = next(q for q in _structured().quizzes if q.id == "structured")
+    q = next(q for q in quiz.questions if q.id == "st-zero-blanks")
+    assert isinstance(q.body, Cloze)
+    parts = cc13.cloze_parts(q, q.points, set())
+    assert [p.id for p, _ in parts] == [f"st-zero-blanks-{n}" for n in range(1, len(q.body.blanks) + 1)]
+    assert sum(points for _, points in parts) == pytest.approx(q.points)
+    weights = [b.weight for b in q.body.blanks]
+    assert [points for _, points in parts] == pytest.approx([q.points * w / sum(weights) for w in weights])
+    for n, (part, _) in enumerate(parts, 1):
+        inlines = list(inlines_of(part.stem))
+        assert not any(isinstance(x, Gap) for x in inlines)
+        words = "".join(x.text for x in inlines if isinstance(x, Str))
+        assert all(f"[{k}]" in words for k in range(1, len(parts) + 1)) and words.endswith(f"[{n}]")
+
+
+@pytest.mark.parametrize("build_cc", [build_cc13, build_cc11], ids=["cc13", "cc11"])
+def test_the_structured_cartridges_are_golden(build_cc, golden) -> None:  # type: ignore[no-untyped-def]
+    ((path, data),) = build_cc(_structured(), CTX).files.items()
+    folder = Path(path).with_suffix("").as_posix()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for name in zf.namelist():
+            golden(STRUCTURED / "expected" / folder / name, zf.read(name))
+
+
+def test_a_cartridge_of_the_new_kinds_reads_back_as_its_parts() -> None:
+    """What lmsexport's reader makes of the cartridge: each part a question of its own (a cartridge
+    item cannot say it was part of a cloze); nothing for a description."""
+    from lmsexport.readers.packagefiles import ZipFiles
+    from lmsexport.readers.qti12 import read_package
+
+    bank = _structured()
+    ((path, data),) = build_cc13(bank, CTX).files.items()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        found = read_package(ZipFiles(zf, path), path)
+    read = {dq.raw_id for quiz in found.quizzes for dq in quiz.questions}
+    assert {i for quiz in bank.quizzes for i, _ in _expected_items(quiz)} <= read
+    assert "st-intro" not in read
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_structured_quiz_makes_valid_cartridges_that_read_back_stably(data: st.DataObject) -> None:
+    """Any quiz of issue 23's kinds: both cartridges are valid (the build validates them, the
+    untrusted-package check too), and import -> build -> import of the 1.3 one changes nothing."""
+    from strategies import canonical_langs, structured_questions
+
+    from lmsexport.readers.packagefiles import ZipFiles
+    from lmsexport.readers.qti12 import read_package
+
+    qs = tuple(data.draw(structured_questions(f"q{i}", everything=True)) for i in range(3))
+    quiz = canonical_langs(Quiz("sq", "T", data.draw(st.sampled_from(["ur", "en"])), qs))
+
+    def read(bank: Bank) -> list[Question]:
+        ((path, blob),) = build_cc13(bank, CTX).files.items()
+        assert validate_cartridge(blob, path) == []
+        with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+            found = read_package(ZipFiles(zf, path), path)
+        return [replace(dq.question, id=dq.raw_id or "") for q in found.quizzes for dq in q.questions]
+
+    out11 = build_cc11(Bank((quiz,)), WriteContext(formats=("cc11",)))
+    if not cc13.holds_items(quiz, cc13.CC11):  # only descriptions: no cartridge, and a warning
+        assert out11.files == {} and "cc11.quiz-not-carried" in {w.rule for w in out11.warnings}
+        return
+    ((path11, blob11),) = out11.files.items()
+    assert validate_cartridge(blob11, path11) == []
+    first = read(Bank((quiz,)))
+    written = {cc.ident for cc in cc13.cc_items(quiz, {q.id for q in quiz.questions})}
+    assert {q.id for q in first} == written
+    again = read(Bank((replace(quiz, questions=tuple(first)),)))
+    assert again == first
+
+
+def test_a_quiz_of_only_descriptions_is_left_out_of_the_cartridge(types_bank: Bank) -> None:
+    """The profile wants an assessment's section to hold an item: a quiz with nothing but
+    descriptions is left out, with a warning, and the rest of the cartridge is written."""
+    from lmsexport.model import Description
+
+    notes = Quiz("notes", "Notes", "ur", (Question(id="n1", stem="ZeRO", body=Description(), points=0.0),))
+    bank = Bank((*types_bank.quizzes, notes))
+    for build_cc, fmt in ((build_cc13, "cc13"), (build_cc11, "cc11")):
+        out = build_cc(bank, WriteContext(formats=(fmt,)))
+        ((path, data),) = out.files.items()
+        assert validate_cartridge(data, path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            assert not any(n.startswith("notes/") for n in zf.namelist())
+        assert {w.rule for w in out.warnings} >= {f"{fmt}.quiz-not-carried", f"{fmt}.description-not-carried"}
+        assert [p for p, _, _ in cc13.cartridge_documents(bank, cc13.VERSIONS[fmt])] == [
+            p for p, _, _ in cc13.cartridge_documents(Bank(types_bank.quizzes), cc13.VERSIONS[fmt])
+        ]
+
+
+# --------------------------------------------------------------------------- parametric questions
+#
+# The profile has no calculated type and no random draw (the CC 1.1 QTI profile's XSD annotation:
+# "the itemproc_extension structure has been removed", "the entire Selection and Ordering ...
+# removed"): the assessment asks a parametric question's first variant as an ordinary question,
+# and the 1.3 question bank holds every variant (variants.instantiate), named per question.
+
+
+def _parametric_bank() -> Bank:
+    from test_qti12_parametric import bubble, quiz, zero1_choice, zero3
+
+    return Bank((quiz(zero3(), bubble(), zero1_choice()),))
+
+
+def _members(data: bytes) -> dict[str, etree._Element]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {n: etree.fromstring(zf.read(n)) for n in zf.namelist() if n.endswith(".xml")}
+
+
+def test_a_parametric_question_is_its_first_variant_and_the_bank_holds_every_one() -> None:
+    from lmsexport.formula import format_value
+    from lmsexport.model import Calculated
+
+    bank = _parametric_bank()
+    (qz,) = bank.quizzes
+    out = build_cc13(bank, CTX)
+    ((path, data),) = out.files.items()
+    assert validate_cartridge(data, path) == []
+    docs = _members(data)
+    assessment = docs[f"{qz.id}/assessment.xml"]
+    asked = [i.get("ident") for i in assessment.iter("{*}item")]
+    assert asked == [f"{q.id}-v001" for q in qz.questions]
+    (bank_doc,) = [d for n, d in docs.items() if n.startswith("banks/")]
+    held = [i.get("ident") for i in bank_doc.iter("{*}item")]
+    assert held == [f"{q.id}-v{v.number:03d}" for q in qz.questions for v in q.body.variants]  # type: ignore[union-attr]
+    for q in qz.questions:
+        if not isinstance(q.body, Calculated):
+            continue
+        item = next(i for i in assessment.iter("{*}item") if i.get("ident") == f"{q.id}-v001")
+        first = q.body.variants[0]
+        assert first.answer is not None
+        # the fill-in-the-blank accepts the key as shown with the question's decimals
+        typed = [e.text for e in item.iter("{*}varequal")]
+        assert typed == [str(float(format_value(first.answer, q.body.decimals))).removesuffix(".0")]
+        assert "{" not in "".join(m.text or "" for m in item.iter("{*}mattext"))
+    rules = [w.rule for w in out.warnings if w.rule == "cc13.variants-not-carried"]
+    assert len(rules) == len(qz.questions)
+
+
+def test_a_11_cartridge_has_the_first_variant_only_named() -> None:
+    bank = _parametric_bank()
+    (qz,) = bank.quizzes
+    out = build_cc11(bank, WriteContext(formats=("cc11",)))
+    ((path, data),) = out.files.items()
+    assert validate_cartridge(data, path) == []
+    docs = _members(data)
+    asked = [i.get("ident") for n, d in docs.items() if n != "imsmanifest.xml" for i in d.iter("{*}item")]
+    assert asked == [f"{q.id}-v001" for q in qz.questions]
+    warnings = [w for w in out.warnings if w.rule == "cc11.variants-not-carried"]
+    assert len(warnings) == len(qz.questions)
+    assert all("not written (a 1.1 cartridge has no question bank)" in w.message for w in warnings)

@@ -50,6 +50,14 @@ SHAPE_RULES = frozenset(
         "source.bad-response-format",
         "source.too-long",
         "source.empty-text",
+        # issue 23: cloze blanks, orderings
+        "source.bad-blank-type",
+        "source.bad-display",
+        "source.no-blanks",
+        "source.too-few-items",
+        "source.bad-grading",
+        "source.bad-layout",
+        "source.bad-numbering",
     }
 )
 """Loader rules about the shape of a file, which the schema can express too."""
@@ -129,3 +137,69 @@ def test_enough_of_the_corpus_is_shape_errors() -> None:
         if errors and all(d.rule in SHAPE_RULES for d in errors):
             shape += 1
     assert shape >= 30
+
+
+@pytest.mark.parametrize(
+    ("question", "accepted"),
+    [
+        ({"type": "cloze", "blanks": [{"type": "numerical", "answer: ": 1}]}, False),
+        (
+            {
+                "type": "cloze",
+                "blanks": [{"type": "numerical", "answer": 0.2, "tolerance": 0.005, "weight": 2}],
+            },
+            True,
+        ),
+        ({"type": "cloze", "blanks": [{"type": "numerical", "tolerance": 1, "range": [0, 2]}]}, False),
+        ({"type": "cloze", "blanks": [{"type": "short_answer", "answers": ["a"], "choices": []}]}, False),
+        (
+            {
+                "type": "cloze",
+                "blanks": [
+                    {"type": "choice", "display": "inline", "choices": [{"text": "a"}, {"text": "b"}]}
+                ],
+            },
+            False,
+        ),
+        ({"type": "cloze", "blanks": [{"answers": ["a"]}]}, False),
+        ({"type": "cloze", "blanks": [{"type": "short_answer", "answers": ["a"], "weight": 0}]}, False),
+        ({"type": "cloze", "blanks": []}, False),
+        (
+            {
+                "type": "ordering",
+                "items": ["a", "b", "c"],
+                "select": {"type": "random", "count": 2},
+                "numbering": "iii",
+            },
+            True,
+        ),
+        ({"type": "ordering", "items": ["a"]}, False),
+        ({"type": "ordering", "items": ["a", "b"], "grading": "per_item"}, False),
+        ({"type": "ordering", "items": ["a", "b"], "select": {"type": "all", "count": 2}}, False),
+        ({"type": "description"}, True),
+        ({"type": "description", "points": 1}, False),
+        ({"type": "description", "hints": ["h"]}, False),
+        ({"type": "description", "blanks": []}, False),
+    ],
+)
+def test_the_new_kinds_shapes(question: dict, accepted: bool) -> None:
+    """Issue 23's shapes: a blank's keys follow its `type`, an ordering's `select`, and a
+    description takes no points, feedback, hints or penalty; the loader agrees on each."""
+    import json as _json
+
+    doc = {
+        "id": "q",
+        "title": "T",
+        "lang": "en",
+        "questions": [{"id": "a", "stem": "[[1]]", "explanation": "e", **question}],
+    }
+    assert (list(VALIDATOR.iter_errors(doc)) == []) is accepted, question
+    from lmsexport.errors import SourceError
+    from lmsexport.source import load_text
+
+    text = _json.dumps(doc, ensure_ascii=False)  # JSON is YAML
+    if accepted:
+        load_text(text, "q.yaml")
+    else:
+        with pytest.raises(SourceError):
+            load_text(text, "q.yaml")

@@ -25,10 +25,13 @@ from lmsexport.model import (
     Choice,
     Essay,
     Hint,
+    Layout,
     Matching,
     MultipleChoice,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingGrading,
     OutcomeFeedback,
     Pair,
     Para,
@@ -384,14 +387,21 @@ def test_moodles_fixture_imports_with_nothing_lost() -> None:
     ]
 
 
-def test_an_ordering_question_is_skipped_as_moodles_plugin_takes_it() -> None:
+def test_an_ordering_question_is_read_as_moodles_plugin_takes_it() -> None:
+    """qtype_ordering's import_from_gift() takes `{>N ...}` before the core types."""
     text = "::Moodle::[html]Put these words in order.{>2 ALL HORIZONTAL\nModular\nObject\n}\n\nOk {=x}"
     assert [i.qtype for i in read_gift(text, "o.gift.txt").items] == ["ordering", "shortanswer"]
     quiz, diags = read_quiz(text, "o.gift.txt")
-    assert [q.stem for q in quiz.questions] == ["Ok"]
-    assert [d.rule for d in diags] == ["gift.ordering-skipped"]
+    assert [q.stem for q in quiz.questions] == ["Put these words in order.", "Ok"]
+    # set_options_for_import(): no grading word is RELATIVE_NEXT_EXCLUDE_LAST, no show word SHOW.
+    assert quiz.questions[0].body == Ordering(
+        items=("Modular", "Object"),
+        grading=OrderingGrading.RELATIVE_NEXT_EXCLUDE_LAST,
+        layout=Layout.HORIZONTAL,
+    )
+    assert diags == []
     found = import_gift(text.encode(), "o.gift.txt")
-    assert [s.kind for s in found.skipped] == ["ordering"]
+    assert found.skipped == [] and isinstance(found.quizzes[0].questions[0].question.body, Ordering)
 
 
 # -- property tests -----------------------------------------------------------------------

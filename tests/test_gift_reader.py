@@ -9,6 +9,7 @@ import pytest
 
 from lmsexport.errors import GiftSyntaxError, Severity
 from lmsexport.model import (
+    Description,
     Matching,
     MultipleChoice,
     Numerical,
@@ -159,9 +160,12 @@ def test_category_description_and_markup_are_reported() -> None:
     text = "$CATEGORY: $course$/top/a\\:b\n\n::d::Just text.\n\n::h::[html]<b>Bold</b> {T}\n"
     quiz, warnings = _read(text)
     assert quiz.category == "$course$/top/a&&058;b"
-    assert [w.rule for w in warnings] == ["gift.description-skipped", "gift.html-markup"]
+    assert [w.rule for w in warnings] == ["gift.html-markup"]
     assert all(w.severity is Severity.WARNING for w in warnings)
-    assert quiz.questions[0].stem == "<b>Bold</b>"
+    # readquestion(): no answer block is a description, worth nothing (defaultmark 0).
+    description, bold = quiz.questions
+    assert description.body == Description() and description.stem == "Just text." and description.points == 0
+    assert bold.stem == "<b>Bold</b>"
 
 
 def test_duplicate_ids_are_errors() -> None:

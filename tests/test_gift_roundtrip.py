@@ -75,6 +75,7 @@ from lmsexport.writers.gift import (
     MATH_DELIMITERS,
     WEIGHT_RE,
     as_in_assessment,
+    carried,
     write_assessment,
     write_quiz,
 )
@@ -318,7 +319,9 @@ def test_seed_quizzes_survive_gift() -> None:
     source = pytest.importorskip("lmsexport.source")
     bank = source.load_paths([str(SOURCE)])
     for quiz in bank.quizzes:
-        assert _round_trip(quiz) == quiz
+        # A cloze of several blanks has no GIFT form: left out, and named (gift.cloze-not-carried).
+        kept = replace(quiz, questions=tuple(q for q in quiz.questions if carried(q)))
+        assert _round_trip(quiz) == kept
     stems = [q.stem for quiz in bank.quizzes for q in quiz.questions]
     assert any(s.endswith(":") for s in stems)
 

@@ -31,6 +31,7 @@ from browser import (
     review_all,
     seeded,
     shown_attempt,
+    shown_order,
     submit,
 )
 from conftest import make_types_quiz
@@ -43,6 +44,7 @@ from lmsexport.model import (
     Bank,
     Choice,
     CodeBlock,
+    Description,
     Essay,
     Image,
     Matching,
@@ -50,6 +52,7 @@ from lmsexport.model import (
     MultipleChoice,
     Numerical,
     NumericKey,
+    Ordering,
     Question,
     Quiz,
     ShortAnswer,
@@ -57,6 +60,7 @@ from lmsexport.model import (
     TrueFalse,
     inlines_of,
 )
+from lmsexport.scoring import ordering_credit
 from lmsexport.source import load_paths
 from lmsexport.writers import WriteContext
 from lmsexport.writers.html import format_number, write
@@ -147,19 +151,38 @@ def mark_text(page: sync_api.Page, qid: str) -> str:
     return question_box(page, qid).locator('[data-role="mark"]').inner_text()
 
 
-def expected_result(q: Question, correct: bool) -> str:
+def expected_result(q: Question, correct: bool) -> str | None:
     if isinstance(q.body, Essay):
         return "ungraded"
+    if isinstance(q.body, Description):
+        return None
     return "correct" if correct else "incorrect"
 
 
+def _outcome(credit: float) -> str:
+    return "correct" if credit >= 1 - 1e-6 else "partial" if credit > 1e-6 else "incorrect"
+
+
 def check_all(loaded: Loaded, quiz: Quiz, correct: bool) -> None:
+    """Every question answered right (or wrong): full marks (or none). An ordering answered
+    "wrong" is reversed, which scores nothing under every grading but relative_to_correct (its
+    middle items stay near their places), so its credit comes from scoring.py."""
     page = loaded.page
     answer_all(page, quiz, correct)
+    orders = {
+        q.id: shown_order(question_box(page, q.id)) for q in quiz.questions if isinstance(q.body, Ordering)
+    }
     submit(page)
+    expected = {q.id: expected_result(q, correct) for q in quiz.questions}
+    earned = auto_points(quiz) if correct else 0.0
+    for q in quiz.questions:
+        if isinstance(q.body, Ordering) and not correct:
+            credit = ordering_credit(q.body, sorted(orders[q.id]), orders[q.id])
+            expected[q.id] = _outcome(credit)
+            earned += credit * q.points
     total = format_number(auto_points(quiz))
-    assert score_text(page) == (f"{total}/{total}" if correct else f"0/{total}")
-    assert results(page) == {q.id: expected_result(q, correct) for q in quiz.questions}
+    assert score_text(page) == f"{format_number(round(earned, 2))}/{total}"
+    assert results(page) == expected
     assert loaded.errors == []
 
 
@@ -172,7 +195,7 @@ def test_types_quiz_scores_all_right_and_all_wrong(open_page, correct: bool) -> 
 @pytest.mark.parametrize("correct", [True, False], ids=["all-keyed", "all-wrong"])
 def test_seed_quizzes_score_all_right_and_all_wrong(open_page, correct: bool) -> None:
     quizzes = seed_quizzes()
-    assert len(quizzes) == 3
+    assert len(quizzes) >= 3  # the three plain quizzes, and the bank's cloze and ordering quiz
     for quiz in quizzes:
         check_all(open_page(quiz_html(quiz), name=f"{quiz.id}.html"), quiz, correct)
 
@@ -699,7 +722,10 @@ def test_shuffled_choices_still_score_right(open_page) -> None:
             loaded = open_page(quiz_html(quiz), name=f"{quiz.id}.html", query=f"?seed={seed}")
             shown = shown_attempt(loaded.page)
             moved = [q for q, order in shown.choices.items() if order != sorted(order)]
-            assert moved, "no choice was shuffled"
+            # A quiz of cloze and ordering questions alone has no choice question to shuffle
+            # (test_html_structured_browser.py checks its shuffled blanks and items).
+            shuffles = any(pq.shuffles for pq in page_questions(quiz))
+            assert bool(moved) == shuffles, "no choice was shuffled"
             check_all(loaded, quiz, correct)
             # The badge marks the keyed choice wherever it was shown.
             for q in quiz.questions:

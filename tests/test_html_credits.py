@@ -20,6 +20,8 @@ from lmsexport.model import (
     Bank,
     BulletList,
     Choice,
+    Cloze,
+    Description,
     Draw,
     Essay,
     Hint,
@@ -28,6 +30,7 @@ from lmsexport.model import (
     Numerical,
     NumericKey,
     OrderedList,
+    Ordering,
     OutcomeFeedback,
     Pair,
     Para,
@@ -418,6 +421,8 @@ def _uses_new_elements(q: Question) -> bool:
             extra = extra or bool(b.keys[0].feedback) or b.keys[0].credit != 1
         case Essay():
             extra = b.min_words is not None or b.max_words is not None
+        case Cloze() | Ordering() | Description():
+            extra = True  # issue 23's kinds: their data is new altogether
         case _:
             extra = False
     return extra or bool(q.hints or q.feedback)

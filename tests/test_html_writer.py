@@ -61,10 +61,11 @@ SEED_IDS = [
     "deepspeed-megatron-stacks",
     "final-exam",
     "model-pipeline-parallelism",
+    "training-step-structure",
     "zero-memory-arithmetic",
     "zero-sharded-optimizers",
 ]
-"""Every page of the repository's bank: its four quizzes and its assessment."""
+"""Every page of the repository's bank: its quizzes and its assessment."""
 
 PAYLOADS = [
     "<script>window.__pwned=1;alert(1)</script>",

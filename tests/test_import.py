@@ -149,12 +149,26 @@ def test_strict_fails_on_warnings_and_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_nothing_to_import_is_an_error(tmp_path: Path) -> None:
-    src = tmp_path / "d.gift"
-    src.write_text("::Only text:: Read this first.\n", encoding="utf-8")
+    src = tmp_path / "c.xml"
+    src.write_text(
+        '<quiz><question type="calculated"><name><text>c</text></name>'
+        '<questiontext format="html"><text>{a} + 1?</text></questiontext></question></quiz>\n',
+        encoding="utf-8",
+    )
     result = _run("import", str(src), "--out", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert "error: nothing to import: no question lmsexport can hold (1 skipped)" in result.stderr
-    assert "(description) skipped" in result.stderr
+    assert "(calculated) skipped" in result.stderr
+
+
+def test_a_gift_description_is_imported(tmp_path: Path) -> None:
+    """readquestion(): a question without an answer block is a description, worth nothing."""
+    src = tmp_path / "d.gift"
+    src.write_text("::Only text:: Read this first.\n", encoding="utf-8")
+    result = _run("import", str(src), "--out", str(tmp_path / "out"), "--lang", "en")
+    assert result.exit_code == 0, result.stderr
+    written = (tmp_path / "out" / "d.yaml").read_text(encoding="utf-8")
+    assert 'type: "description"' in written and "Read this first." in written
 
 
 def test_json_report_counts_and_skipped(tmp_path: Path) -> None:

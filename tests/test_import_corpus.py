@@ -176,7 +176,8 @@ def test_canvas_qti21_conversions(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_qti21_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """QTIWorks' package: its items in test order, an inline-choice item skipped by name."""
+    """QTIWorks' package: its items in test order, the inline-choice item a cloze (issue 23)."""
     bank = _bank(ROOT / "tests/corpus/qti21/qtiworks/WebDeveloperTest1.zip", tmp_path, monkeypatch)
     (quiz,) = bank.quizzes
-    assert quiz.title == "Web Developer Website" and len(quiz.questions) == 8
+    assert quiz.title == "Web Developer Website" and len(quiz.questions) == 9
+    assert sum(q.type.value == "cloze" for q in quiz.questions) == 1

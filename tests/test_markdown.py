@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from strategies import RICH, _tiny_png
+from hypothesis import strategies as st
+from strategies import RICH, _tiny_png, cloze_stem
 
 from lmsexport.errors import SourceError
 from lmsexport.media import MAX_IMAGE_BYTES, MediaError, sniff
@@ -251,3 +252,54 @@ def test_a_link_out_of_the_bank_folder_is_refused(tmp_path: Path) -> None:
     (bank / "q.yaml").write_text(HEADER + "    stem: '![x](in.png)'\n", encoding="utf-8")
     with pytest.raises(SourceError, match="leaves the bank's folder \\(through a link\\)"):
         load_paths([bank])
+
+
+# --------------------------------------------------------------------------- cloze markers (issue 23)
+
+
+class _Ctx:
+    """Just enough of the loader's context for read_markdown: collect errors, no files."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def error(self, loc, message: str, rule: str, hint: str | None = None) -> None:  # type: ignore[no-untyped-def]
+        self.errors.append(rule)
+
+    def locate(self, node, needle):  # type: ignore[no-untyped-def]
+        return None
+
+    def media(self, loc, src, what):  # type: ignore[no-untyped-def]
+        return None
+
+
+def test_markers_are_gaps_only_in_a_cloze_stem() -> None:
+    from lmsexport.model import Gap
+    from lmsexport.readers.markdown import read_markdown
+
+    text = "a [[1]] **[[2]]** `[[3]]` \\[[4]] [[x]]\n\n| h |\n|---|\n| [[3]] |"
+    ctx = _Ctx()
+    rich = read_markdown(ctx, None, text, "stem", gaps=True)
+    assert ctx.errors == [] and rich is not None
+    para, table = rich.blocks
+    assert para == Para(
+        (Str("a "), Gap(1), Str(" "), Strong((Gap(2),)), Str(" "), Code("[[3]]"), Str(" [[4]] [[x]]"))
+    )
+    assert table.rows == (((Gap(3),),),)  # type: ignore[union-attr]
+    assert read_markdown(ctx, None, text, "stem").blocks[0] == Para(  # type: ignore[union-attr]
+        (Str("a [[1]] "), Strong((Str("[[2]]"),)), Str(" "), Code("[[3]]"), Str(" [[4]] [[x]]"))
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: cloze_stem(n, rich=True)))
+def test_a_cloze_stem_written_as_markdown_reads_back_as_the_same_tree(stem: Rich) -> None:
+    """writers/markdown.py writes Gap(n) as `[[n]]` and escapes every literal `[`; the reader with
+    gaps reads the same tree back (the words hold `[[`, `[[1]]`, `\\[[` and cloze specials)."""
+    from lmsexport.readers.markdown import read_markdown
+    from lmsexport.writers.markdown import to_markdown
+
+    text, lost = to_markdown(stem)
+    ctx = _Ctx()
+    assert not lost and read_markdown(ctx, None, text, "stem", gaps=True) == stem, text
+    assert ctx.errors == []

@@ -66,8 +66,10 @@ def test_golden_files_read_the_same_in_php() -> None:
     paths += sorted((ROOT / "tests" / "cases" / "rich" / "expected" / "moodle").glob("*.xml"))
     # The bank of issue 22: credits, feedback by outcome, hints, units, essay options.
     paths += sorted((ROOT / "tests" / "cases" / "credits" / "expected" / "moodle").glob("*.xml"))
+    # The bank of issue 23: cloze (Moodle's embedded answers), ordering and description questions.
+    paths += sorted((ROOT / "tests" / "cases" / "structured" / "expected" / "moodle").glob("*.xml"))
     paths += sorted((ROOT / "dist" / "moodle").glob("*.xml"))
-    assert len(paths) >= 9
+    assert len(paths) >= 10
     _assert_same(paths)
 
 

@@ -14,6 +14,7 @@ from lmsexport.errors import MoodleXmlError
 from lmsexport.model import (
     Answer,
     Choice,
+    Description,
     Essay,
     Hint,
     Matching,
@@ -224,8 +225,15 @@ def test_a_moodle_export_is_read(exported) -> None:
     assert quiz.title == "ZeRO"
     assert quiz.category == "Default for LLM training/ZeRO"
     assert quiz.description == "Sharded optimizers"
-    assert [q.id for q in quiz.questions] == ["zero-1", "q2", "adam", "stages", "tp"]
-    mc, sa, num, match, tf = quiz.questions
+    assert [q.id for q in quiz.questions] == ["zero-1", "q2", "adam", "stages", "q5", "tp"]
+    mc, sa, num, match, intro, tf = quiz.questions
+    # A description keeps its place, worth nothing (qformat_xml::import_description()).
+    assert (intro.body, intro.points, intro.stem, intro.name) == (
+        Description(),
+        0.0,
+        "Read this first.",
+        "Intro",
+    )
     assert (mc.type, mc.points, mc.tags) == (QuestionType.SINGLE, 2.0, ("zero", "llm"))
     # Moodle's editor wraps every text in a paragraph: one paragraph of words reads back plain.
     assert mc.stem == "Which state does ZeRO stage 1 partition?"
@@ -237,7 +245,7 @@ def test_a_moodle_export_is_read(exported) -> None:
     assert mc.explanation == "Only the optimizer states."
     # Moodle's question names, its combined feedback (with <shownumcorrect/>), hints; the
     # penalty 0.3333333 is Moodle's default: None.
-    assert [q.name for q in quiz.questions] == ["ZeRO stage 1", "FSDP", "Adam bytes", "Stages", "TP"]
+    assert [q.name for q in quiz.questions] == ["ZeRO stage 1", "FSDP", "Adam bytes", "Stages", "Intro", "TP"]
     assert mc.feedback == OutcomeFeedback(correct="Your answer is correct.", show_num_correct=True)
     assert mc.hints == (Hint("Think of Adam."),) and mc.penalty is None
     # A short answer worth 50% with its feedback; Moodle's \\* is a literal asterisk.
@@ -260,8 +268,8 @@ def test_a_moodle_export_is_read(exported) -> None:
 
 def test_what_the_model_cannot_hold_is_warned_about_at_its_line(exported) -> None:
     _, warnings = exported
-    # Every question of the export comes in whole; only the description has no type of its own.
-    assert [(d.loc.line, d.rule) for d in warnings] == [(147, "moodlexml.type-skipped")]
+    # Every question of the export comes in whole, the description too.
+    assert [(d.loc.line, d.rule) for d in warnings] == []
     essay = _one(
         "<responseformat>editorfilepicker</responseformat><attachments>2</attachments>"
         "<attachmentsrequired>1</attachmentsrequired>",

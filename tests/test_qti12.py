@@ -19,6 +19,8 @@ from pathlib import Path
 
 import lxml.html
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from lmsexport.errors import SchemaValidationError
@@ -29,6 +31,7 @@ from lmsexport.model import (
     NumericKey,
     OutcomeFeedback,
     Question,
+    QuestionType,
     Quiz,
     ShortAnswer,
     SingleChoice,
@@ -861,3 +864,374 @@ def test_the_credits_package_is_golden(golden) -> None:  # type: ignore[no-untyp
     with zipfile.ZipFile(io.BytesIO(out.files["qti12/credits.zip"])) as zf:
         for name in zf.namelist():
             golden(expected / "qti12" / "credits" / name, zf.read(name))
+
+
+# --------------------------------------------------------------------------- cloze, ordering, description
+#
+# Issue 23's kinds in Canvas's flavour: tests/cases/structured (the SRC helper's bank), the
+# hand-made Canvas export below (the shape of canvas-lms lib/cc/qti/qti_items.rb), and any
+# structured quiz (strategies.structured_questions).
+
+STRUCTURED = Path(__file__).parent / "cases" / "structured"
+
+
+def _structured_bank() -> Bank:
+    from lmsexport.source import load_paths
+
+    return load_paths([STRUCTURED])
+
+
+def _structured_quiz() -> Quiz:
+    return next(q for q in _structured_bank().quizzes if q.id == "structured")
+
+
+def _mattext_html(mattext: etree._Element) -> str:
+    return "".join(lxml.html.fragment_fromstring(mattext.text or "<div></div>").itertext())
+
+
+def test_each_new_kind_has_its_canvas_type_points_and_shape() -> None:
+    from lmsexport.model import ChoiceBlank, Cloze, Description, Ordering
+
+    quiz = _structured_quiz()
+    got = items(quiz)
+    for q in quiz.questions:
+        item = got[q.id]
+        kind = meta(item)["question_type"]
+        match q.body:
+            case Description():
+                # Canvas's text_only_question: text, points 0, no response processing or feedback
+                assert (kind, meta(item)["points_possible"]) == ("text_only_question", "0")
+                assert item.find("resprocessing") is None and item.find("itemfeedback") is None
+                assert item.find("presentation/response_lid") is None
+            case Cloze(blanks=blanks):
+                dropdowns = all(isinstance(b, ChoiceBlank) for b in blanks)
+                assert kind == (
+                    "multiple_dropdowns_question" if dropdowns else "fill_in_multiple_blanks_question"
+                )
+                lids = item.findall("presentation/response_lid")
+                assert [lid.get("ident") for lid in lids] == [
+                    f"response_blank{n}" for n in range(1, len(blanks) + 1)
+                ]
+                stem = _mattext_html(item.find("presentation/material/mattext"))
+                # each gap is its [blank_id] placeholder, once, in order (Canvas finds them by text)
+                assert re.findall(r"\[(blank\d+)\]", stem) == [f"blank{n}" for n in range(1, len(blanks) + 1)]
+                for lid in lids:  # every answer is plain text (process_canvas takes choice.text)
+                    assert {m.get("texttype") for m in lid.iter("mattext")} == {"text/plain"}
+                    assert all(label.get("ident").isdigit() for label in lid.iter("response_label"))
+            case Ordering(items=its):
+                # a matching question: each item (in a fixed shuffle, never the right order) -> its position
+                assert kind == "matching_question"
+                lids = item.findall("presentation/response_lid")
+                assert len(lids) == len(its)
+                rights = {
+                    lab.get("ident"): lab.findtext("material/mattext")
+                    for lab in lids[0].iter("response_label")
+                }
+                assert sorted(rights.values(), key=int) == [str(i) for i in range(1, len(its) + 1)]
+                order = qti12.ordering_positions(q)
+                assert order != sorted(order)
+                lefts = [lid.findtext("material/mattext") for lid in lids]
+                assert lefts == [qti12.html_text(its[i], quiz.lang_of(q), inline=True) for i in order]
+                scored = {}
+                for cond in item.iter("respcondition"):
+                    var = cond.find("conditionvar/varequal")
+                    if cond.find("setvar") is not None and var is not None:
+                        scored[int(var.get("respident").removeprefix("response_L"))] = int(rights[var.text])
+                # the k-th item listed scores when matched with its position in the right order
+                assert scored == {k: i + 1 for k, i in enumerate(order, 1)}
+            case _:
+                raise AssertionError(q.type)
+
+
+def plain_words(text: object) -> str:
+    from lmsexport.model import plain_text
+
+    return plain_text(text)  # type: ignore[arg-type]
+
+
+def test_a_number_blank_is_its_value_as_text_and_only_full_credit_answers_are_right() -> None:
+    from lmsexport.model import Cloze, NumberBlank, TextBlank
+
+    quiz = _structured_quiz()
+    q = next(q for q in quiz.questions if q.id == "st-bubble")
+    assert isinstance(q.body, Cloze)
+    item = items(quiz)[q.id]
+    for n, blank in enumerate(q.body.blanks, 1):
+        lid = item.find(f"presentation/response_lid[@ident='response_blank{n}']")
+        written = [lab.findtext("material/mattext") for lab in lid.iter("response_label")]
+        if isinstance(blank, NumberBlank):
+            assert written == [qti12.number(qti12.decimal(k.value)) for k in blank.keys if k.credit == 1]
+        elif isinstance(blank, TextBlank):
+            assert written == [a.text for _, a in qti12.accepted_answers(ShortAnswer(blank.answers))]
+        else:  # a choice blank of a fill-in question: its right choice's text, typed
+            assert written == [plain_words(c.text) for c in blank.choices if c.full]
+
+
+def test_every_canvas_loss_of_the_new_kinds_is_named_per_question() -> None:
+    quiz = _structured_quiz()
+    got: dict[str, set[str]] = {}
+    for w in qti12.lossy_warnings(quiz):
+        got.setdefault(w.message.split("'")[1], set()).add(w.rule)
+    assert {
+        "qti12.number-blank-not-carried",
+        "qti12.blank-choices-not-carried",
+        "qti12.credit-not-carried",
+    } <= got["st-bubble"]
+    assert {
+        "qti12.blank-weights-not-carried",
+        "qti12.case-sensitive-not-carried",
+        "qti12.blank-multiple-not-carried",
+    } <= got["st-zero-blanks"]
+    assert "qti12.explanation-not-carried" in got["st-pipeline-note"]
+    assert "st-intro" not in got  # a description without explanation loses nothing
+    orderings = [q.id for q in quiz.questions if q.type.value == "ordering"]
+    assert orderings and all("qti12.ordering-as-matching" in got[i] for i in orderings)
+    # one warning per question and element
+    rules = [(w.message.split("'")[1], w.rule) for w in qti12.lossy_warnings(quiz)]
+    assert len(rules) == len(set(rules))
+
+
+def test_the_structured_packages_are_valid_and_golden(golden) -> None:  # type: ignore[no-untyped-def]
+    """tests/cases/structured/expected/qti12/: every package of the case, as the other cases' goldens."""
+    out = build_qti12(_structured_bank(), CTX)
+    assert sorted(out.files) == [
+        "qti12/structured-exam.zip",
+        "qti12/structured-plain.zip",
+        "qti12/structured.zip",
+    ]
+    for path, data in out.files.items():
+        assert validate_qti12_package(data, path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for name in zf.namelist():
+                golden(STRUCTURED / "expected" / Path(path).with_suffix("").as_posix() / name, zf.read(name))
+
+
+def test_a_description_keeps_its_place_in_an_assessment_worth_nothing() -> None:
+    bank = _structured_bank()
+    (exam,) = bank.assessments
+    tree = qti12.exam_tree(exam)
+    first = tree.find("assessment/section/section")
+    idents = [i.get("ident") for i in first.iter("item")]
+    assert idents == ["st-intro", "st-bubble", "st-pipeline-note", "st-zero-blanks"]
+    for item in first.iter("item"):
+        if meta(item)["question_type"] == "text_only_question":
+            assert meta(item)["points_possible"] == "0"
+
+
+# -- reading Canvas's blanks back
+
+
+def _read_quiz(data: bytes) -> list[Question]:
+    from lmsexport.readers.packagefiles import ZipFiles
+    from lmsexport.readers.qti12 import read_package
+
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        found = read_package(ZipFiles(zf, "x.zip"), "x.zip")
+    assert not [d for d in found.diags if d.severity.value == "error"], [d.format() for d in found.diags]
+    return [replace(dq.question, id=dq.raw_id or "") for quiz in found.quizzes for dq in quiz.questions]
+
+
+def _rebuild(quiz: Quiz, questions: list[Question]) -> bytes:
+    bank = Bank((replace(quiz, questions=tuple(questions)),))
+    return build_qti12(bank, CTX).files[f"qti12/{quiz.id}.zip"]
+
+
+def test_the_new_kinds_come_back_as_the_format_carries_them() -> None:
+    from lmsexport.model import ChoiceBlank, Cloze, Description, Matching, Ordering, TextBlank, gaps_of
+
+    for quiz in _structured_bank().quizzes:
+        data = build_qti12(Bank((quiz,)), CTX).files[f"qti12/{quiz.id}.zip"]
+        back = {q.id: q for q in _read_quiz(data)}
+        for q in quiz.questions:
+            got = back[q.id]
+            match q.body:
+                case Description():
+                    assert got.body == Description() and got.points == 0 and got.stem == q.stem
+                    assert got.explanation is None  # Canvas keeps none: not written
+                case Cloze(blanks=blanks):
+                    assert isinstance(got.body, Cloze)
+                    assert gaps_of(got.stem) == tuple(range(1, len(blanks) + 1))
+                    entries = qti12.blank_entries(q.body)
+                    dropdowns = qti12.all_choices(q.body)
+                    for b, answers in zip(got.body.blanks, entries, strict=True):
+                        if dropdowns:
+                            assert isinstance(b, ChoiceBlank)
+                            assert [(c.text, c.full) for c in b.choices] == [
+                                (e.text, e.right) for e in answers
+                            ]
+                        else:
+                            assert isinstance(b, TextBlank)
+                            assert [(a.text, plain_words(a.feedback)) for a in b.answers] == [
+                                (e.text, plain_words(e.feedback)) for e in answers
+                            ]
+                    # the weights' ratio, from the shares the blanks add
+                    total = q.body.total_weight
+                    assert [b.weight / got.body.total_weight for b in got.body.blanks] == pytest.approx(
+                        [b.weight / total for b in blanks]
+                    )
+                    assert plain_words(got.feedback.correct) == plain_words(q.feedback.correct)
+                    assert plain_words(got.feedback.incorrect) == plain_words(q.feedback.incorrect)
+                case Ordering(items=its):
+                    assert isinstance(got.body, Matching)
+                    assert sorted((p.right, plain_words(p.left)) for p in got.body.pairs) == sorted(
+                        (str(i), plain_words(t)) for i, t in enumerate(its, 1)
+                    )
+        # import -> build -> import changes nothing
+        first = _read_quiz(data)
+        assert _read_quiz(_rebuild(quiz, first)) == first
+
+
+CANVAS_FIMB = """<?xml version="1.0" encoding="UTF-8"?>
+<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2">
+  <assessment ident="g5a1" title="Blanks">
+    <section ident="root_section">
+      <item ident="g7c2" title="ZeRO blanks">
+        <itemmetadata><qtimetadata>
+          <qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>fill_in_multiple_blanks_question</fieldentry></qtimetadatafield>
+          <qtimetadatafield><fieldlabel>points_possible</fieldlabel><fieldentry>2.0</fieldentry></qtimetadatafield>
+          <qtimetadatafield><fieldlabel>original_answer_ids</fieldlabel><fieldentry>5501,5502,5503</fieldentry></qtimetadatafield>
+        </qtimetadata></itemmetadata>
+        <presentation>
+          <material><mattext texttype="text/html">&lt;div&gt;&lt;p&gt;ZeRO stage [stage] partitions the [what].&lt;/p&gt;&lt;/div&gt;</mattext></material>
+          <response_lid ident="response_stage">
+            <material><mattext>stage</mattext></material>
+            <render_choice>
+              <response_label ident="5501"><material><mattext texttype="text/plain">3</mattext></material></response_label>
+              <response_label ident="5502"><material><mattext texttype="text/plain">three</mattext></material></response_label>
+            </render_choice>
+          </response_lid>
+          <response_lid ident="response_what">
+            <material><mattext>what</mattext></material>
+            <render_choice>
+              <response_label ident="5503"><material><mattext texttype="text/plain">parameters</mattext></material></response_label>
+            </render_choice>
+          </response_lid>
+        </presentation>
+        <resprocessing>
+          <outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" vartype="Decimal"/></outcomes>
+          <respcondition continue="Yes">
+            <conditionvar><varequal respident="response_stage">5501</varequal></conditionvar>
+            <displayfeedback feedbacktype="Response" linkrefid="5501_fb"/>
+          </respcondition>
+          <respcondition>
+            <conditionvar><varequal respident="response_stage">5501</varequal></conditionvar>
+            <setvar varname="SCORE" action="Add">50.00</setvar>
+          </respcondition>
+          <respcondition>
+            <conditionvar><varequal respident="response_what">5503</varequal></conditionvar>
+            <setvar varname="SCORE" action="Add">50.00</setvar>
+          </respcondition>
+        </resprocessing>
+        <itemfeedback ident="correct_fb"><flow_mat><material><mattext texttype="text/plain">Right.</mattext></material></flow_mat></itemfeedback>
+        <itemfeedback ident="5501_fb"><flow_mat><material><mattext texttype="text/plain">Stage 3 it is.</mattext></material></flow_mat></itemfeedback>
+      </item>
+      <item ident="g7c3" title="Dropdowns">
+        <itemmetadata><qtimetadata>
+          <qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>multiple_dropdowns_question</fieldentry></qtimetadatafield>
+          <qtimetadatafield><fieldlabel>points_possible</fieldlabel><fieldentry>1.0</fieldentry></qtimetadatafield>
+        </qtimetadata></itemmetadata>
+        <presentation>
+          <material><mattext texttype="text/html">&lt;div&gt;&lt;p&gt;1F1B bounds [mem].&lt;/p&gt;&lt;/div&gt;</mattext></material>
+          <response_lid ident="response_mem">
+            <material><mattext>mem</mattext></material>
+            <render_choice>
+              <response_label ident="7001"><material><mattext texttype="text/plain">activation memory</mattext></material></response_label>
+              <response_label ident="7002"><material><mattext texttype="text/plain">the bubble</mattext></material></response_label>
+            </render_choice>
+          </response_lid>
+        </presentation>
+        <resprocessing>
+          <outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" vartype="Decimal"/></outcomes>
+          <respcondition>
+            <conditionvar><varequal respident="response_mem">7001</varequal></conditionvar>
+            <setvar varname="SCORE" action="Add">100.00</setvar>
+          </respcondition>
+        </resprocessing>
+      </item>
+      <item ident="g7c4" title="Read first">
+        <itemmetadata><qtimetadata>
+          <qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>text_only_question</fieldentry></qtimetadatafield>
+          <qtimetadatafield><fieldlabel>points_possible</fieldlabel><fieldentry>0.0</fieldentry></qtimetadatafield>
+        </qtimetadata></itemmetadata>
+        <presentation>
+          <material><mattext texttype="text/html">&lt;div&gt;&lt;p&gt;The next questions are on ZeRO.&lt;/p&gt;&lt;/div&gt;</mattext></material>
+        </presentation>
+      </item>
+    </section>
+  </assessment>
+</questestinterop>
+"""  # noqa: E501
+
+
+def test_canvas_exports_of_blanks_dropdowns_and_text_only_are_read() -> None:
+    """As Canvas's exporter writes them (qti_items.rb multiple_dropdowns_response_lid and
+    multiple_dropdowns_resprocessing: blank ids of the author's words, numeric answer ids, the
+    first right answer's condition only, a text_only_question without response processing)."""
+    from lmsexport.model import ChoiceBlank, Cloze, Description, Gap, Para, Rich, Str, TextBlank
+    from lmsexport.readers.qti12 import read_document
+
+    found = read_document(CANVAS_FIMB.encode(), "canvas.xml")
+    (quiz,) = found.quizzes
+    fimb, drops, text = (dq.question for dq in quiz.questions)
+    assert fimb.stem == Rich((Para((Str("ZeRO stage "), Gap(1), Str(" partitions the "), Gap(2), Str("."))),))
+    assert isinstance(fimb.body, Cloze)
+    stage, what = fimb.body.blanks
+    assert isinstance(stage, TextBlank) and isinstance(what, TextBlank)
+    assert [(a.text, a.credit, a.feedback) for a in stage.answers] == [
+        ("3", 1.0, "Stage 3 it is."),
+        ("three", 1.0, None),  # every label of a fill-in blank is right (process_canvas)
+    ]
+    assert [a.text for a in what.answers] == ["parameters"]
+    assert (stage.weight, what.weight, fimb.points, fimb.feedback.correct) == (1, 1, 2.0, "Right.")
+    assert isinstance(drops.body, Cloze)
+    (mem,) = drops.body.blanks
+    assert isinstance(mem, ChoiceBlank)
+    assert [(c.text, c.credit) for c in mem.choices] == [("activation memory", 1.0), ("the bubble", 0.0)]
+    assert (text.body, text.points) == (Description(), 0.0)
+    assert not found.skipped
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_structured_quiz_is_valid_and_comes_back_the_same(data: st.DataObject) -> None:
+    """Any quiz of issue 23's kinds: the package is valid (build validates it), and import ->
+    build -> import changes nothing."""
+    from strategies import canonical_langs, structured_questions
+
+    qs = tuple(data.draw(structured_questions(f"q{i}", everything=True)) for i in range(3))
+    quiz = canonical_langs(Quiz("sq", "T", data.draw(st.sampled_from(["ur", "en"])), qs))
+    out = build_qti12(Bank((quiz,)), CTX)
+    first = _read_quiz(out.files["qti12/sq.zip"])
+    assert [q.id for q in first] == [q.id for q in qs]
+    assert [q.type for q in first] == [
+        QuestionType.MATCHING if q.type is QuestionType.ORDERING else q.type for q in qs
+    ]
+    assert _read_quiz(_rebuild(quiz, first)) == first
+
+
+def test_import_build_import_of_the_structured_package_changes_nothing(tmp_path: Path) -> None:
+    """The whole `lmsexport import` path (sources, YAML written, loaded again) on the structured
+    package, twice: the second import gives back the first."""
+    from lmsexport.importer import find_sources, output_files, read_sources, verify
+    from lmsexport.source import load_paths
+
+    def imported(data: bytes, where: Path) -> Bank:
+        (where / "src").mkdir(parents=True)
+        (where / "src" / "s.zip").write_bytes(data)
+        result = read_sources(find_sources([where / "src"]), None)
+        assert not result.failed, [x.format() for x in result.diags]
+        written, lost = output_files(result)
+        for rel, content in written.items():
+            (where / "out" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (where / "out" / rel).write_bytes(content)
+        assert verify(where / "out", result, lost, where / "out") == []
+        return load_paths([where / "out"])
+
+    quiz = _structured_quiz()
+    first = imported(build_qti12(Bank((quiz,)), CTX).files[f"qti12/{quiz.id}.zip"], tmp_path / "1")
+    (back,) = first.quizzes
+    assert [q.type.value for q in back.questions] == [
+        "matching" if q.type.value == "ordering" else q.type.value for q in quiz.questions
+    ]
+    second = imported(build_qti12(first, CTX).files[f"qti12/{back.id}.zip"], tmp_path / "2")
+    assert second.quizzes[0].questions == back.questions

@@ -126,3 +126,53 @@ def test_questions_keyed_and_explained(path: Path) -> None:
         assert len(correct) == 1, f"{path.name} {qid}: expected exactly one correct choice, found {correct}"
         explanation = question.get("explanation")
         assert isinstance(explanation, str) and explanation.strip(), f"{path.name} {qid}: missing explanation"
+
+
+# --------------------------------------------------------------------------- issue 23's quiz
+
+STRUCTURED_FILE = SOURCE_DIR / "training-step-structure.yaml"
+"""Written here, not transcribed: the bank's description, cloze and ordering questions."""
+_ARABIC = "\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff"
+
+
+def _texts_of(question: dict) -> list[str]:
+    texts = [question.get("stem"), question.get("explanation"), *(question.get("items") or [])]
+    texts += [h if isinstance(h, str) else h.get("text") for h in question.get("hints") or []]
+    texts += list((question.get("feedback") or {}).values())
+    for blank in question.get("blanks") or []:
+        texts.append(blank.get("other_feedback"))
+        for entry in (blank.get("answers") or []) + (blank.get("choices") or []):
+            if isinstance(entry, dict):
+                texts += [entry.get("text"), entry.get("feedback")]
+    return [t for t in texts if isinstance(t, str)]
+
+
+def test_the_structured_quiz_has_every_new_kind_explained() -> None:
+    quiz = _load(STRUCTURED_FILE)
+    assert quiz["lang"] == "ur" and STRUCTURED_FILE.stem == quiz["id"]
+    types = [q.get("type") for q in quiz["questions"]]
+    assert {"cloze", "ordering", "description"} <= set(types), types
+    for question in quiz["questions"]:
+        assert str(question.get("explanation") or "").strip(), question["id"]
+    cloze = next(q for q in quiz["questions"] if q["type"] == "cloze")
+    # the bubble of p = 4 stages and m = 12 micro-batches: (p - 1) / (m + p - 1) = 3/15
+    number = next(b for b in cloze["blanks"] if b["type"] == "numerical")
+    assert number["answers"][0]["answer"] == pytest.approx((4 - 1) / (12 + 4 - 1))
+
+
+def test_urdu_lines_of_the_structured_quiz_read_right_to_left() -> None:
+    """An Urdu line that starts with a Latin letter or a parenthesis starts left to right in any
+    viewer that takes a paragraph's direction from its first strong character (Unicode's bidi
+    rule P2: GIFT, Moodle's plain fields, dir="auto"): Latin terms stand inside the sentence."""
+    import re
+
+    bad = []
+    for question in _load(STRUCTURED_FILE)["questions"]:
+        if question.get("lang", "ur") != "ur":
+            continue
+        for text in _texts_of(question):
+            for line in text.splitlines():
+                line = line.strip()
+                if re.search(f"[{_ARABIC}]", line) and re.match(r"[(A-Za-z]", line):
+                    bad.append(f"{question['id']}: {line[:50]}")
+    assert not bad, "\n".join(bad)

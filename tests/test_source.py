@@ -35,14 +35,15 @@ def test_seed_bank_loads() -> None:
     warnings: list = []
     bank = load_paths(["source"], warnings)
     assert [q.id for q in bank.quizzes] == sorted(q.id for q in bank.quizzes)
-    assert len(bank.quizzes) == 4 and bank.question_count == 32
+    assert len(bank.quizzes) == 5 and bank.question_count == 36
     assert [a.id for a in bank.assessments] == ["final-exam"]
     assert warnings == []
     for quiz in bank.quizzes:
         assert quiz.lang == "ur"
         for q in quiz.questions:
-            # the three seed quizzes are single-answer; the fourth has every type but essay
-            if quiz.id != "zero-memory-arithmetic":
+            # the three seed quizzes are single-answer; the fourth has every type but essay, the
+            # fifth (training-step-structure) a description, a cloze and orderings
+            if quiz.id not in ("zero-memory-arithmetic", "training-step-structure"):
                 assert isinstance(q.body, SingleChoice), q.id
                 assert len(q.body.key_indexes) == 1, q.id
             assert q.explanation, q.id
@@ -55,7 +56,7 @@ def test_check_command_on_seed_bank() -> None:
     # the cartridges cannot carry of the fourth quiz) are counted, none is an error.
     lines = result.stdout.splitlines()
     assert lines[0].startswith("assessment 'final-exam': ")
-    assert re.fullmatch(r"ok: 4 quizzes, 1 assessment, 32 questions \(\d+ warnings, \d+ notes\)", lines[-1])
+    assert re.fullmatch(r"ok: 5 quizzes, 1 assessment, 36 questions \(\d+ warnings, \d+ notes\)", lines[-1])
 
 
 @pytest.mark.parametrize("name", ["bom.yaml", "crlf.yaml"])

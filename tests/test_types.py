@@ -39,9 +39,91 @@ def output(bank):
     return build(bank, FORMATS)
 
 
-def test_bank_has_every_type(bank) -> None:
+STRUCTURED = Path(__file__).resolve().parent / "cases" / "structured"
+"""Issue 23's kinds (cloze, ordering, description) are a golden case of their own
+(tests/cases/structured), so that this bank's goldens stay what they were."""
+NEW_TYPES = {QuestionType.CLOZE, QuestionType.ORDERING, QuestionType.DESCRIPTION}
+
+
+@pytest.fixture(scope="module")
+def structured():
+    return load_paths([STRUCTURED])
+
+
+@pytest.fixture(scope="module")
+def structured_output(structured):
+    return build(structured, FORMATS)
+
+
+def test_bank_has_every_type(bank, structured) -> None:
     types = {q.type for quiz in bank.quizzes for q in quiz.questions}
-    assert types == set(QuestionType)
+    new = {q.type for quiz in structured.quizzes for q in quiz.questions}
+    assert types == set(QuestionType) - NEW_TYPES and new == NEW_TYPES
+
+
+def test_every_new_kind_builds_valid_in_every_format(structured_output, structured) -> None:
+    files = structured_output.files
+    names = {q.id for q in structured.quizzes} | {a.id for a in structured.assessments}
+    assert {p for p in files if p.startswith("qti21/")} == {f"qti21/{n}.zip" for n in names}
+    for path, data in files.items():
+        if path.startswith("qti21/"):
+            assert validate_package(data, path) == [], path
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for name in (n for n in zf.namelist() if n.endswith(".xml")):
+                    assert validate_xml_bytes(zf.read(name), name) == [], name
+        elif path.startswith("qti12/"):
+            assert validate_qti12_package(data, path) == [], path
+        elif path.endswith(".imscc"):
+            assert validate_cartridge(data, path) == [], path
+    # what a format cannot carry is a warning (or a note), never an error
+    assert {d.severity.value for d in structured_output.warnings} <= {"warning", "note"}
+
+
+def test_interactions_and_moodle_types_of_the_new_kinds(structured_output, structured) -> None:
+    """QTI 2.1: a cloze's blanks are text entry, inline choice and choice interactions, an
+    ordering is an orderInteraction, a description has no interaction; Moodle XML: cloze,
+    ordering, description, in the quiz's order."""
+    quiz = next(q for q in structured.quizzes if q.id == "structured")
+    per_blank = {"TextBlank": "textEntryInteraction", "NumberBlank": "textEntryInteraction"}
+    with zipfile.ZipFile(io.BytesIO(structured_output.files["qti21/structured.zip"])) as zf:
+        for q in quiz.questions:
+            item = etree.fromstring(zf.read(f"items/{q.id}.xml"))
+            found = [
+                el.tag.removeprefix(QTI)
+                for el in item.iter()
+                if str(el.tag).endswith("Interaction") and el.tag != f"{QTI}endAttemptInteraction"
+            ]
+            match q.type:
+                case QuestionType.DESCRIPTION:
+                    assert found == [], q.id
+                case QuestionType.ORDERING:
+                    assert found == ["orderInteraction"], q.id
+                case QuestionType.CLOZE:
+                    expected = [
+                        per_blank.get(type(b).__name__)
+                        or (
+                            "inlineChoiceInteraction"
+                            if b.display.value == "dropdown"
+                            else "choiceInteraction"
+                        )
+                        for b in q.body.blanks  # type: ignore[union-attr]
+                    ]
+                    assert found == expected, q.id
+    doc = etree.fromstring(structured_output.files["moodle/structured.xml"])
+    written = [
+        (el.get("type"), el.findtext("idnumber"))
+        for el in doc.iter("question")
+        if el.get("type") != "category"
+    ]
+    assert written == [(q.type.value, q.id) for q in quiz.questions]
+    for el in doc.iter("question"):
+        if el.get("type") == "description":
+            assert float(el.findtext("defaultgrade")) == 0
+
+
+def test_gift_and_moodlexml_readers_return_the_new_kinds(structured, structured_output) -> None:
+    assert gift_round_trip(structured, structured_output) == []
+    assert moodlexml_round_trip(structured, structured_output) == []
 
 
 def test_golden_outputs(output, golden) -> None:

@@ -7,15 +7,20 @@ comments. Messages say what was found and where; hints say what to do.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import assert_never
 
 from ..errors import Diagnostic
 from ..model import (
+    Answer,
     BulletList,
+    ChoiceBlank,
+    Cloze,
     Code,
     CodeBlock,
+    Description,
     Emph,
     Essay,
     Image,
@@ -25,8 +30,11 @@ from ..model import (
     Matching,
     Math,
     MultipleChoice,
+    NumberBlank,
     Numerical,
+    NumericKey,
     OrderedList,
+    Ordering,
     Para,
     Question,
     Quiz,
@@ -38,10 +46,13 @@ from ..model import (
     Strong,
     Table,
     Text,
+    TextBlank,
     TrueFalse,
+    is_full,
     is_rtl,
     plain_text,
 )
+from ..scoring import key_interval, text_matches
 from . import stats
 from .rules import RULES
 from .sourcemap import SourceFile
@@ -183,9 +194,15 @@ class QuizLinter:
                     self.clang(q, q.body)
                 if self.on("LX201", "LX202") and quiz.shuffle:
                     self.positional_choices(q, q.body)
-            if self.on("LX301"):
+            if isinstance(q.body, Cloze) and self.on("LX107", "LX108", "LX109"):
+                for n, blank in enumerate(q.body.blanks, 1):
+                    self.blank(q, n, blank)
+            if isinstance(q.body, Ordering) and self.on("LX204"):
+                self.ordering_items(q, q.body)
+            # A description asks nothing: no stem to word positively, no key to explain.
+            if self.on("LX301") and not isinstance(q.body, Description):
                 self.negative_stem(q)
-            if self.on("LX501", "LX502"):
+            if self.on("LX501", "LX502") and not isinstance(q.body, Description):
                 self.explanation(q)
             if self.on("LX401", "LX402", "LX403", "LX404", "LX405", "LX406"):
                 for text, lang, start in self.texts(q):
@@ -256,8 +273,152 @@ class QuizLinter:
                 for key, text in (("template", template), ("grader_info", grader_info)):
                     if text is not None:
                         yield text, lang, lambda key=key: self.field(q, key)  # type: ignore[misc]
+            case Cloze(blanks):
+                for blank in blanks:
+                    yield from self._blank_texts(q, blank, lang)
+            case Ordering(items):
+                for item in items:
+                    yield item, lang, lambda: self.field(q, "items")
+            case Description():
+                pass
             case _:
                 assert_never(q.body)
+
+    def _blank_texts(
+        self, q: Question, blank: TextBlank | NumberBlank | ChoiceBlank, lang: str
+    ) -> Iterator[tuple[Text, str, Callable[[], SourceLoc | None]]]:
+        here = blank.loc
+
+        def at() -> SourceLoc | None:
+            return here or self.field(q, "blanks")
+
+        match blank:
+            case TextBlank(answers, _, other_feedback):
+                for a in answers:
+                    yield a.text, lang, lambda a=a: a.loc or at()  # type: ignore[misc]
+                    if a.feedback is not None:
+                        yield a.feedback, lang, lambda a=a: a.loc or at()  # type: ignore[misc]
+                if other_feedback is not None:
+                    yield other_feedback, lang, at
+            case NumberBlank(keys, other_feedback):
+                for k in keys:
+                    if k.feedback is not None:
+                        yield k.feedback, lang, lambda k=k: k.loc or at()  # type: ignore[misc]
+                if other_feedback is not None:
+                    yield other_feedback, lang, at
+            case ChoiceBlank(choices):
+                for c in choices:
+                    yield c.text, c.lang or lang, lambda c=c: c.loc or at()  # type: ignore[misc]
+                    if c.feedback is not None:
+                        yield c.feedback, c.lang or lang, lambda c=c: c.loc or at()  # type: ignore[misc]
+            case _:
+                assert_never(blank)
+
+    # ------------------------------------------------------------------ LX107-LX109
+
+    def blank(self, q: Question, n: int, blank: TextBlank | NumberBlank | ChoiceBlank) -> None:
+        """What no response of blank n can reach (the first match counts: lmsexport.scoring),
+        what none can type, and whether any response fills it fully right."""
+        where = blank.loc or self.field(q, "blanks")
+        what = f"question '{q.id}': blank {n}"
+        full = True
+        match blank:
+            case TextBlank(answers, case_sensitive):
+                full = self._text_blank(q, what, where, answers, case_sensitive)
+            case NumberBlank(keys):
+                seen: list[tuple[float, float]] = []
+                reached: list[NumericKey] = []
+                for i, k in enumerate(keys, 1):
+                    lo, hi = key_interval(k)
+                    if _within(lo, hi, seen):
+                        message = (
+                            f"{what}: key {i} is never reached: the keys before it hold every number it "
+                            "holds (the first key that holds a response counts)"
+                        )
+                        hint = "remove it, or put it before the keys that take its numbers"
+                        self.add("LX107", k.loc or where, message, hint, q.id)
+                    else:
+                        reached.append(k)
+                    seen.append((lo, hi))
+                full = not keys or any(is_full(k.credit) for k in reached)
+            case ChoiceBlank(choices, multiple=multiple):
+                if multiple:
+                    total = sum(c.credit for c in choices if c.credit > 0)
+                    if total < 1 - 1e-6:
+                        added = _percent(total)
+                        message = (
+                            f"{what}: its right choices add up to {added}%, so no picks fill it fully right"
+                        )
+                        self.add("LX109", where, message, "make the right choices' credits add up to 1", q.id)
+                elif choices and not any(c.full for c in choices):
+                    message = f"{what}: no choice earns full credit, so no pick fills it fully right"
+                    self.add("LX109", where, message, "give the right choice 'credit: 1'", q.id)
+            case _:
+                assert_never(blank)
+        if not full:
+            part = "key is reached" if isinstance(blank, NumberBlank) else "answer is reached or can be typed"
+            message = f"{what}: no response fills it fully right: no full-credit {part}"
+            hint = "give an answer a learner can type 'credit: 1', before any answer that takes its responses"
+            self.add("LX109", where, message, hint, q.id)
+
+    def _text_blank(
+        self,
+        q: Question,
+        what: str,
+        where: SourceLoc | None,
+        answers: tuple[Answer, ...],
+        case_sensitive: bool,
+    ) -> bool:
+        """LX107 and LX108 for a text blank's answers; whether a full-credit one is reached."""
+        reachable: list[Answer] = []
+        typable: list[tuple[int, Answer]] = []
+        for i, a in enumerate(answers, 1):
+            bad = untypable(a.text)
+            if bad is not None:
+                message = (
+                    f"{what}: answer {i} {a.text!r} {bad}, so no response typed into the blank matches it"
+                )
+                hint = "write the answer as a learner types it: on one line, without white space around it"
+                self.add("LX108", a.loc or where, message, hint, q.id)
+                continue
+            first = next((j for j, e in typable if covers(e, a, case_sensitive)), None)
+            typable.append((i, a))
+            if first is not None:
+                message = (
+                    f"{what}: answer {i} {a.text!r} is never reached: answer {first} "
+                    f"{answers[first - 1].text!r} comes first and matches every response it matches "
+                    "(the first match counts)"
+                )
+                hint = "remove it, or put it before the answer that takes its responses"
+                self.add("LX107", a.loc or where, message, hint, q.id)
+                continue
+            reachable.append(a)
+        return not answers or any(is_full(a.credit) for a in reachable)
+
+    # ------------------------------------------------------------------ LX204
+
+    def ordering_items(self, q: Question, body: Ordering) -> None:
+        keys = [" ".join(unicodedata.normalize("NFKC", plain_text(x)).split()) for x in body.items]
+        shown: dict[str, int] = {}
+        for i, key in enumerate(keys, 1):
+            if key in shown:
+                distinct = len(set(keys))
+                more = ""
+                if distinct < 2:
+                    more = ", so only one item looks different: an ordering with one item, nothing to order"
+                message = (
+                    f"question '{q.id}': items {shown[key]} and {i} of the ordering read the same "
+                    f"({_short(key)!r}): the learner cannot tell which goes where{more}"
+                )
+                self.add(
+                    "LX204",
+                    self.field(q, "items"),
+                    message,
+                    "make each item say what the others do not",
+                    q.id,
+                )
+                return
+            shown[key] = i
 
     # ------------------------------------------------------------------ LX101, LX102
 
@@ -744,3 +905,54 @@ def _short(text: str, n: int = 40) -> str:
 def _percent(credit: float) -> str:
     text = f"{credit * 100:.5f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
+_TRIMMED = " \t\n\r\0\x0b"
+"""What PHP's trim() takes off every response before Moodle compares it (lmsexport.scoring)."""
+
+
+def untypable(text: str) -> str | None:
+    """Why no response typed into a one-line input can match an answer, or None: it is empty,
+    holds a line break, a tab (Tab moves on to the next field) or another control character, or
+    starts or ends with white space, which the response never keeps (it is trimmed)."""
+    if not text:
+        return "is empty"
+    for c in text:
+        if c in _LINE_BREAKS:
+            return "holds a line break"
+        if c == "\t":
+            return "holds a tab (Tab moves on to the next field)"
+        if unicodedata.category(c) == "Cc":
+            return f"holds the control character U+{ord(c):04X}"
+    if text[0] in _TRIMMED or text[-1] in _TRIMMED:
+        return "starts or ends with a space, which Moodle trims from every response"
+    return None
+
+
+def covers(earlier: Answer, later: Answer, case_sensitive: bool) -> bool:
+    """Whether every response that matches `later` matches `earlier` too: a literal `later`
+    that `earlier` matches (lmsexport.scoring.text_matches), or two answers with one pattern
+    (the same text, in another case where case does not count), or an earlier answer of stars
+    only, which matches anything."""
+    if not later.wildcard:
+        return text_matches(earlier, case_sensitive, later.text)
+    if earlier.wildcard and set(earlier.text) == {"*"}:
+        return True
+    a = unicodedata.normalize("NFC", earlier.text)
+    b = unicodedata.normalize("NFC", later.text)
+    return earlier.wildcard and (a == b or not case_sensitive and a.casefold() == b.casefold())
+
+
+def _within(lo: float, hi: float, intervals: list[tuple[float, float]]) -> bool:
+    """Whether [lo, hi] lies inside the union of the closed intervals."""
+    at = lo
+    covered = False
+    for a, b in sorted(intervals):
+        if a > at:
+            break
+        if b >= at:
+            at, covered = b, True
+        if covered and at >= hi:
+            return True
+    return False

@@ -115,6 +115,36 @@ RULES: dict[str, Rule] = {
             "Formats without negative credits cannot carry it.",
         ),
         Rule(
+            "LX107",
+            "unreachable-blank-answer",
+            W,
+            "A cloze blank's answer (or number key) that an earlier one always takes first.",
+            "A blank is graded by the first answer that matches (Moodle's shortanswer and numerical "
+            "grading, lmsexport.scoring): an answer that an earlier one matches whenever it matches "
+            "(the same text in another case when the blank ignores case, a literal answer an earlier "
+            "wildcard covers, a key inside the earlier keys' ranges) never gives its credit or its "
+            "feedback.",
+        ),
+        Rule(
+            "LX108",
+            "untypable-blank-answer",
+            E,
+            "A cloze blank's answer that no response typed into a one-line input can match.",
+            "A blank is a one-line input, and Moodle trims every response before comparing it "
+            "(compare_string_with_wildcard()): an answer that holds a line break, a tab or another "
+            "control character, or that starts or ends with white space, can never be matched.",
+        ),
+        Rule(
+            "LX109",
+            "blank-without-full-credit",
+            E,
+            "No response fills a cloze blank fully right.",
+            "The loader refuses a blank with no full-credit answer; this finds the blanks whose "
+            "full-credit answers exist but are never reached (LX107) or cannot be typed (LX108), and "
+            "check-box blanks whose right choices add up to less than 100%: the question's real "
+            "maximum is then lower than it says.",
+        ),
+        Rule(
             "LX201",
             "all-of-the-above-shuffled",
             E,
@@ -138,6 +168,16 @@ RULES: dict[str, Rule] = {
             "Usually a copy-paste slip (the stem was changed, the choices and key were not); else "
             "two questions that test the same thing and give each other away (Haladyna et al. "
             "2002, guideline 4: keep items independent of each other).",
+        ),
+        Rule(
+            "LX204",
+            "ordering-alike-items",
+            E,
+            "Two items of an ordering read the same.",
+            "The learner cannot tell which of two items that look alike goes where, so the grading "
+            "is a coin toss (and Moodle keys items by their text, so identical ones break its "
+            "grading); when fewer than two items look different, it is an ordering with one item: "
+            "there is nothing to order.",
         ),
         Rule(
             "LX301",

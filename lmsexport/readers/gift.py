@@ -15,9 +15,12 @@ from `[id:...]`, tags from `[tag:...]`, and the `// lmsexport: {...}` comment li
 by lmsexport.writers.gift restore what GIFT cannot hold. Decisions for what the model has
 no place for:
 
-* description items (no answer block) are skipped with a warning;
+* description items (no answer block) are descriptions, worth 0 (readquestion()'s
+  `defaultmark = 0`), their explanation from lmsexport's metadata;
 * missing-word questions (text after `}`) get Moodle's `_____` in the stem and are read as
-  their answer block says;
+  their answer block says, as Moodle imports them; lmsexport's own, whose metadata says it
+  wrote a cloze of one blank in that form (writers/gift.py), read back as that cloze, the
+  `_____` as its gap (lmsexport.gift.missing_word_as_gap);
 * weights are credits (model.exact_credit of the grade; a multi-answer question weighted
   as lmsexport's default rule gets that rule's credits); feedback after `#` is the answer's,
   `{T#wrong#right}` the true/false answers', a last short answer `*` at 0% and a numerical
@@ -26,7 +29,10 @@ no place for:
   `::title::` equal to the name the writer derives from the stem is no name. A file from
   elsewhere is warned about where Moodle imports with a notice (several full-credit choices,
   weights not adding to 100%, no full-credit numerical key);
-* ordering questions (`{>N ...}`, Moodle's qtype_ordering) are skipped with a warning;
+* ordering questions (`{>N ...}`, Moodle's qtype_ordering, core since 4.3) are read as its
+  import_from_gift() reads them (lmsexport.gift.ORDERING_HEAD, ordering_body): the items one a
+  line, escapes left as Moodle's placeholders; what Moodle mangles is an error (a word its
+  pattern does not read, LONGEST_ORDERED_SUBSET among them; an escape in an item; one item);
 * `[html]` texts are turned back into plain text (`<br>` -> line break, `&nbsp;` -> space,
   entities decoded, white space collapsed as a browser would); other markup is kept as
   text with a warning. Other formats are kept as written.
@@ -59,6 +65,10 @@ from ..gift import (  # noqa: F401 - the limits are re-exported: the CLI and tes
     MAX_GIFT_BLOCKS,
     MAX_GIFT_BYTES,
     MAX_GIFT_ERRORS,
+    MISSING_WORD,
+    MOODLE_PLACEHOLDER,
+    ORDERING_GRADINGS,
+    ORDERING_HEAD,
     OTHER_ANSWER,
     PLACEHOLDERS,
     QUESTION_META,
@@ -68,6 +78,7 @@ from ..gift import (  # noqa: F401 - the limits are re-exported: the CLI and tes
     format_weight,
     has_wildcard,
     is_derived_name,
+    missing_word_as_gap,
     parse_meta,
     unescape_literal,
 )
@@ -75,14 +86,24 @@ from ..model import (
     Answer,
     Assessment,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Difficulty,
     Essay,
     Hint,
+    Layout,
     Matching,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     OutcomeFeedback,
     Pair,
     Question,
@@ -93,6 +114,7 @@ from ..model import (
     SingleChoice,
     SourceLoc,
     Text,
+    TextBlank,
     TrueFalse,
     Unit,
     UnitGrading,
@@ -158,6 +180,15 @@ _CLOZE_START = re.compile(
 _ORDERING = re.compile(r">\s*[0-9]")
 """The start of qtype_ordering's GIFT answer block (question/type/ordering/questiontype.php
 import_from_gift(): `{>N [selection] [layout] [grading] ...}`)."""
+_ORDERING_WORDS = frozenset((
+    "ALL", "EXACT", "RANDOM", "REL", "CONTIGUOUS", "CONTIG", "HORIZONTAL", "HORI", "H", "VERTICAL", "VERT",
+    "V", "ALL_OR_NOTHING", "ABSOLUTE_POSITION", "ABSOLUTE", "ABS", "RELATIVE_NEXT_EXCLUDE_LAST",
+    "RELATIVE_NEXT_INCLUDE_LAST", "RELATIVE_ONE_PREVIOUS_AND_NEXT", "RELATIVE_ALL_PREVIOUS_AND_NEXT",
+    "RELATIVE_TO_CORRECT", "RELATIVE", "LONGEST_CONTIGUOUS_SUBSET", "SHOW", "TRUE", "YES", "HIDE", "FALSE",
+    "NO", "none", "abc", "ABCD", "iii", "IIII",
+))  # fmt: skip
+"""The words of qtype_ordering's GIFT answer block (ORDERING_HEAD); one starting the first item
+was not read as a word (out of order, or Moodle's misspelt LONGEST_ORDERED_SUBSET)."""
 _TEX_COMMAND_END = re.compile(r"\\[A-Za-z]+\*?[ \t]*\Z")
 
 
@@ -599,6 +630,22 @@ class GiftItem:
     pairs: tuple[tuple[GiftText, str], ...] = ()
     truth: bool | None = None
     true_false_feedback: tuple[GiftText | None, GiftText | None] = (None, None)
+    ordering: GiftOrdering | None = None
+
+
+@dataclass(frozen=True)
+class GiftOrdering:
+    """An ordering question's answer block as qtype_ordering's import_from_gift() splits it
+    (lmsexport.gift.ORDERING_HEAD): the words as written ('' when left out), the items in their
+    right order (FORMAT_MOODLE texts, Moodle's escape placeholders left in, as Moodle keeps them)."""
+
+    count: str
+    select: str
+    layout: str
+    grading: str
+    show: str
+    numbering: str
+    items: tuple[GiftText, ...]
 
 
 @dataclass
@@ -810,7 +857,9 @@ class _Block:
         if s[0] == ">" and _ORDERING.match(s):
             # Moodle's qtype_ordering (core since Moodle 4.3) takes `{>N ...}` before any core
             # type is looked for (readquestion()'s try_importing_using_qtypes()).
-            return {"qtype": "ordering"}
+            found = self._ordering(a)
+            if found is not None:
+                return found
         if s[0] == "#":
             return self._numerical(a)
         if "~" in s:
@@ -821,6 +870,57 @@ class _Block:
         if check in TRUE_FALSE_WORDS:
             return self._truefalse(a)
         return self._shortanswer(a)
+
+    def _ordering(self, a: _Text) -> dict[str, Any] | None:
+        """qtype_ordering::import_from_gift() on the answer block (as readquestion() passes it,
+        without its general feedback; None where its pattern does not match and Moodle goes on
+        to the core types). The items are the lines after the words, trimmed, empty ones and
+        `0` left out (array_filter()), and keep GIFT's escapes as Moodle's placeholders: Moodle
+        never calls escapedchar_post() on them."""
+        s = a.s
+        m = ORDERING_HEAD.match(s)
+        if m is None:
+            return None
+        items: list[GiftText] = []
+        for line in re.finditer(r"[^\r\n]+", m.group(7)):
+            start, end = _trimmed(s, m.start(7) + line.start(), m.start(7) + line.end())
+            raw = _moodle_raw(s[start:end]) if self.quick else s[start:end]
+            if raw in ("", "0"):
+                continue
+            n = len(items) + 1
+            placeholder = MOODLE_PLACEHOLDER.search(raw)
+            if placeholder is not None:
+                shown = {v: k for k, v in _ESCAPES.items()}.get(placeholder.group(0), "\\")
+                self.error(a, start, f"item {n} of an ordering question holds the GIFT escape "
+                           f"'\\{'n' if shown == 'n' else shown}', which Moodle's ordering import keeps as "
+                           f"{placeholder.group(0)!r} in the item", "write the character as an HTML "
+                           "character reference (&#123; for '{'), or unescaped where GIFT lets it be",
+                           "gift.escape-in-ordering-item")  # fmt: skip
+            items.append(GiftText._at(raw, "moodle", self, a, start, end - start))
+        words = [x or "" for x in m.groups()[:6]]
+        # A word left on the header line is one the pattern did not read (the items are the
+        # lines after it): Moodle makes it the start of the first item.
+        if items and "\n" not in s[: m.start(7)]:
+            first = items[0].text.split(None, 1)[0]
+            if first in _ORDERING_WORDS or first == "LONGEST_ORDERED_SUBSET":
+                why = (
+                    "qtype_ordering's GIFT import cannot read the grading word LONGEST_ORDERED_SUBSET (its "
+                    "pattern misspells it)"
+                    if first == "LONGEST_ORDERED_SUBSET"
+                    else f"the word {first!r} is out of place (the order is count, selection, layout, "
+                    "grading, show or hide, numbering)"
+                )
+                self.error(a, m.start(7), f"{why}: Moodle takes {_quote(items[0].text)} for the first item "
+                           "of the ordering question", "leave the word out and set it in Moodle after "
+                           "importing, or import Moodle XML", "gift.ordering-words")  # fmt: skip
+        if len(items) < 2:
+            self.error(a, 0, f"an ordering question needs at least 2 items, found {len(items)}",
+                       "Moodle does not save an ordering with fewer (save_question_options())",
+                       "gift.too-few-items")  # fmt: skip
+            return {"qtype": "error"}
+        count, select, layout, grading, show, numbering = words
+        ordering = GiftOrdering(count, select, layout, grading, show, numbering, tuple(items))
+        return {"qtype": "ordering", "ordering": ordering}
 
     # -- answers ------------------------------------------------------------------------
 
@@ -1223,6 +1323,18 @@ class _Mapper:
         if typed is None:
             return None
         question = Question(**q | typed)
+        spec = meta.get("cloze")
+        if item.missing_word and isinstance(spec, dict):
+            # lmsexport's missing-word form of a cloze of one blank (writers/gift.py _cloze).
+            cloze = cloze_from_missing_word(question, spec)
+            if cloze is None:
+                message = (
+                    f"question {qid!r}: its metadata says it is a cloze, but its stem has no '_____' where "
+                    "the blank would be; read as Moodle reads it"
+                )
+                self.warn(item, message, "gift.bad-metadata")
+            else:
+                question = cloze
         # lmsexport writes the name it derives from the stem when the question has none.
         if item.name and not is_derived_name(item.name, question):
             question = replace(question, name=item.name)
@@ -1239,6 +1351,20 @@ class _Mapper:
 
     def _essay(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
         return {"body": essay_from_meta(meta)}
+
+    def _description(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
+        """readquestion()'s description (no answer block): worth nothing (defaultmark 0); its
+        explanation, which GIFT cannot hold, from lmsexport's metadata."""
+        return {"body": Description(), "points": 0.0, "explanation": meta_text(meta.get("explanation"))}
+
+    def _ordering(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
+        assert item.ordering is not None  # the parser sets it on every ordering item
+        # FORMAT_MOODLE items show HTML; lmsexport's are (escape_ordering_item), read as such.
+        items = tuple(
+            self.plain(item, GiftText(t.text, "moodle" if self.foreign else "html", t.loc)) or t.text
+            for t in item.ordering.items
+        )
+        return {"body": ordering_body(item.ordering, items, meta)}
 
     def _truefalse(self, item: GiftItem, q: dict[str, Any], meta: dict[str, object]) -> dict[str, Any]:
         assert item.truth is not None  # the parser sets it on every true/false item
@@ -1473,6 +1599,71 @@ def header_from_meta(meta: Mapping[str, object]) -> dict[str, Any]:
     return fields
 
 
+def ordering_body(o: GiftOrdering, items: tuple[Text, ...], meta: Mapping[str, object]) -> Ordering:
+    """An ordering as qtype_ordering imports its GIFT (import_from_gift(), then
+    set_options_for_import()) and shows it (qtype_ordering_question::start_attempt(), which
+    clamps the count to [2, items] and shows every item when it reaches them): `items` in the
+    right order, the grading from lmsexport's metadata when the file could not say it."""
+    n = len(items)
+    count = int(o.count) if o.count.isdigit() else 0
+    if not 2 <= count <= n:
+        count = min(6, n)
+    select = {"ALL": OrderingSelect.ALL, "EXACT": OrderingSelect.ALL, "CONTIGUOUS": OrderingSelect.CONTIGUOUS,
+              "CONTIG": OrderingSelect.CONTIGUOUS}.get(o.select.upper(), OrderingSelect.RANDOM)  # fmt: skip
+    if select is OrderingSelect.ALL or count >= n:
+        select, count = OrderingSelect.ALL, 0
+    layout = Layout.HORIZONTAL if o.layout.upper() in ("HORIZONTAL", "HORI", "H", "1") else Layout.VERTICAL
+    grading = OrderingGrading(ORDERING_GRADINGS.get(o.grading.upper(), "relative_next_exclude_last"))
+    if meta.get("grading") == OrderingGrading.LONGEST_ORDERED_SUBSET.value:
+        grading = OrderingGrading.LONGEST_ORDERED_SUBSET
+    numbering = Numbering(o.numbering) if o.numbering in {x.value for x in Numbering} else Numbering.NONE
+    return Ordering(
+        items=items,
+        grading=grading,
+        select=select,
+        select_count=count,
+        layout=layout,
+        numbering=numbering,
+        show_grading=o.show.upper() not in ("HIDE", "FALSE", "NO"),
+    )
+
+
+def cloze_from_missing_word(question: Question, spec: Mapping[str, object]) -> Question | None:
+    """A question read from lmsexport's missing-word form of a cloze of one blank (its metadata's
+    `cloze`: the blank's display, shuffling and weight, which `_____` is the blank) as that cloze:
+    the question's answers become the blank's, `_____` in the stem its gap. None when the stem
+    has no such `_____`."""
+    stem = question.stem
+    if not isinstance(stem, Rich):
+        return None
+    at = spec.get("at", 0)
+    gapped = missing_word_as_gap(stem, at if isinstance(at, int) else 0)
+    if gapped is None:
+        return None
+    weight = spec.get("weight", 1)
+    weight = weight if isinstance(weight, int) else 1
+    body = question.body
+    blank: TextBlank | NumberBlank | ChoiceBlank
+    if isinstance(body, ShortAnswer):
+        blank = TextBlank(body.answers, body.case_sensitive, body.other_feedback, weight)
+    elif isinstance(body, Numerical):
+        blank = NumberBlank(body.keys, body.other_feedback, weight)
+    elif isinstance(body, SingleChoice | MultipleChoice):
+        display = spec.get("display", ChoiceDisplay.VERTICAL.value)
+        blank = ChoiceBlank(
+            body.choices,
+            display=ChoiceDisplay(display)
+            if display in {d.value for d in ChoiceDisplay}
+            else ChoiceDisplay.VERTICAL,
+            multiple=isinstance(body, MultipleChoice),
+            shuffle=bool(spec.get("shuffle", True)),
+            weight=weight,
+        )
+    else:
+        return None
+    return replace(question, stem=gapped, body=Cloze((blank,)))
+
+
 def essay_from_meta(meta: Mapping[str, object]) -> Essay:
     """An essay: GIFT's (the model's defaults), with the options lmsexport's metadata holds."""
     options = meta.get("essay")
@@ -1555,12 +1746,6 @@ def _read(
                 mapper.warn(item, "a quiz has one category: this $CATEGORY is ignored", "gift.extra-category")
             category = category or item.category
             current = item.category
-        elif item.qtype == "description":
-            mapper.warn(item, "text-only item (no answer block) skipped: the model has no such item",
-                        "gift.description-skipped")  # fmt: skip
-        elif item.qtype == "ordering":
-            mapper.warn(item, "ordering question (Moodle's qtype_ordering) skipped: lmsexport has no "
-                        "such type", "gift.ordering-skipped")  # fmt: skip
         elif item.qtype != "comment":
             meta = quiz_meta or assessment_meta
             mapper.quiz_lang = lang or str(meta.get("lang") or "und")

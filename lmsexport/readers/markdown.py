@@ -21,6 +21,7 @@ start; when it cannot be found it is reported at the scalar.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..model import (
     Code,
     CodeBlock,
     Emph,
+    Gap,
     Image,
     Inline,
     LineBreak,
@@ -58,9 +60,31 @@ _REFUSED_BLOCKS = {
 }
 
 
+GAP_RE = re.compile(r"\[\[(\d{1,4})\]\]")
+"""A cloze blank's marker: `[[n]]`, n from 1 (`\\[[` is a literal `[[`: Markdown's own escape)."""
+
+
+def _gap_rule(state: Any, silent: bool) -> bool:
+    """markdown-it inline rule: `[[n]]` -> a `gap` token (n in meta), before links are tried.
+    An escaped `\\[` never reaches it: the escape rule has already turned it into text."""
+    pos = state.pos
+    if not state.src.startswith("[[", pos):
+        return False
+    m = GAP_RE.match(state.src, pos)
+    if m is None:
+        return False
+    if not silent:
+        token = state.push("gap", "", 0)
+        token.meta = {"n": int(m.group(1))}
+        token.markup = m.group(0)
+    state.pos = m.end()
+    return True
+
+
 @functools.cache
-def parser() -> MarkdownIt:
-    """CommonMark + GFM tables + $math$, with raw HTML recognised (so that it can be refused)."""
+def parser(gaps: bool = False) -> MarkdownIt:
+    """CommonMark + GFM tables + $math$, with raw HTML recognised (so that it can be refused);
+    with ``gaps`` (a cloze stem), `[[n]]` is blank n's marker."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
 
@@ -72,6 +96,8 @@ def parser() -> MarkdownIt:
     # Keep every link as a link token so its scheme is checked (and refused) here, with a
     # position; markdown-it would otherwise quietly turn a javascript: link into text.
     md.validateLink = lambda url: True  # type: ignore[method-assign]
+    if gaps:
+        md.inline.ruler.before("link", "gap", _gap_rule)
     return md
 
 
@@ -82,6 +108,7 @@ class _Reader:
         self.what = what
         self.lines = text.splitlines()
         self.ok = True
+        self.in_link = False
 
     def source_line(self, t: Token) -> str | None:
         """The first line of a block token's Markdown source (what to look for in the file)."""
@@ -233,9 +260,23 @@ class _Reader:
                 children, i = self._inlines(tokens, i + 1, kind.replace("_open", "_close"))
                 out.append((Emph if kind == "em_open" else Strong)(tuple(children)))
                 continue
+            elif kind == "gap":
+                if self.in_link:
+                    self.error(
+                        t.markup,
+                        f"blank marker {t.markup} sits inside a link",
+                        "source.cloze-marker-in-link",
+                        hint="move the marker out of the link's text: a learner cannot type into a link",
+                    )
+                else:
+                    out.append(Gap(t.meta["n"]))
             elif kind == "link_open":
                 href = str(t.attrs.get("href", ""))
-                children, i = self._inlines(tokens, i + 1, "link_close")
+                self.in_link = True
+                try:
+                    children, i = self._inlines(tokens, i + 1, "link_close")
+                finally:
+                    self.in_link = False
                 if self.link_ok(href):
                     title = t.attrs.get("title")
                     out.append(Link(href, tuple(children), str(title) if title else None))
@@ -313,14 +354,15 @@ def _short(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def read_markdown(ctx: Any, node: Any, text: str, what: str) -> Rich | None:
+def read_markdown(ctx: Any, node: Any, text: str, what: str, gaps: bool = False) -> Rich | None:
     """The Rich tree of a Markdown text from a YAML scalar; None (problems reported) if refused.
 
     ``ctx`` is the loader's context: it reports (``error``), locates a needle from the scalar
-    ``node`` on (``locate``) and reads image files (``media``).
+    ``node`` on (``locate``) and reads image files (``media``). With ``gaps`` (a cloze stem),
+    each `[[n]]` is read as `Gap(n)`; elsewhere `[[n]]` is text.
     """
     reader = _Reader(ctx, node, what, text)
-    blocks, _ = reader.blocks(parser().parse(text), 0, None)
+    blocks, _ = reader.blocks(parser(gaps).parse(text), 0, None)
     if not reader.ok:
         return None
     if not blocks:

@@ -14,9 +14,11 @@ needs:
 * ids come from ``[id:...]`` and ID numbers; a question without one is named after its
   ``::name::`` / ``<name>`` (the importer makes both valid and unique);
 * what the model has no place for is a warning naming the question and a note above it in the
-  YAML, and question types lmsexport lacks (cloze, calculated, drag and drop, descriptions,
-  plugin types) are skipped; a Moodle XML question is mapped as `check` maps it
-  (readers/moodlexml.py ``to_model``: credits, feedback, hints, units, essay options, names);
+  YAML, and question types lmsexport lacks (calculated, drag and drop, plugin types) are
+  skipped (GIFT's descriptions and qtype_ordering questions are read, and lmsexport's own
+  missing-word form of a one-blank cloze back as that cloze: readers/gift.py); a Moodle XML
+  question is mapped as `check` maps it (readers/moodlexml.py ``to_model``: credits,
+  feedback, hints, units, essay options, names);
 * lmsexport's own files (with its ``lmsexport-quiz`` metadata) come back exactly: quiz id,
   title, language, description, difficulty, category, shuffling, points, tags, case
   sensitivity, ranges, distractors.
@@ -33,6 +35,7 @@ from ..errors import Diagnostic, GiftSyntaxError, MoodleXmlError
 from ..media import media_from_bytes, media_from_data_uri
 from ..model import (
     Choice,
+    Description,
     Difficulty,
     Essay,
     Matching,
@@ -232,19 +235,6 @@ def import_gift(data: bytes, path: str) -> Found:
             continue
         if item.qtype == "comment":
             continue
-        if item.qtype == "description":
-            found.skip(
-                "description",
-                item.loc,
-                item.name,
-                "text without an answer block has no place in lmsexport",
-                "import.skipped",
-            )
-            continue
-        if item.qtype == "ordering":
-            why = "lmsexport has no such question type"
-            found.skip("ordering", item.loc, item.name, why, "import.skipped")
-            continue
         draft = _gift_question(found, item, own, str(meta["lang"]) if "lang" in meta else None)
         if draft is not None:
             quiz_for("" if own else current).questions.append(draft)
@@ -364,10 +354,22 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         loc=item.loc,
         **g.header_from_meta(meta),
     )
-    if item.missing_word:
+    cloze = meta.get("cloze") if own and item.missing_word else None
+    if item.missing_word and not isinstance(cloze, dict):
         b.notes.append("a missing-word question: the blank is shown as _____ in the stem")
     typed: Question | None = q
-    if item.qtype == "essay":
+    if item.qtype == "description":
+        # readquestion(): no answer block; worth nothing. lmsexport's metadata keeps the
+        # explanation GIFT cannot hold.
+        explained = g.meta_text(meta.get("explanation")) if own else None
+        typed = replace(q, body=Description(), points=0.0, explanation=explained or explanation)
+    elif item.qtype == "ordering":
+        items = []
+        for t in item.ordering.items:
+            converted, _ = b.texts.convert(t.text, "html" if own else t.format)
+            items.append(converted if converted is not None else t.text)
+        typed = replace(q, body=g.ordering_body(item.ordering, tuple(items), meta))
+    elif item.qtype == "essay":
         typed = replace(q, body=g.essay_from_meta(meta))
     elif item.qtype == "truefalse":
         wrong, right = (text(f) for f in item.true_false_feedback)
@@ -421,6 +423,9 @@ def _gift_question(found: Found, item, own: bool, quiz_lang: str | None) -> Draf
         typed = replace(q, body=Matching(tuple(pairs), tuple(distractors)))
     if typed is None:
         return None
+    if isinstance(cloze, dict):
+        # lmsexport's missing-word form of a cloze of one blank (writers/gift.py _cloze).
+        typed = g.cloze_from_missing_word(typed, cloze) or typed
     if item.name and not g.is_derived_name(item.name, typed):
         typed = replace(typed, name=item.name)
     b.finish()
@@ -569,7 +574,7 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
     if g is not None:
         explanation, _ = b.texts.convert(g.text, g.format, g.files)
     points = mq.mark
-    if not points > 0:
+    if not points > 0 and mq.qtype != "description":
         b.drop(f"its mark {points:g} (lmsexport needs points above 0: written as 1)")
         points = 1.0
     difficulty = meta.get("difficulty")
@@ -589,6 +594,10 @@ def _moodle_question(found: Found, mq, own: bool, quiz_lang: str | None) -> Draf
         why = _NO_BODY.get(mq.qtype, "has nothing lmsexport can hold")
         found.warn(mq.loc, f"{label} {why}; skipped", "import.no-key")
         return None
+    if mq.qtype == "ddwtos":
+        from .moodlexml import DRAGGING_LOST
+
+        found.warn(mq.loc, f"{label}: {DRAGGING_LOST}", "moodlexml.dragging-not-carried")
     for what in mq.dropped:
         if what == "embedded files":
             continue  # images are carried (also the old <image> field); a lost one is reported

@@ -41,6 +41,13 @@ dropped with a warning. An assessment's file reads as the quiz of its questions 
 or as the assessment (`read_assessment`). The file is untrusted input: it is parsed by
 validate.parse_untrusted (no DTD, no entities, no network) within the limits below
 (docs/security.md).
+
+Cloze questions (`cloze`, `multianswer`) are taken apart by lmsexport.moodlexml.parse_cloze()
+(qtype_multianswer_extract_question()'s regexes) and judged by cloze_problems()
+(qtype_multianswer_validate_question(), which stops Moodle's import); each code becomes a Gap of
+the stem. gapselect and ddwtos questions are read as cloze questions with a drop-down blank per
+`[[n]]` gap (its group's choices; ddwtos's dragging named as lost); orderings with
+qtype_ordering's options and defaults (set_options_for_import()); descriptions worth 0.
 """
 
 from __future__ import annotations
@@ -60,19 +67,39 @@ from ..media import MediaError, decode_base64, media_from_bytes, media_from_data
 from ..model import (
     Answer,
     Assessment,
+    Block,
     Body,
+    BulletList,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Code,
+    CodeBlock,
+    Description,
     Difficulty,
+    Emph,
     Essay,
+    Gap,
     Hint,
+    Inline,
+    Layout,
     LineBreak,
+    Link,
     Matching,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
+    OrderedList,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     OutcomeFeedback,
     Pair,
+    Para,
     Question,
     Quiz,
     ResponseFormat,
@@ -81,13 +108,18 @@ from ..model import (
     SingleChoice,
     SourceLoc,
     Str,
+    Strong,
+    Table,
     Text,
+    TextBlank,
     TrueFalse,
     Unit,
     UnitGrading,
     UnitInput,
     default_multiple_credits,
     exact_credit,
+    inlines_of,
+    plain_text,
 )
 from ..moodle import (
     FILE_TYPE_RE,
@@ -105,12 +137,16 @@ from ..moodle import (
 )
 from ..moodlexml import (
     ASSESSMENT_META_PREFIX,
+    CLOZE_BROKEN,
     COMBINED_FEEDBACK_TYPES,
     HINT_PARTS_TYPES,
     HINTLESS_TYPES,
     MAX_MOODLEXML_BYTES,
     META_PREFIX,
     NOINLINE_ATTACHMENTS,
+    ORDERING_GRADING_ALIASES,
+    ORDERING_GRADINGS,
+    ORDERING_NUMBERINGS,
     PENALTY,
     PLUGINFILE,
     QUIZ_META_PREFIX,
@@ -118,7 +154,12 @@ from ..moodlexml import (
     SHOWUNITS_NONE,
     UNIT_GRADING,
     UNIT_INPUT,
+    ClozeSub,
+    GapMarks,
+    cloze_problems,
+    gap_marks,
     is_midpoint,
+    parse_cloze,
     question_name,
     read_fraction,
     read_wildcard,
@@ -155,13 +196,15 @@ FORMATS = {
 """qformat_xml::trans_format(): a `format` attribute -> the text format (unknown: html)."""
 
 MODEL_TYPES = frozenset(
-    {"multichoice", "truefalse", "shortanswer", "numerical", "matching", "match", "essay"}
-)
+    {
+        "multichoice", "truefalse", "shortanswer", "numerical", "matching", "match", "essay",
+        "cloze", "multianswer", "ordering", "description", "gapselect", "ddwtos",
+    }
+)  # fmt: skip
 """Types the model holds (import_question() takes `match` and `matching` alike)."""
 SKIPPED_TYPES = frozenset(
     {
-        "description", "cloze", "multianswer", "calculated", "calculatedsimple", "calculatedmulti",
-        "ddwtos", "gapselect", "ddimageortext", "ddmarker", "randomsamatch",
+        "calculated", "calculatedsimple", "calculatedmulti", "ddimageortext", "ddmarker", "randomsamatch",
     }
 )  # fmt: skip
 """Standard Moodle types (format.php, or a standard plugin's import_from_xml()) with no place in
@@ -284,6 +327,17 @@ class MoodleQuestion:
     meta: dict[str, object] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
     """What Moodle keeps but the model has no place for (file attachments, unit instructions...)."""
+    cloze: tuple[ClozeSub, ...] = ()
+    """A cloze question's subquestions, in order (its text holds marks.mark(k) for each)."""
+    marks: GapMarks = GapMarks()
+    """What the text of a cloze, gapselect or ddwtos question holds around each blank's number."""
+    ordering: tuple[str, str, int, str, bool, str] | None = None
+    """An ordering's layout, select type, select count, grading, show grading and numbering, as
+    qtype_ordering::set_options_for_import() reads them."""
+    gaps: tuple[int, ...] = ()
+    """gapselect / ddwtos: the right choice (1-based) of each gap, in text order."""
+    drops: tuple[tuple[str, int, bool], ...] = ()
+    """gapselect / ddwtos: each choice's text, group and (ddwtos) whether it is unlimited."""
     old_image: tuple[str, str] | None = field(default=None, compare=False, repr=False)
     """Moodle 1.9's `<image>` name and `<image_base64>` data, which Moodle shows after the
     question text (import keeps it)."""
@@ -543,7 +597,8 @@ class _Reader:
             )
             return None
         q = self.headers(el, qtype)
-        q = getattr(self, f"_{'matching' if qtype == 'match' else qtype}")(el, q)
+        kind = {"match": "matching", "multianswer": "cloze"}.get(qtype, qtype)
+        q = getattr(self, f"_{kind}")(el, q)
         q = self.combined_feedback(el, q)
         q = self.hints(el, q)
         if el.find("image_base64") is not None:
@@ -573,6 +628,10 @@ class _Reader:
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")
         )
         show = el.find("shownumcorrect") is not None
+        if q.qtype == "ordering":
+            # qtype_ordering::import_from_xml() reads the element's value (absent: 1; empty: 0).
+            found = _first(el, "shownumcorrect")
+            show = found is None or _trim("".join(found.itertext())) not in ("", "0")
         old = el.find("correctresponsesfeedback")
         if old is not None:
             # Backwards compatibility: a flag's value instead of the element's presence.
@@ -906,6 +965,158 @@ class _Reader:
         )
         return replace(q, essay=essay)
 
+    def _text_with_gaps(self, q: MoodleQuestion) -> tuple[MoodleText, GapMarks]:
+        text = q.text or MoodleText("", "html", q.loc)
+        marks = gap_marks(text.text)
+        if marks is None:
+            self.error(
+                text.loc, "the question text holds every noncharacter U+FDD0 to U+FDEF", "moodlexml.bad-text"
+            )
+            marks = GapMarks()
+        return text, marks
+
+    def _cloze(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """qformat_xml::import_multianswer(): qtype_multianswer_extract_question() parses the codes,
+        qtype_multianswer_validate_question() refuses a subquestion it cannot save (the import stops:
+        invalidmultianswerquestion); the mark is the sum of the weights (`<defaultgrade>` unread)."""
+        text, marks = self._text_with_gaps(q)
+        marked, subs = parse_cloze(text.text, marks)
+        if not subs:
+            self.error(
+                el,
+                "cloze question without a subquestion: Moodle refuses it (questionsmissing)",
+                "moodlexml.cloze-empty",
+            )
+        broken = CLOZE_BROKEN.search(marked)
+        if broken is not None:
+            self.error(
+                el,
+                f"{marked[broken.start() : broken.start() + 40]!r} starts a cloze code Moodle does not read "
+                "(no alternative, or no closing '}'): Moodle shows it as text "
+                "(qtype_multianswer_extract_question()'s ANSWER_REGEX does not match it)",
+                "moodlexml.bad-cloze",
+            )
+        for k, sub in enumerate(subs, 1):
+            for problem in cloze_problems(sub):
+                self.error(
+                    el,
+                    f"cloze blank {k} {sub.code[:60]!r}: {problem}: Moodle refuses the question and stops "
+                    "the import (qtype_multianswer_validate_question(): invalidmultianswerquestion)",
+                    "moodlexml.bad-cloze",
+                )
+        weights = sum(int(s.weight) if s.weight else 1 for s in subs)
+        mark = q.mark
+        if not self.own:
+            grade = _first(el, "defaultgrade")
+            if grade is not None and self.number(grade, 1.0, "mark") != weights:
+                self.warn(
+                    grade,
+                    f"<defaultgrade> of a cloze question is not read: Moodle's mark is the sum of the "
+                    f"blanks' weights, {weights}",
+                    "moodlexml.ignored",
+                )
+            mark = float(weights)
+        return replace(q, text=replace(text, text=marked), cloze=tuple(subs), mark=mark, marks=marks)
+
+    def _description(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """qformat_xml::import_description(): the headers, mark 0."""
+        return replace(q, mark=0.0)
+
+    def _ordering(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """qtype_ordering::import_from_xml() and set_options_for_import() (its defaults where absent)."""
+
+        def value(*tags: str, default: str) -> str:
+            for tag in tags:
+                found = _first(el, tag)
+                if found is not None:
+                    return _trim("".join(found.itertext()))
+            return default
+
+        has_new = _first(el, "selecttype") is not None
+        layout = value("layouttype", default="VERTICAL").upper()
+        select = value("selecttype" if has_new else "logical", default="RANDOM").upper()
+        count_raw = value("selectcount" if has_new else "studentsee", default="6")
+        grading = value("gradingtype", default="RELATIVE").upper()
+        show = value("showgrading", default="1").upper()
+        numbering = value("numberingstyle", default="1")
+        count_value = php_number(count_raw)
+        count = int(count_value) if count_value is not None and count_value >= 2 else 2
+        options = (
+            "horizontal" if layout in ("HORIZONTAL", "HORI", "H", "1") else "vertical",
+            "all"
+            if select in ("ALL", "EXACT")
+            else "contiguous"
+            if select in ("CONTIGUOUS", "CONTIG")
+            else "random",
+            count,
+            ORDERING_GRADING_ALIASES.get(grading, grading),
+            show not in ("HIDE", "FALSE", "NO"),
+            numbering if numbering in ORDERING_NUMBERINGS else "none",
+        )
+        answers = [
+            a for a in self.answers(el, False, q.text.format if q.text else "html", True) if a.text.text
+        ]
+        if len(answers) < 2:
+            self.error(
+                el,
+                f"ordering with {len(answers)} item(s): Moodle saves none with fewer than 2 "
+                "(notenoughanswers)",
+                "moodlexml.too-few-items",
+            )
+        return replace(q, ordering=options, answers=tuple(answers))
+
+    def _gapselect(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
+        """qtype_gapselect::import_from_xml(): `<selectoption>`s with their groups; `[[n]]` in the
+        text is a gap whose right choice is choice n, offered with the choices of its group
+        (qtype_gapselect_base::initialise_question_instance())."""
+        shuffle = self.flag(el, "shuffleanswers", "1", "choices shuffled", Severity.WARNING)
+        drops: list[tuple[str, int, bool]] = []
+        tag = "selectoption" if q.qtype == "gapselect" else "dragbox"
+        for n, option in enumerate(el.findall(tag), 1):
+            label = self.text_child(option, f"choice {n}") or ""
+            group = self.number(_first(option, "group"), 1.0, f"the group of choice {n}") or 1.0
+            drops.append((label, int(group), option.find("infinite") is not None))
+        if q.qtype == "gapselect" and not drops:
+            for n, a in enumerate(el.findall("answer"), 1):  # the legacy format
+                label = self.text_child(a, f"choice {n}") or ""
+                group = php_number(self.text_child(_first(a, "feedback"), "the group") or "1") or 1.0
+                drops.append((label, int(group), False))
+        # save_question_options() drops blank choices and renumbers the gaps.
+        renumber: dict[int, int] = {}
+        kept: list[tuple[str, int, bool]] = []
+        for n, d in enumerate(drops, 1):
+            if d[0].strip():
+                kept.append(d)
+                renumber[n] = len(kept)
+        text, marks = self._text_with_gaps(q)
+        gaps: list[int] = []
+
+        def gap(m: re.Match[str]) -> str:
+            n = int(m.group(1))
+            if n not in renumber:
+                self.error(
+                    el,
+                    f"gap [[{n}]] names no choice: Moodle cannot show the question",
+                    "moodlexml.bad-gap",
+                )
+                return m.group(0)
+            gaps.append(renumber[n])
+            return marks.mark(len(gaps))
+
+        marked = re.sub(r"\[\[(\d+)]]", gap, text.text)
+        if not gaps:
+            self.error(el, f"{q.qtype} question without a gap [[n]]", "moodlexml.bad-gap")
+        return replace(
+            q,
+            text=replace(text, text=marked),
+            gaps=tuple(gaps),
+            drops=tuple(kept),
+            shuffle=shuffle,
+            marks=marks,
+        )
+
+    _ddwtos = _gapselect
+
     def category(self, el: etree._Element) -> MoodleQuestion:
         """import_category(): `<category><text>`; create_category_path()'s context prefix."""
         container = _first(el, "category")
@@ -1061,6 +1272,16 @@ def to_model(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str)
     if body is None:
         return None
     q = replace(q, body=body)
+    if isinstance(body, Cloze):
+        stem, code = _gapped(q.stem, len(body.blanks), mq.marks)
+        if code:
+            texts.lose("a code block holding blanks (read as lines of inline code around the blanks)")
+        if stem is None:
+            texts.lose("a blank inside a formula, code or attribute (the question is left out)")
+            return None
+        q = replace(q, stem=stem)
+    elif isinstance(body, Description):
+        q = replace(q, points=0.0)
     correct, partial, incorrect = (texts.text(t)[0] for t in mq.feedback)
     written = any(x is not None for x in (correct, partial, incorrect))
     # `<shownumcorrect/>` with no feedback is what Moodle's form saves by default (and what the
@@ -1136,7 +1357,220 @@ def _body(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str) ->
         return Matching(tuple(pairs), tuple(distractors))
     if kind == "essay":
         return _essay(mq, texts)
+    if kind in ("cloze", "multianswer"):
+        return _cloze(mq, texts, quiz_lang, q.lang or quiz_lang)
+    if kind in ("gapselect", "ddwtos"):
+        return _gapselect(mq, texts)
+    if kind == "ordering":
+        return _ordering(mq, texts)
+    if kind == "description":
+        return Description()
     return None
+
+
+DRAGGING_LOST = (
+    "a drag-and-drop into text question (ddwtos) is read as a cloze question with a drop-down list "
+    "per gap: the dragging is not carried"
+)
+
+
+def _gapped(stem: Text, n: int, marks: GapMarks) -> tuple[Rich | None, bool]:
+    """A stem whose text holds marks.mark(k) as the Rich tree with Gap(k) in their places, or None
+    when the markers are not 1 to n once each in reading order (one fell inside a formula, code
+    or an attribute, where the model has no blank), and whether a code block held a blank (the
+    model's code blocks hold text only: it is read as lines of inline code around the blanks)."""
+    rich = rich_of_words(stem) if isinstance(stem, str) else stem
+    code_blocks = False
+    marker = marks.pattern
+
+    def code(text: str) -> list[Inline]:
+        out: list[Inline] = []
+        for i, part in enumerate(marker.split(text)):
+            if i % 2:
+                out.append(Gap(int(part)))
+            elif part:
+                out.append(Code(part))
+        return out
+
+    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            if isinstance(x, Str):
+                parts = marker.split(x.text)
+                for i, part in enumerate(parts):
+                    if i % 2:
+                        out.append(Gap(int(part)))
+                    elif part:
+                        out.append(Str(part))
+            elif isinstance(x, Emph | Strong):
+                out.append(type(x)(inlines(x.children)))
+            elif isinstance(x, Link):
+                out.append(replace(x, children=inlines(x.children)))
+            elif isinstance(x, Code) and marks.open in x.text:
+                out.extend(code(x.text))
+            else:
+                out.append(x)
+        return tuple(out)
+
+    def block(b: Block) -> Block:
+        nonlocal code_blocks
+        if isinstance(b, CodeBlock) and marks.open in b.text:
+            code_blocks = True
+            lines: list[Inline] = []
+            for i, line in enumerate(b.text.rstrip("\n").split("\n")):
+                if i:
+                    lines.append(LineBreak())
+                lines.extend(code(line))
+            return Para(tuple(lines))
+        if isinstance(b, Para):
+            return Para(inlines(b.children))
+        if isinstance(b, BulletList | OrderedList):
+            return replace(b, items=tuple(tuple(block(c) for c in item) for item in b.items))
+        if isinstance(b, Table):
+            return replace(
+                b,
+                header=tuple(inlines(c) for c in b.header),
+                rows=tuple(tuple(inlines(c) for c in row) for row in b.rows),
+            )
+        return b
+
+    out = Rich(tuple(block(b) for b in rich.blocks))
+    if [x.n for x in inlines_of(out) if isinstance(x, Gap)] != list(range(1, n + 1)):
+        return None, code_blocks
+    if marks.open in plain_text(out):
+        return None, code_blocks
+    return out, code_blocks
+
+
+def _html(text: str, mq: MoodleQuestion) -> MoodleText:
+    return MoodleText(text, "html", mq.loc, mq.text.files if mq.text else ())
+
+
+def _cloze(mq: MoodleQuestion, texts: TextSource, quiz_lang: str, qlang: str) -> Cloze | None:
+    """Each subquestion a blank, as qtype_multianswer_extract_question() stored it: a short answer
+    (SHORTANSWER_C case sensitive), a numerical one without units, a choice (its layout, shuffling,
+    MULTIRESPONSE several picks); a last `*` at 0 % the feedback for any other response."""
+    blanks: list[TextBlank | NumberBlank | ChoiceBlank] = []
+    ranges = mq.meta.get("blank_ranges")
+    for k, sub in enumerate(mq.cloze, 1):
+        weight = int(sub.weight) if sub.weight else 1
+        if weight < 1:
+            texts.lose(f"blank {k}'s weight 0 (read as 1)")
+            weight = 1
+        alts = list(sub.alternatives)
+        other = None
+        if sub.qtype != "multichoice":
+            for i, a in enumerate(alts):
+                if a.text.strip() == "*" and a.fraction == 0:
+                    if i < len(alts) - 1:
+                        texts.unreachable(f"{len(alts) - i - 1} answer(s) of blank {k} after '*'")
+                    other = texts.text(_html(a.feedback, mq))[0] if a.feedback else None
+                    if other is None:
+                        other = ""
+                    alts = alts[:i]
+                    break
+        feedbacks = [texts.text(_html(a.feedback, mq))[0] if a.feedback else None for a in alts]
+        if sub.qtype == "shortanswer":
+            answers: list[Answer] = []
+            for a, fb in zip(alts, feedbacks, strict=True):
+                text, wildcard, exact = read_wildcard(a.text.strip())
+                if not exact:
+                    texts.lose(f"the literal '*' of wildcard answer {a.text!r} (read as a wildcard)")
+                if not text or any(x.text == text for x in answers):
+                    continue
+                credit = _positive(Fraction(a.fraction).limit_denominator(10**7), f"answer {text!r}", texts)
+                answers.append(Answer(text, exact_credit(credit), fb, wildcard, loc=mq.loc))
+            if not any(a.credit == 1 for a in answers):
+                return None
+            blanks.append(TextBlank(tuple(answers), bool(sub.layout), other or None, weight, loc=mq.loc))
+        elif sub.qtype == "numerical":
+            keys: list[NumericKey] = []
+            own = ranges.get(str(k)) if isinstance(ranges, dict) else None
+            for i, (a, fb) in enumerate(zip(alts, feedbacks, strict=True)):
+                if a.tolerance is None:
+                    texts.lose(f"the answer {a.text!r} of blank {k} (any number)")
+                    continue
+                value = float(a.text.replace(",", "."))
+                tolerance = float(a.tolerance.replace(",", "."))
+                credit = exact_credit(max(a.fraction, 0.0))
+                key = NumericKey(value, tolerance, credit=credit, feedback=fb, loc=mq.loc)
+                bounds = own[i] if isinstance(own, list) and i < len(own) else None
+                if (
+                    isinstance(bounds, list)
+                    and len(bounds) >= 2
+                    and is_midpoint(value, tolerance, *bounds[:2])
+                ):
+                    answer = bounds[2] if len(bounds) == 3 else None
+                    key = NumericKey(answer, 0.0, bounds[0], bounds[1], credit, fb, loc=mq.loc)
+                keys.append(key)
+            if not any(x.credit == 1 for x in keys):
+                return None
+            blanks.append(NumberBlank(tuple(keys), other or None, weight, loc=mq.loc))
+        else:
+            choices = []
+            for a, fb in zip(alts, feedbacks, strict=True):
+                label, lang = texts.text(_html(a.text, mq))
+                if label is None:
+                    continue
+                lang = lang or quiz_lang
+                credit = exact_credit(round(a.fraction, 7))
+                choices.append(Choice(label, credit, fb, lang if lang != qlang else None, loc=mq.loc))
+            own_credits = mq.meta.get("blank_credits")
+            kept = own_credits.get(str(k)) if isinstance(own_credits, dict) else None
+            if isinstance(kept, list) and len(kept) == len(choices) and sub.multiple:
+                # Credits Moodle rescales (their sum is not 1), as lmsexport's comment keeps them.
+                choices = [replace(c, credit=float(x)) for c, x in zip(choices, kept, strict=True)]
+            display = ChoiceDisplay(sub.layout) if isinstance(sub.layout, str) else ChoiceDisplay.DROPDOWN
+            blanks.append(ChoiceBlank(tuple(choices), display, sub.multiple, sub.shuffle, weight, loc=mq.loc))
+    return Cloze(tuple(blanks)) if blanks else None
+
+
+def _gapselect(mq: MoodleQuestion, texts: TextSource) -> Cloze | None:
+    """gapselect and ddwtos: one drop-down blank per gap, offering the choices of the right
+    choice's group in their order, the right one full credit (qtype_gapselect_question_base
+    grades each gap right or wrong, the question the share right)."""
+    blanks: list[TextBlank | NumberBlank | ChoiceBlank] = []
+    for k, right in enumerate(mq.gaps, 1):
+        group = mq.drops[right - 1][1]
+        alone = sum(1 for _, g, _ in mq.drops if g == group) < 2
+        if alone:
+            # Moodle shows a drop-down list of one choice, which a cloze blank cannot be (Moodle's
+            # MULTICHOICE needs 2: qtype_multianswer_validate_question()).
+            texts.lose(f"a group of one choice (gap {k} offers every choice of the question)")
+        credits: dict[str, float] = {}
+        for n, (text, g, _) in enumerate(mq.drops, 1):
+            if g == group or alone:
+                if text in credits and not alone:
+                    texts.lose(
+                        f"a second choice {text!r} of gap {k} (offered once, earning the better credit)"
+                    )
+                credits[text] = max(credits.get(text, 0.0), 1.0 if n == right else 0.0)
+        choices = tuple(Choice(text, credit, loc=mq.loc) for text, credit in credits.items())
+        blanks.append(ChoiceBlank(choices, ChoiceDisplay.DROPDOWN, False, bool(mq.shuffle), loc=mq.loc))
+    if mq.qtype == "ddwtos" and any(d[2] for d in mq.drops):
+        texts.lose("unlimited drag boxes (a choice usable in several gaps is offered in each)")
+    return Cloze(tuple(blanks)) if blanks else None
+
+
+def _ordering(mq: MoodleQuestion, texts: TextSource) -> Ordering | None:
+    assert mq.ordering is not None
+    layout, select, count, grading, show, numbering = mq.ordering
+    items = [t for t in (texts.text(a.text)[0] for a in mq.answers) if t is not None]
+    if len(items) < 2:
+        return None
+    kind = OrderingSelect(select)
+    if kind is not OrderingSelect.ALL and count >= len(items):
+        kind = OrderingSelect.ALL  # qtype_ordering_question::start_attempt(): all of them
+    names = {v: k for k, v in ORDERING_GRADINGS.items()}
+    return Ordering(
+        tuple(items),
+        OrderingGrading(names.get(grading, "relative_next_exclude_last")),
+        kind,
+        count if kind is not OrderingSelect.ALL else 0,
+        Layout(layout),
+        Numbering(numbering),
+        show,
+    )
 
 
 def _choices(mq: MoodleQuestion, q: Question, texts: TextSource, quiz_lang: str) -> Body:
@@ -1438,7 +1872,7 @@ class _Mapper:
         if not stem:
             self.error(mq, f"question {qid!r} has no question text", "moodlexml.empty-stem")
             return None
-        if not (math.isfinite(mq.mark) and mq.mark > 0):
+        if not (math.isfinite(mq.mark) and mq.mark > 0) and mq.qtype != "description":
             self.error(
                 mq,
                 f"question {qid!r} is worth {mq.mark:g} points; lmsexport needs a mark above 0",
@@ -1473,6 +1907,8 @@ class _Mapper:
         ):
             self.error(mq, f"question {qid!r}: no answer has a positive fraction", "moodlexml.bad-key")
             return None
+        if typed is not None and mq.qtype == "ddwtos":
+            self.warn(mq, f"question {qid!r}: {DRAGGING_LOST}", "moodlexml.dragging-not-carried")
         if typed is not None:
             dropped = list(mq.dropped) + self.lost
             if self.markup:

@@ -5,8 +5,9 @@ Canvas writes every question of a "QTI export" the way canvas-lms lib/cc/qti/qti
 their inverse, and reads other tools' QTI 1.2 leniently by its structure:
 
 * the type from the ``question_type`` metadata (multiple_choice, multiple_answers, true_false,
-  short_answer, numerical, matching, essay; calculated, fill-in-multiple-blanks, multiple
-  dropdowns, file upload and text-only questions are skipped with a warning), or the Common
+  short_answer, numerical, matching, essay; fill_in_multiple_blanks and multiple_dropdowns as a
+  cloze, text_only as a description, calculated_question as a calculated question with its
+  variable sets as the variants; file upload questions are skipped with a warning), or the Common
   Cartridge ``cc_profile``, or, for other tools, the presentation (``response_lid`` single or
   multiple, several of them for matching, ``response_str``/``render_fib`` for a typed answer);
 * credits from the response processing, each a share of the best score: a single choice's
@@ -35,39 +36,67 @@ QTI DTD is accepted (and never loaded), an internal subset or entity is refused.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import PurePosixPath
 
 from lxml import etree
 
+from .. import formula as fm
 from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
     Answer,
+    Block,
+    BulletList,
+    Calculated,
     Choice,
+    ChoiceBlank,
+    Cloze,
+    Description,
+    Emph,
     Essay,
+    Gap,
+    Inline,
+    Link,
+    ListVariable,
     Matching,
+    Math,
     Media,
     MultipleChoice,
     Numerical,
     NumericKey,
+    OrderedList,
     OutcomeFeedback,
     Pair,
+    Para,
+    Parameters,
     Question,
     QuestionType,
+    RangeVariable,
     Rich,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
+    Str,
+    Strong,
+    Table,
     Text,
+    TextBlank,
+    Tolerance,
+    ToleranceKind,
     TrueFalse,
+    Variant,
     default_multiple_credits,
     exact_credit,
     is_full,
     plain_text,
 )
+from ..model import Formula as ModelFormula
 from ..moodle import name_from_stem
+from ..moodlexml import rich_of_words
 from ..validate import package_path
 from ..validate_qti12 import parse_untrusted_qti12
 from ..writers.qti12 import short_title
@@ -93,13 +122,13 @@ CANVAS_TYPES = {
     "numerical_question": QuestionType.NUMERICAL,
     "matching_question": QuestionType.MATCHING,
     "essay_question": QuestionType.ESSAY,
+    "fill_in_multiple_blanks_question": QuestionType.CLOZE,
+    "multiple_dropdowns_question": QuestionType.CLOZE,
+    "text_only_question": QuestionType.DESCRIPTION,
 }
+CALCULATED = "calculated_question"
 CANVAS_SKIPPED = {
-    "calculated_question": "calculated",
-    "fill_in_multiple_blanks_question": "fill in multiple blanks",
-    "multiple_dropdowns_question": "multiple dropdowns",
     "file_upload_question": "file upload",
-    "text_only_question": "text only",
     "missing_word_question": "missing word",
 }
 CC_PROFILES = {
@@ -224,6 +253,129 @@ def _conditions(item: etree._Element) -> list[_Condition]:
     return [_Condition(c) for c in _children(rp, "respcondition")] if rp is not None else []
 
 
+# --------------------------------------------------------------------------- calculated questions
+#
+# Canvas's calculated_question (writers/qti12.py writes it as Canvas's exporter does): its
+# variables, its var_sets as the question's explicit variants (values and answers, in order),
+# its formula read back from Canvas's calculator syntax (formula.from_canvas). When the formula
+# cannot be translated, or gives other answers than the var_sets store (Canvas never checks
+# them: a hand-edited or foreign answer is the key), the stored answers are kept as the values of
+# one more variable, the answer formula is that variable, and the formula is a named loss.
+
+_BRACKET = re.compile(r"\[([A-Za-z][A-Za-z0-9_]*)\]")
+
+
+_TEX_NAME = re.compile(r"\{\\text\{\[([A-Za-z][A-Za-z0-9_]*)\]\}\}")
+
+
+def _tex_name(m: re.Match[str], names: set[str]) -> str:
+    return "{" + m.group(1) + "}" if m.group(1) in names else m.group(0)
+
+
+def _placeholders_of(text: str, names: set[str]) -> str:
+    """Canvas's ``[name]`` as lmsexport's ``{name}``; literal braces doubled."""
+    text = text.replace("{", "{{").replace("}", "}}")
+    return _BRACKET.sub(lambda m: "{" + m.group(1) + "}" if m.group(1) in names else m.group(0), text)
+
+
+def _placeholder_text(text: Text | None, names: set[str]) -> Text | None:
+    if text is None or isinstance(text, str):
+        return _placeholders_of(text, names) if text is not None else None
+
+    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            match x:
+                case Str(text=t):
+                    out.append(Str(_placeholders_of(t, names)))
+                case Math(tex=tex, display=d):
+                    # writers/qti12.canvas_text writes a name in TeX as {\text{[name]}}
+                    out.append(Math(_TEX_NAME.sub(lambda m: _tex_name(m, names), tex), d))
+                case Emph(children=c):
+                    out.append(Emph(inlines(c)))
+                case Strong(children=c):
+                    out.append(Strong(inlines(c)))
+                case Link(url=u, children=c, title=t):
+                    out.append(Link(u, inlines(c), t))
+                case _:
+                    out.append(x)  # code, math, images: verbatim (no placeholders there)
+        return tuple(out)
+
+    def block(b: Block) -> Block:
+        match b:
+            case Para(children=c):
+                return Para(inlines(c))
+            case BulletList(items=items):
+                return BulletList(tuple(tuple(block(x) for x in item) for item in items))
+            case OrderedList(items=items, start=start):
+                return OrderedList(tuple(tuple(block(x) for x in item) for item in items), start)
+            case Table(header=h, rows=rows, aligns=a):
+                return Table(
+                    tuple(inlines(c) for c in h), tuple(tuple(inlines(c) for c in r) for r in rows), a
+                )
+        return b
+
+    return Rich(tuple(block(b) for b in text.blocks))
+
+
+def with_placeholders(q: Question) -> Question:
+    """A read calculated question with ``{name}`` for Canvas's ``[name]`` in every text."""
+    body = q.body
+    assert isinstance(body, Calculated)
+    names = {v.name for v in body.params.variables}
+
+    def sub(text: Text | None) -> Text | None:
+        return _placeholder_text(text, names)
+
+    fb = q.feedback
+    stem = sub(q.stem)
+    assert stem is not None
+    return replace(
+        q,
+        stem=stem,
+        explanation=sub(q.explanation),
+        feedback=replace(fb, correct=sub(fb.correct), partial=sub(fb.partial), incorrect=sub(fb.incorrect)),
+    )
+
+
+def _text_of(el: etree._Element | None) -> str | None:
+    return el.text if el is not None else None
+
+
+def fm_name_ok(name: str) -> bool:
+    """Whether a Canvas variable name is one lmsexport can hold (variants.NAME_RE, not reserved)."""
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name)) and name not in (
+        *fm.CONSTANTS,
+        *fm.KEYWORDS,
+        *fm.FUNCTIONS,
+        *fm.REFUSED_FUNCTIONS,
+    )
+
+
+def _tolerance(text: str) -> Tolerance | None:
+    text = text.strip()
+    if not text:
+        return Tolerance()
+    relative = text.endswith("%")
+    value = _number(text.removesuffix("%"))
+    if value is None or value < 0:
+        return None
+    if relative:
+        return Tolerance(float(Decimal(repr(value)) / 100), ToleranceKind.RELATIVE)
+    return Tolerance(value, ToleranceKind.ABSOLUTE)
+
+
+def _digits(text: str) -> int:
+    text = text.strip().lstrip("-")
+    return len(text.partition(".")[2].rstrip("0")) if "e" not in text.lower() else 0
+
+
+def _answer_matches(value: float, stored: float, decimals: int) -> bool:
+    """Whether our value of the formula is the answer Canvas stored, shown at its decimals (its
+    editor rounds each answer to decimal_places; half a last digit of slack either way)."""
+    return abs(value - stored) <= 0.5 * 10.0**-decimals * (1 + 1e-9) + 1e-12 * abs(stored)
+
+
 # --------------------------------------------------------------------------- items
 
 
@@ -322,6 +474,8 @@ class _ItemReader:
         """The model type, or the name of a type lmsexport lacks."""
         canvas = self.meta.get("question_type")
         if canvas:
+            if canvas == CALCULATED:
+                return QuestionType.NUMERICAL  # read by _calculated (read())
             if canvas in CANVAS_TYPES:
                 return CANVAS_TYPES[canvas]
             return CANVAS_SKIPPED.get(canvas, canvas.removesuffix("_question").replace("_", " "))
@@ -342,7 +496,8 @@ class _ItemReader:
         if _all(presentation, "response_str"):
             has_key = any(c.score > 0 and c.equals() for c in _conditions(self.item))
             return QuestionType.SHORT_ANSWER if has_key else QuestionType.ESSAY
-        return "text only"
+        # No response at all: text to read, as Canvas's text_only_question
+        return QuestionType.DESCRIPTION
 
     def read(self) -> DraftQuestion | None:
         presentation = _child(self.item, "presentation")
@@ -369,11 +524,13 @@ class _ItemReader:
             self.found.warn(self.loc, f"{self.label} has no question text; skipped", "import.empty-stem")
             return None
         points = _number(self.meta.get("points_possible")) or _number(self.meta.get("cc_weighting")) or 1.0
+        if kind is QuestionType.DESCRIPTION:
+            points = 0.0  # a description is worth nothing (Canvas: a text_only_question's 0)
         q = Question(
             id="",
             stem=stem,
             body=Essay(),
-            points=points if points > 0 else 1.0,
+            points=points if points > 0 or kind is QuestionType.DESCRIPTION else 1.0,
             lang=self.item.get("{http://www.w3.org/XML/1998/namespace}lang") or lang,
             loc=self.loc,
         )
@@ -384,10 +541,18 @@ class _ItemReader:
             typed = self._choices(q, kind, presentation, conditions, used)
         elif kind is QuestionType.SHORT_ANSWER:
             typed = self._short(q, conditions, used)
+        elif kind is QuestionType.NUMERICAL and self.meta.get("question_type") == CALCULATED:
+            typed = self._calculated(q)
+            used |= {"correct_fb", "general_incorrect_fb"}
         elif kind is QuestionType.NUMERICAL:
             typed = self._numerical(q, conditions, used)
         elif kind is QuestionType.MATCHING:
             typed = self._matching(q, presentation, conditions, used)
+        elif kind is QuestionType.CLOZE:
+            dropdowns = self.meta.get("question_type") == "multiple_dropdowns_question"
+            typed = self._cloze(q, presentation, conditions, used, dropdowns)
+        elif kind is QuestionType.DESCRIPTION:
+            typed = replace(q, body=Description())
         if typed is None:
             return None
         explanation = self.feedback_text("general_fb")
@@ -398,7 +563,7 @@ class _ItemReader:
                 used.add(ident)
                 break
         typed = replace(typed, explanation=explanation, name=self.name(typed))
-        if not isinstance(typed.body, Essay):
+        if not isinstance(typed.body, Essay | Description):
             # Canvas's feedback on a right and on a wrong response (writers/qti12.py CORRECT_FB,
             # INCORRECT_FB); an essay has none (nothing scores it right or wrong).
             outcome = OutcomeFeedback(
@@ -418,6 +583,8 @@ class _ItemReader:
         for what in self.lost:
             self.notes.append(f"not carried: {what}")
             self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
+        if isinstance(typed.body, Calculated):
+            typed = with_placeholders(typed)
         return DraftQuestion(typed, raw_id=self.raw_id, name=self.title, notes=self.notes)
 
     def _choices(
@@ -555,6 +722,149 @@ class _ItemReader:
             return None
         return replace(q, body=Numerical(keys=tuple(keys)))
 
+    def _calculated(self, q: Question) -> Question | None:
+        """Canvas's calculated_question: ``itemproc_extension/calculated`` (calculated_interaction.rb
+        reads the same fields) -> Calculated with its var_sets as explicit variants."""
+        calc = next(
+            (c for c in _all(self.item, "calculated") if _local(c.getparent()) == "itemproc_extension"), None
+        )
+        if calc is None:
+            self.found.skip(
+                "calculated",
+                self.loc,
+                self.title or self.raw_id,
+                "no itemproc_extension/calculated",
+                "import.skipped",
+            )
+            return None
+        tolerance_el = _child(calc, "answer_tolerance")
+        tolerance_text = (tolerance_el.text or "").strip() if tolerance_el is not None else ""
+        tolerance = _tolerance(tolerance_text)
+        if tolerance is None:
+            self.drop(f"the tolerance {tolerance_text!r} (read as 0)")
+            tolerance = Tolerance()
+        formulas = _child(calc, "formulas")
+        places = (formulas.get("decimal_places") or "").strip() if formulas is not None else ""
+        decimals = int(places) if places.isdigit() else 2
+        lines = (
+            [(f.text or "").strip() for f in _children(formulas, "formula")] if formulas is not None else []
+        )
+        lines = [line for line in lines if line]
+        declared: list[tuple[str, int, float | None, float | None]] = []
+        vars_el = _child(calc, "vars")
+        for var in _children(vars_el, "var") if vars_el is not None else []:
+            name = (var.get("name") or "").strip()
+            scale = (var.get("scale") or "").strip()
+            declared.append(
+                (
+                    name,
+                    int(scale) if scale.isdigit() else 0,
+                    _number(_text_of(_child(var, "min"))),
+                    _number(_text_of(_child(var, "max"))),
+                )
+            )
+        names = [d[0] for d in declared]
+        bad = [n for n in names if not fm_name_ok(n)] + [n for n in set(names) if names.count(n) > 1]
+        if bad or not names:
+            why = (
+                f"its variable names {sorted(set(bad))} are not lmsexport names"
+                if bad
+                else "it declares no variable"
+            )
+            self.found.skip("calculated", self.loc, self.title or self.raw_id, why, "import.skipped")
+            return None
+        sets: list[tuple[dict[str, float], dict[str, str], float]] = []
+        dropped = 0
+        for vs in _all(calc, "var_set"):
+            values: dict[str, float] = {}
+            texts: dict[str, str] = {}
+            for v in _children(vs, "var"):
+                x = _number(v.text)
+                if x is not None:
+                    values[(v.get("name") or "").strip()] = x
+                    texts[(v.get("name") or "").strip()] = (v.text or "").strip()
+            answer_el = _child(vs, "answer")
+            answer = _number(answer_el.text) if answer_el is not None else None
+            if set(values) != set(names) or answer is None:
+                dropped += 1
+                continue
+            sets.append((values, texts, answer))
+        if dropped:
+            self.drop(f"{dropped} variable set(s) without a value for every variable and an answer")
+        if not sets:
+            self.found.skip(
+                "calculated",
+                self.loc,
+                self.title or self.raw_id,
+                "it has no complete variable set",
+                "import.skipped",
+            )
+            return None
+        variables: list[RangeVariable | ListVariable] = []
+        for name, scale, low, high in declared:
+            got = [s[0][name] for s in sets]
+            digits = max([scale, *(_digits(s[1][name]) for s in sets)])
+            q10 = Decimal(1).scaleb(-digits)
+            lo = min([x for x in (low, high) if x is not None] + got)
+            hi = max([x for x in (low, high) if x is not None] + got)
+            # The range's grid starts at min rounded down to the digits: every stored value is on it.
+            lo_d = Decimal(repr(lo)).quantize(q10, rounding="ROUND_FLOOR")
+            hi_d = Decimal(repr(hi)).quantize(q10, rounding="ROUND_CEILING")
+            variables.append(RangeVariable(name, float(lo_d), float(hi_d), float(q10), digits))
+        answer_formula, computed = self._calculated_formula(lines, names, sets, decimals)
+        if computed is None:
+            # Keep the stored answers as one more variable's values, the answer being that variable.
+            answer_name = next(
+                n for n in ("answer", *(f"answer_{i}" for i in range(1, 1000))) if n not in names
+            )
+            shown = ", ".join(lines) if lines else "none"
+            self.drop(
+                f"the formula ({shown}, Canvas's syntax): its variable sets' answers are kept as the values "
+                f"of a variable {answer_name!r}, and the answer formula is {answer_name}",
+                "import.formula-not-carried",
+            )
+            variables.append(ListVariable(answer_name, tuple(sorted({s[2] for s in sets})), None))
+            answer_formula = answer_name
+            sets = [({**v, answer_name: a}, t, a) for v, t, a in sets]
+            computed = [a for _, _, a in sets]
+        order = [v.name for v in variables]
+        drawn = tuple(
+            Variant(i, tuple((n, values[n]) for n in order), value)
+            for i, ((values, _, _), value) in enumerate(zip(sets, computed, strict=True), 1)
+        )
+        params = Parameters(tuple(variables))
+        return replace(
+            q, body=Calculated(params, ModelFormula(answer_formula), tolerance, decimals, (), drawn)
+        )
+
+    def _calculated_formula(
+        self,
+        lines: list[str],
+        names: list[str],
+        sets: list[tuple[dict[str, float], dict[str, str], float]],
+        decimals: int,
+    ) -> tuple[str, list[float] | None]:
+        """(the answer formula in lmsexport's syntax, each var_set's answer by it), or ("", None)
+        when Canvas's formula does not translate or its values are not the stored answers."""
+        if len(lines) != 1:
+            return "", None
+        try:
+            tree = fm.from_canvas(lines[0])
+        except fm.FormulaError:
+            return "", None
+        if fm.check_names(tree, names):
+            return "", None
+        out: list[float] = []
+        for values, _, stored in sets:
+            try:
+                value = fm.evaluate(tree, values)
+            except fm.EvaluationError:
+                return "", None
+            if not _answer_matches(value, stored, decimals):
+                return "", None
+            out.append(value)
+        return fm.to_source(tree), out
+
     def _matching(
         self, q: Question, presentation: etree._Element, conditions: list[_Condition], used: set[str]
     ) -> Question | None:
@@ -601,6 +911,158 @@ class _ItemReader:
             if ident not in used_rights and text and text not in rights and text not in distractors:
                 distractors.append(text)
         return replace(q, body=Matching(tuple(pairs), tuple(distractors)))
+
+    def _cloze(
+        self,
+        q: Question,
+        presentation: etree._Element,
+        conditions: list[_Condition],
+        used: set[str],
+        dropdowns: bool,
+    ) -> Question | None:
+        """Canvas's fill-in-multiple-blanks or multiple-dropdowns question (writers/qti12.py
+        _write_cloze, Canvas's qti_items.rb): one ``response_lid ident="response_<blank_id>"`` per
+        blank, each ``[blank_id]`` of the text a gap. A fill-in blank is a text blank accepting every
+        label (Canvas's process_canvas makes each one right; Canvas compares without case); a
+        drop-down a choice blank whose right choices a condition adding to SCORE tests. The blanks'
+        weights are the shares of the score their conditions add, when each has one."""
+        lids: dict[str, etree._Element] = {}
+        for lid in _all(presentation, "response_lid"):
+            respident = lid.get("ident") or ""
+            blank_id = respident.removeprefix("response_")
+            if blank_id and blank_id not in lids:
+                lids[blank_id] = lid
+        stem, order = _gapped(q.stem, list(lids))
+        for blank_id in lids:
+            if blank_id not in order:
+                self.drop(f"blank {blank_id!r}, which the text does not show ([{blank_id}] is not in it)")
+        if not order:
+            self.found.warn(
+                self.loc, f"{self.label}: no blank of it is in its text; skipped", "import.no-key"
+            )
+            return None
+        blanks: list[TextBlank | ChoiceBlank] = []
+        shares: list[float] = []
+        for blank_id in order:
+            lid = lids[blank_id]
+            respident = lid.get("ident") or ""
+            scores: dict[str, float] = {}
+            feedback_for: dict[str, str] = {}
+            for c in conditions:
+                values = [v for _, v, _ in c.equals(respident)]
+                if c.sets and c.score > 0:
+                    for v in values:
+                        scores[v] = max(scores.get(v, 0.0), c.score)
+                fid = c.answer_feedback
+                if fid is not None and len(values) == 1 and not c.sets:
+                    feedback_for.setdefault(values[0], fid)
+            shares.append(max(scores.values(), default=0.0))
+            entries: list[tuple[str, Text, Text | None]] = []
+            for label in _all(lid, "response_label"):
+                ident = (label.get("ident") or "").strip()
+                text, _ = self.material(label)
+                if text is None:
+                    continue
+                fid = feedback_for.get(ident) or (f"{ident}_fb" if f"{ident}_fb" in self.feedback else None)
+                if fid is not None:
+                    used.add(fid)
+                entries.append((ident, text, self.feedback_text(fid) if fid else None))
+            render = _child(lid, "render_choice")
+            if dropdowns:
+                choices = []
+                for ident, text, feedback in entries:
+                    words = plain_text(text) if isinstance(text, Rich) else text
+                    choices.append(Choice(words, 1.0 if scores.get(ident, 0.0) > 0 else 0.0, feedback))
+                shuffle = render is not None and (render.get("shuffle") or "No").lower() == "yes"
+                if not any(c.full for c in choices):
+                    self.found.warn(
+                        self.loc,
+                        f"{self.label}: blank {blank_id!r} has no right choice; skipped",
+                        "import.no-key",
+                    )
+                    return None
+                blanks.append(ChoiceBlank(tuple(choices), shuffle=shuffle))
+            else:
+                answers = tuple(
+                    Answer(plain_text(text) if isinstance(text, Rich) else text, 1.0, feedback)
+                    for _, text, feedback in entries
+                )
+                if not answers:
+                    self.found.warn(
+                        self.loc, f"{self.label}: blank {blank_id!r} has no answer; skipped", "import.no-key"
+                    )
+                    return None
+                blanks.append(TextBlank(answers))
+        weights = _weights(shares)
+        blanks = [replace(b, weight=w) for b, w in zip(blanks, weights, strict=True)]
+        return replace(q, stem=stem, body=Cloze(tuple(blanks)))
+
+
+def _weights(shares: list[float]) -> list[int]:
+    """Whole weights in the ratio of the shares the blanks' conditions add (Canvas's and
+    lmsexport's ``%.2f`` of 100 x weight / total), or all 1 when a blank has none or no small
+    whole ratio fits them."""
+    if not shares or min(shares) <= 0:
+        return [1] * len(shares)
+    total = sum(shares)
+    fractions = [Fraction(exact_credit(x / total)).limit_denominator(100) for x in shares]
+    if any(abs(float(f) - x / total) > 0.002 for f, x in zip(fractions, shares, strict=True)):
+        return [1] * len(shares)
+    scale = math.lcm(*(f.denominator for f in fractions))
+    weights = [int(f * scale) for f in fractions]
+    common = math.gcd(*weights)
+    return [w // common for w in weights] if common else [1] * len(shares)
+
+
+def _gapped(stem: Text, blank_ids: list[str]) -> tuple[Rich, list[str]]:
+    """The stem with the first ``[blank_id]`` of each blank as its Gap, numbered in reading order,
+    and the blank ids in that order (a blank the text does not show is left out; a second
+    placeholder of a blank stays text)."""
+    rich = rich_of_words(stem) if isinstance(stem, str) else stem
+    if not blank_ids:
+        return rich, []
+    pattern = re.compile(
+        r"\[(" + "|".join(re.escape(b) for b in sorted(blank_ids, key=len, reverse=True)) + r")\]"
+    )
+    order: list[str] = []
+
+    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            if isinstance(x, Str):
+                at = 0
+                for m in pattern.finditer(x.text):
+                    if m.group(1) in order:
+                        continue
+                    if m.start() > at:
+                        out.append(Str(x.text[at : m.start()]))
+                    order.append(m.group(1))
+                    out.append(Gap(len(order)))
+                    at = m.end()
+                if at < len(x.text):
+                    out.append(Str(x.text[at:]))
+            elif isinstance(x, Emph | Strong):
+                out.append(type(x)(inlines(x.children)))
+            elif isinstance(x, Link):
+                out.append(replace(x, children=inlines(x.children)))
+            else:
+                out.append(x)
+        return tuple(out)
+
+    def block(b: Block) -> Block:
+        if isinstance(b, Para):
+            return Para(inlines(b.children))
+        if isinstance(b, BulletList | OrderedList):
+            return replace(b, items=tuple(tuple(block(c) for c in item) for item in b.items))
+        if isinstance(b, Table):
+            return replace(
+                b,
+                header=tuple(inlines(c) for c in b.header),
+                rows=tuple(tuple(inlines(c) for c in row) for row in b.rows),
+            )
+        return b
+
+    return Rich(tuple(block(b) for b in rich.blocks)), order
 
 
 def _numeric_key(var: etree._Element) -> NumericKey | None:

@@ -9,8 +9,10 @@ read back exactly):
   and the full-score mapping entries with their case sensitivity; a float or integer: numerical,
   the tolerance from ``equal toleranceMode="absolute"`` or the ``gte``/``lte`` bounds lmsexport
   writes), ``matchInteraction`` and ``associateInteraction`` (matching, unused right items as
-  distractors), ``extendedTextInteraction`` (essay); an item with another interaction, or with
-  several, is skipped with a warning naming the interaction;
+  distractors), ``extendedTextInteraction`` (essay), ``orderInteraction`` (ordering); an item
+  with no interaction is a description, one of several text entry or of inline choice
+  interactions a cloze (docs/source-format.md, "QTI 2.1: cloze, ordering and description"); an
+  item with another interaction, or with several others, is skipped with a warning naming it;
 * the key from ``correctResponse``, else the mapping, else the written-out response processing
   (``match`` of the response with a value that sets SCORE), which also links choices to the
   ``modalFeedback`` they show; the standard templates (match_correct, map_response) add nothing
@@ -43,24 +45,45 @@ from ..errors import Severity
 from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
     Answer,
+    Blank,
+    Block,
+    BulletList,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Difficulty,
+    Emph,
     Essay,
+    Gap,
     Hint,
+    Inline,
+    Layout,
+    Link,
     Matching,
     Media,
     MultipleChoice,
+    NumberBlank,
     Numerical,
     NumericKey,
+    OrderedList,
+    Ordering,
+    OrderingGrading,
     OutcomeFeedback,
     Pair,
+    Para,
     Question,
     ResponseFormat,
     Rich,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
+    Str,
+    Strong,
+    Table,
     Text,
+    TextBlank,
     TrueFalse,
     default_multiple_credits,
     exact_credit,
@@ -98,6 +121,7 @@ SUPPORTED = frozenset(
         "matchInteraction",
         "associateInteraction",
         "extendedTextInteraction",
+        "orderInteraction",
     }
 )
 _DROPPED_BODY = {
@@ -459,6 +483,8 @@ class _ItemReader:
         self.lost: list[str] = []
         self.images = Images(self._image)
         self.shuffle: bool | None = None
+        self.plain_texts = False
+        """Whether a cloze's choices and feedback are plain texts (its stem's class)."""
         self.buttons: set[str] = set()
         """Response identifiers of the item's endAttemptInteractions (its hint buttons)."""
         """What the item's choice or match interaction says about shuffling (None: nothing)."""
@@ -478,9 +504,10 @@ class _ItemReader:
             return None
         return media_from_bytes(self.files.image(target, MAX_IMAGE_BYTES), PurePosixPath(target).name)
 
-    def text(self, el: etree._Element | None, plain: bool) -> Text | None:
+    def text(self, el: etree._Element | None, plain: bool | None) -> Text | None:
         """The content of an element as a text: exact for lmsexport's own items (a plain text when
-        ``plain``), lenient and simplified for other tools'."""
+        ``plain``; None: decided per element, as a cloze's texts are: a modalFeedback holding a
+        <p> or words and line breaks only), lenient and simplified for other tools'."""
         if el is None:
             return None
         if self.own:
@@ -493,6 +520,10 @@ class _ItemReader:
             return None
         if not self.own:
             return simplify(rich)
+        if plain is None:
+            # A modalFeedback holds <p> for a plain text, <div> for a rich one; other elements of
+            # a cloze: its stem's class says (writers/qti21.py PLAIN_TEXTS_CLASS).
+            plain = _child(el, "div") is None if _local(el) == "modalFeedback" else self.plain_texts
         if plain:
             return plain_text(rich) or None
         return rich
@@ -527,7 +558,6 @@ class _ItemReader:
             "fill_in_multiple_blanks_question": "fill in multiple blanks",
             "multiple_dropdowns_question": "multiple dropdowns",
             "file_upload_question": "file upload",
-            "text_only_question": "text only",
         }
         if qtype_meta in canvas_skip:
             self.found.skip(
@@ -538,15 +568,19 @@ class _ItemReader:
                 "import.skipped",
             )
             return None
-        if not interactions:
-            self.found.skip(
-                "text only",
-                self.loc,
-                self.title or self.raw_id,
-                "the item has no interaction",
-                "import.skipped",
+        if not interactions or _is_cloze(self.root, kinds):
+            # A description (nothing to answer) or a cloze (blanks in the text).
+            if interactions:
+                made = self._cloze(body, interactions)
+                self.points = self._points(_Decl("single", "", [], None), _rules(self.root, ""))
+            else:
+                made = self._description(body)
+                self.points = 0.0
+            if made is None:
+                return None
+            return self._finish(
+                made, body, set(), None if interactions else self.own and _child(body, "div") is None
             )
-            return None
         unsupported = [k for k in kinds if k not in SUPPORTED]
         if unsupported or len(interactions) > 1:
             kind = _interaction_kind(unsupported[0]) if unsupported else "composite"
@@ -582,6 +616,8 @@ class _ItemReader:
             typed = self._text_entry(q, decl, rules, used_feedback, stem_plain)
         elif kind in ("matchInteraction", "associateInteraction"):
             typed = self._match(q, interaction, decl, stem_plain)
+        elif kind == "orderInteraction":
+            typed = self._ordering(q, interaction, decl, stem_plain)
         elif kind == "extendedTextInteraction" and qtype_meta != "short_answer_question":
             typed = self._essay(q, interaction, body, stem_plain)
         elif qtype_meta == "short_answer_question" and rules.strings:
@@ -591,6 +627,13 @@ class _ItemReader:
             typed = q
         if typed is None:
             return None
+        return self._finish(typed, body, used_feedback, stem_plain)
+
+    def _finish(
+        self, typed: Question, body: etree._Element, used_feedback: set[str], stem_plain: bool | None
+    ) -> DraftQuestion:
+        """The header every kind shares: feedback, hints, explanation, points, name; and the
+        warnings for what the body held that lmsexport drops."""
         hints = self._hints(used_feedback, stem_plain)
         typed = replace(
             typed,
@@ -617,6 +660,22 @@ class _ItemReader:
             self.notes.append(f"not carried: {what}")
             self.found.warn(self.loc, f"{self.label}: not carried: {what}", "import.markup-lost")
         return DraftQuestion(typed, raw_id=self.raw_id, name=self.title, notes=self.notes)
+
+    def _description(self, body: etree._Element) -> Question | None:
+        """An item without interaction: its body is the text of a description."""
+        copy_body = copy.deepcopy(body)
+        for el in list(copy_body.iter(etree.Element)):
+            if _local(el) in _DROPPED_BODY:
+                _remove_keep_tail(el)
+        stem = self.text(copy_body, self.own and _child(body, "div") is None)
+        if stem is None:
+            self.found.skip(
+                "empty", self.loc, self.title or self.raw_id, "the item has no text", "import.skipped"
+            )
+            return None
+        return Question(
+            id="", stem=stem, body=Description(), points=0.0, lang=self.root.get(XML_LANG), loc=self.loc
+        )
 
     def _stem_body(self, body: etree._Element, interaction: etree._Element) -> etree._Element:
         """itemBody without its interaction (its prompt kept in its place) and without feedback."""
@@ -672,7 +731,7 @@ class _ItemReader:
     def _modal(self) -> dict[str, etree._Element]:
         return {(m.get("identifier") or ""): m for m in _children(self.root, "modalFeedback")}
 
-    def _explanation(self, used: set[str], plain: bool) -> Text | None:
+    def _explanation(self, used: set[str], plain: bool | None) -> Text | None:
         modal = self._modal()
         chosen = None
         for ident, el in modal.items():
@@ -830,7 +889,7 @@ class _ItemReader:
             q, body=ShortAnswer(tuple(Answer(a, credit=credit.get(a, 1.0)) for a in answers), case_sensitive)
         )
 
-    def _feedback_text(self, ids: list[str], used: set[str], plain: bool) -> Text | None:
+    def _feedback_text(self, ids: list[str], used: set[str], plain: bool | None) -> Text | None:
         modal = self._modal()
         for fid in ids:
             if fid in modal:
@@ -929,14 +988,14 @@ class _ItemReader:
             essay = replace(essay, grader_info=self.text(rubric, plain and _child(rubric, "div") is None))
         return replace(q, body=essay)
 
-    def _outcome_feedback(self, used: set[str], plain: bool) -> OutcomeFeedback:
+    def _outcome_feedback(self, used: set[str], plain: bool | None) -> OutcomeFeedback:
         """lmsexport's feedback for a right, a partly right and a wrong response (by identifier)."""
         correct, partial, incorrect = (
             self._feedback_text([ident], used, plain) for ident in (CORRECT_ID, PARTIAL_ID, INCORRECT_ID)
         )
         return OutcomeFeedback(correct, partial, incorrect)
 
-    def _hints(self, used: set[str], plain: bool) -> tuple[Hint, ...]:
+    def _hints(self, used: set[str], plain: bool | None) -> tuple[Hint, ...]:
         """The hints an adaptive item with a hint button shows, in order (hint_1, hint_2, ...)."""
         if not self.buttons:
             return ()
@@ -1036,6 +1095,255 @@ class _ItemReader:
                 distractors.append(text)
         return replace(q, body=Matching(tuple(pairs), tuple(distractors)))
 
+    # -- cloze, ordering, description ------------------------------------------------------
+
+    def _inline_feedback(self) -> dict[str, etree._Element]:
+        """The feedbackInline of the item body outside any choice, by identifier."""
+        body = _child(self.root, "itemBody")
+        out: dict[str, etree._Element] = {}
+        for el in body.iter(etree.Element) if body is not None else ():
+            if _local(el) == "feedbackInline" and not any(
+                _local(a) == "simpleChoice" for a in el.iterancestors()
+            ):
+                out.setdefault(el.get("identifier") or "", el)
+        return out
+
+    def _fb(self, ids: list[str], inline: dict[str, etree._Element]) -> Text | None:
+        for ident in ids:
+            if ident in inline:
+                return self.text(inline[ident], None)
+        return None
+
+    def _cloze(self, body: etree._Element, interactions: list[etree._Element]) -> Question | None:
+        decls = _decls(self.root)
+        copy_body = _dedent(copy.deepcopy(body)) if self.own else copy.deepcopy(body)
+        responses = [decl_response(i) for i in interactions]
+        targets = [
+            el
+            for el in copy_body.iter(etree.Element)
+            if _local(el) in _CLOZE_KINDS and decl_response(el) in responses
+        ]
+        for n, target in enumerate(targets, 1):
+            marker = f"\ue010{n}\ue011"
+            parent = target.getparent()
+            assert parent is not None
+            prev = target.getprevious()
+            if prev is not None:
+                prev.tail = (prev.tail or "") + marker + (target.tail or "")
+            else:
+                parent.text = (parent.text or "") + marker + (target.tail or "")
+            parent.remove(target)
+        for el in list(copy_body.iter(etree.Element)):
+            if _local(el) in _DROPPED_BODY or _local(el) == "feedbackInline":
+                _remove_keep_tail(el)
+            elif _local(el) == "endAttemptInteraction":
+                holder = el.getparent()
+                _remove_keep_tail(el)
+                if (
+                    holder is not None
+                    and holder is not copy_body
+                    and not len(holder)
+                    and not (holder.text or "").strip()
+                ):
+                    _remove_keep_tail(holder)
+        stem_div = _child(body, "div")
+        self.plain_texts = stem_div is not None and "plain-texts" in (stem_div.get("class") or "").split()
+        stem = self.text(copy_body, False)
+        if stem is None:
+            self.found.warn(self.loc, f"{self.label} has no question text; skipped", "import.empty-stem")
+            return None
+        inline = self._inline_feedback()
+        blanks: list[Blank] = []
+        for interaction in interactions:
+            blank = self._blank(interaction, decls, inline)
+            if blank is None:
+                self.found.skip(
+                    "cloze",
+                    self.loc,
+                    self.title or self.raw_id,
+                    f"no answer of its blank {decl_response(interaction)!r} can be read",
+                    "import.skipped",
+                )
+                return None
+            blanks.append(blank)
+        weights = self._blank_weights(len(blanks))
+        blanks = [replace(b, weight=w) for b, w in zip(blanks, weights, strict=True)]
+        return Question(
+            id="", stem=_gapped(stem), body=Cloze(tuple(blanks)), lang=self.root.get(XML_LANG), loc=self.loc
+        )
+
+    def _blank_weights(self, count: int) -> list[int]:
+        """lmsexport's SCORE = points x sum(weight x BLANK_n) / total: the integer weights."""
+        weights = [1] * count
+        for product in self.root.iter(etree.Element):
+            if _local(product) != "product":
+                continue
+            kids = [c for c in product if isinstance(c.tag, str)]
+            if len(kids) == 2 and _local(kids[0]) == "baseValue" and _local(kids[1]) == "variable":
+                m = re.fullmatch(r"BLANK_([0-9]+)", kids[1].get("identifier") or "")
+                w = _number(kids[0].text)
+                if m and w is not None and w >= 1 and w.is_integer() and 1 <= int(m.group(1)) <= count:
+                    weights[int(m.group(1)) - 1] = int(w)
+        return weights
+
+    def _blank(
+        self, interaction: etree._Element, decls: dict[str, _Decl], inline: dict[str, etree._Element]
+    ) -> Blank | None:
+        response = decl_response(interaction)
+        kind = _local(interaction)
+        decl = decls.get(response) or _Decl(
+            "single", "string" if kind == "textEntryInteraction" else "identifier", [], None
+        )
+        if kind == "textEntryInteraction":
+            chain = _BlankChain(self.root, response)
+            other = self._fb(chain.other, inline)
+            if decl.base_type in ("float", "integer"):
+                answer = _number(decl.correct[0]) if decl.correct else None
+                keys: list[NumericKey] = []
+                best = max((b.score for b in chain.branches), default=0.0)
+                answered = False
+                for b in chain.branches:
+                    best_key = b.score == best and not answered
+                    answered = answered or best_key
+                    if b.kind == "range":
+                        key = (
+                            _key_from_bounds(answer, b.low, b.high)
+                            if best_key
+                            else NumericKey(low=b.low, high=b.high)
+                        )
+                    elif b.kind == "equal" and b.tolerance is not None and b.two:
+                        key = NumericKey(
+                            answer=b.value, low=b.value - b.tolerance[0], high=b.value + b.tolerance[1]
+                        )
+                    elif b.kind == "equal":
+                        key = NumericKey(answer=b.value, tolerance=b.tolerance[0] if b.tolerance else 0.0)
+                    else:
+                        continue
+                    keys.append(
+                        replace(key, credit=exact_credit(b.score), feedback=self._fb(b.feedback, inline))
+                    )
+                if not keys and answer is not None:
+                    keys = [NumericKey(answer=answer)]
+                return NumberBlank(tuple(keys), other_feedback=other) if keys else None
+            answers: list[Answer] = []
+            cases: list[bool] = []
+            for b in chain.branches:
+                if b.kind == "string":
+                    text, case = b.text, b.case
+                elif b.kind == "pattern":
+                    parsed = _wildcard_of(b.text)
+                    if parsed is None:
+                        self.drop(
+                            f"the answer pattern {b.text!r} (lmsexport reads only Moodle-style wildcards)"
+                        )
+                        continue
+                    text, case = parsed  # type: ignore[assignment]
+                else:
+                    continue
+                if case is not None:
+                    cases.append(case)
+                answers.append(
+                    Answer(
+                        text,
+                        credit=exact_credit(b.score),
+                        feedback=self._fb(b.feedback, inline),
+                        wildcard=b.kind == "pattern",
+                    )
+                )
+            if not answers:
+                texts = [a for a in decl.correct if a]
+                top = max((v for _, v, _ in decl.mapping or []), default=0.0)
+                mapped = {k: exact_credit(v / top) for k, v, _ in decl.mapping or [] if v > 0 and top > 0}
+                texts += [k for k in mapped if k not in texts]
+                cases = [c for _, _, c in decl.mapping or []]
+                answers = [Answer(t, credit=mapped.get(t, 1.0)) for t in texts]
+            if not answers:
+                return None
+            return TextBlank(tuple(answers), case_sensitive=bool(cases) and all(cases), other_feedback=other)
+        if kind == "inlineChoiceInteraction":
+            elements = _children(interaction, "inlineChoice")
+            display = ChoiceDisplay.DROPDOWN
+            multiple = False
+        else:
+            elements = _children(interaction, "simpleChoice")
+            horizontal = (interaction.get("orientation") or "").strip() == "horizontal"
+            display = ChoiceDisplay.HORIZONTAL if horizontal else ChoiceDisplay.VERTICAL
+            multiple = decl.cardinality in ("multiple", "ordered")
+        idents = [(e.get("identifier") or "").strip() for e in elements]
+        values = {k: v for k, v, _ in decl.mapping or []}
+        right = set(decl.correct) or {v for v in idents if values.get(v, 0) > 0}
+        if self.own and values:
+            credits = [exact_credit(values.get(i, 0.0)) for i in idents]
+        elif multiple:
+            credits = list(default_multiple_credits([i in right for i in idents]))
+        else:
+            credits = [1.0 if i in right else 0.0 for i in idents]
+        choices: list[Choice] = []
+        for e, ident, credit in zip(elements, idents, credits, strict=True):
+            content = copy.deepcopy(e)
+            fb_el = [f for f in content.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]
+            for f in fb_el:
+                _remove_keep_tail(f)
+            if kind == "inlineChoiceInteraction":
+                words = "".join(content.itertext())
+                if not self.own:
+                    words = " ".join(words.split())
+                # An inlineChoice holds text only: a rich choice comes back as its words.
+                rich = self.own and not self.plain_texts
+                label: Text | None = (Rich((Para((Str(words),)),)) if rich else words) if words else None
+            else:
+                label = self.text(content, None)
+            if label is None:
+                if kind == "inlineChoiceInteraction":
+                    # QTI players show an empty inlineChoice as "nothing picked yet".
+                    self.drop("an empty drop-down choice (the prompt to pick one)")
+                    continue
+                return None
+            inline_fb = [f for f in e.iter(etree.Element) if _local(f) in _CHOICE_FEEDBACK]
+            feedback = self.text(inline_fb[0], None) if inline_fb else self._fb([ident], inline)
+            choices.append(Choice(label, credit, feedback, e.get(XML_LANG)))
+        if not choices:
+            return None
+        shuffle = (interaction.get("shuffle") or "false").strip() == "true"
+        return ChoiceBlank(tuple(choices), display=display, multiple=multiple, shuffle=shuffle)
+
+    def _ordering(
+        self, q: Question, interaction: etree._Element, decl: _Decl, plain: bool
+    ) -> Question | None:
+        by_id = {(sc.get("identifier") or "").strip(): sc for sc in _children(interaction, "simpleChoice")}
+        order = [i for i in decl.correct if i in by_id]
+        if len(order) < 2 or len(set(order)) != len(order):
+            self.found.warn(self.loc, f"{self.label}: no right order can be found; skipped", "import.no-key")
+            return None
+        if len(order) < len(by_id):
+            self.drop("the items outside the right order")
+        items: list[Text] = []
+        for ident in order:
+            text = self.text(by_id[ident], plain)
+            if text is None:
+                return None
+            items.append(text)
+        # lmsexport names the grading in its count's interpretation (writers/qti21.py
+        # GRADING_INTERPRETATION); another tool's item scoring per position uses `index`.
+        grading = OrderingGrading.ALL_OR_NOTHING
+        for o in _children(self.root, "outcomeDeclaration"):
+            m = re.fullmatch(
+                r"countcorrect of qtype_ordering grading ([a-z_]+)", o.get("interpretation") or ""
+            )
+            if m and m.group(1) in {g.value for g in OrderingGrading}:
+                grading = OrderingGrading(m.group(1))
+                break
+        else:
+            if any(_local(el) == "index" for el in self.root.iter(etree.Element)):
+                grading = OrderingGrading.ABSOLUTE_POSITION
+        horizontal = (interaction.get("orientation") or "").strip() == "horizontal"
+        return replace(
+            q,
+            body=Ordering(
+                tuple(items), grading=grading, layout=Layout.HORIZONTAL if horizontal else Layout.VERTICAL
+            ),
+        )
+
 
 def decl_response(interaction: etree._Element) -> str:
     return interaction.get("responseIdentifier") or ""
@@ -1118,6 +1426,142 @@ def _tolerances(answer: float, low: float, high: float) -> list[float]:
         for digits in range(1, 18):
             out.append(float(f"{t:.{digits}g}"))
     return sorted({t for t in out if t > 0}, key=lambda t: len(repr(t)))
+
+
+# --------------------------------------------------------------------------- cloze, ordering, description
+
+_CLOZE_KINDS = frozenset({"textEntryInteraction", "inlineChoiceInteraction", "choiceInteraction"})
+_MARK = re.compile("\ue010([0-9]+)\ue011")
+"""Where a blank's interaction stood in the stem while its text is read (private-use characters)."""
+
+
+def _is_cloze(root: etree._Element, kinds: list[str]) -> bool:
+    """Blanks in a text: lmsexport's own cloze (its BLANK_1 outcome; choice interactions are its
+    vertical and horizontal blanks), or another tool's item of inline interactions only, several
+    text entries or any inline choice. (Several block choiceInteractions of another tool are a
+    composite item: a question and a "don't know" button, Canvas's converted blanks.)"""
+    if any(o.get("identifier") == "BLANK_1" for o in _children(root, "outcomeDeclaration")):
+        return bool(kinds) and set(kinds) <= _CLOZE_KINDS
+    inline = {"textEntryInteraction", "inlineChoiceInteraction"}
+    return bool(kinds) and set(kinds) <= inline and (len(kinds) > 1 or "inlineChoiceInteraction" in kinds)
+
+
+def _gapped_inlines(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    out: list[Inline] = []
+    for x in inlines:
+        if isinstance(x, Str):
+            at = 0
+            for m in _MARK.finditer(x.text):
+                if m.start() > at:
+                    out.append(Str(x.text[at : m.start()]))
+                out.append(Gap(int(m.group(1))))
+                at = m.end()
+            if at < len(x.text):
+                out.append(Str(x.text[at:]))
+        elif isinstance(x, Emph | Strong):
+            out.append(type(x)(_gapped_inlines(x.children)))
+        elif isinstance(x, Link):
+            out.append(replace(x, children=_gapped_inlines(x.children)))
+        else:
+            out.append(x)
+    return _merge_split(tuple(out))
+
+
+def _merge_split(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """Emph(a) Gap Emph(b) -> Emph(a Gap b): the writer splits an inline element around a block
+    choice interaction (writers/qti21.py _split_around); reading puts it back together."""
+    out: list[Inline] = []
+    for x in inlines:
+        if (
+            len(out) >= 2
+            and isinstance(out[-1], Gap)
+            and isinstance(x, Emph | Strong)
+            and type(out[-2]) is type(x)
+        ):
+            gap, before = out.pop(), out.pop()
+            assert isinstance(before, Emph | Strong)
+            x = type(x)(before.children + (gap,) + x.children)
+        out.append(x)
+    return tuple(out)
+
+
+def _gapped_block(block: Block) -> Block:
+    if isinstance(block, Para):
+        return Para(_gapped_inlines(block.children))
+    if isinstance(block, BulletList | OrderedList):
+        return replace(block, items=tuple(tuple(_gapped_block(b) for b in item) for item in block.items))
+    if isinstance(block, Table):
+        return replace(
+            block,
+            header=tuple(_gapped_inlines(c) for c in block.header),
+            rows=tuple(tuple(_gapped_inlines(c) for c in row) for row in block.rows),
+        )
+    return block
+
+
+def _gapped(text: Text) -> Rich:
+    """A stem read with blank markers, the markers as Gap inlines."""
+    rich = text if isinstance(text, Rich) else Rich((Para((Str(text),)),))
+    return Rich(tuple(_gapped_block(b) for b in rich.blocks))
+
+
+def _outcome_number(action: etree._Element) -> float | None:
+    values = _descendants(action, "baseValue")
+    return _number(values[0].text) if len(values) == 1 and len(action) == 1 else None
+
+
+class _BlankChain:
+    """A responseCondition on one blank's response, as lmsexport writes it: an optional
+    isNull branch, then one branch per answer (key), then an else with the other feedback."""
+
+    def __init__(self, root: etree._Element, response: str) -> None:
+        self.branches: list[_Branch] = []
+        self.other: list[str] = []
+        rp = _child(root, "responseProcessing")
+        if rp is None:
+            return
+        for cond in rp.iter(etree.Element):
+            if _local(cond) != "responseCondition":
+                continue
+            branches: list[_Branch] = []
+            ok = True
+            other: list[str] = []
+            for branch in cond:
+                local = _local(branch)
+                kids = [c for c in branch if isinstance(c.tag, str)]
+                credit = None
+                feedback: list[str] = []
+                for a in kids[1:] if local != "responseElse" else kids:
+                    if _local(a) != "setOutcomeValue":
+                        continue
+                    if a.get("identifier") == "FEEDBACK":
+                        feedback += [
+                            (v.text or "").strip()
+                            for v in _descendants(a, "baseValue")
+                            if v.get("baseType") == "identifier"
+                        ]
+                    elif credit is None:
+                        credit = _outcome_number(a)
+                if local == "responseElse":
+                    other = feedback
+                    continue
+                if not kids:
+                    ok = False
+                    break
+                test = kids[0]
+                if _local(test) == "isNull" and any(
+                    _local(v) == "variable" and v.get("identifier") == response for v in test
+                ):
+                    continue
+                found = _test_of(test, response, credit or 0.0) if credit is not None else None
+                if found is None:
+                    ok = False
+                    break
+                found.feedback = feedback
+                branches.append(found)
+            if ok and branches:
+                self.branches, self.other = branches, other
+                return
 
 
 # --------------------------------------------------------------------------- tests and packages

@@ -33,6 +33,9 @@ warning naming the question (docs/canvas-qti12.md has the per-LMS details):
 | numerical | cc.fib.v0p1 accepting each full key's answer as text, else cc.essay.v0p1 | tolerance, units |
 | matching | one cc.multiple_choice.v0p1 per left item, every right item a choice | one question: several |
 | essay | cc.essay.v0p1, qmd_computerscored No | its settings (format, lines, words, template...) |
+| cloze | one item per blank (cloze_parts), each as its blank's kind | one question: several; drop-downs |
+| ordering | its matching question (qti12.ordering_as_matching), split | gradings but per position |
+| description | not written (the profile has no item without a response) | the whole question |
 
 The profile's setvar can only Set, so an answer is right or wrong; its itemfeedback carries the
 rest as the Canvas flavour does (name as the item title, ``correct_fb``, ``general_incorrect_fb``,
@@ -64,21 +67,33 @@ from typing import TYPE_CHECKING, assert_never
 
 from lxml import etree
 
+from .. import formula as fm
 from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..model import (
     Answer,
     Assessment,
     Bank,
     Block,
+    BulletList,
+    Calculated,
+    CalculatedChoice,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Essay,
+    Gap,
     Inline,
     LineBreak,
     Matching,
     Media,
     MultipleChoice,
+    NumberBlank,
     Numerical,
+    OrderedList,
+    Ordering,
     OutcomeFeedback,
     Para,
     Question,
@@ -89,11 +104,15 @@ from ..model import (
     SingleChoice,
     SourceLoc,
     Str,
+    Table,
     Text,
+    TextBlank,
     TrueFalse,
+    Variant,
     is_full,
 )
 from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
+from ..variants import instantiate
 from . import Output, WriteContext, qti12
 from .qti12 import _el, item_title
 from .qti21 import TRUE_FALSE_LABELS, num, true_false_labels
@@ -296,25 +315,63 @@ class CcItem:
 MULTIPLE_RESPONSE = PROFILES[QuestionType.MULTIPLE]
 
 
+def cc_variant(q: Question, variant: Variant) -> Question:
+    """One variant of a parametric question as the profile asks it (variants.instantiate): a
+    calculated one's key is its answer shown with the question's decimals, the text a
+    fill-in-the-blank accepts (the profile compares text: fib_answers)."""
+    asked = instantiate(q, variant)
+    if isinstance(q.body, Calculated) and isinstance(asked.body, Numerical):
+        keys = tuple(
+            replace(k, answer=fm.round_value(k.answer, q.body.decimals)) if k.answer is not None else k
+            for k in asked.body.keys
+        )
+        asked = replace(asked, body=replace(asked.body, keys=keys))
+    return asked
+
+
 def cc_items(
     quiz: Quiz,
     taken: set[str],
     questions: Iterable[tuple[Question, float]] | None = None,
     choices_min: int = 2,
+    all_variants: bool = False,
 ) -> list[CcItem]:
     """The items a quiz's questions (or the given (question, points) pairs) become; ``taken``
     holds every item ident of the document so far (its questions' ids, then the ones made
     here), so a matching question's parts never clash with another item of the document.
     A single-answer choice (a matching part too) with fewer than ``choices_min`` choices is a
-    multiple-response item (Version.choices_min)."""
+    multiple-response item (Version.choices_min). A parametric question is its first variant
+    (cc_variant), or with ``all_variants`` (a 1.3 question bank) every variant, as ordinary
+    questions ``<id>-v001``, ... (the profile has no calculated type and no random draw)."""
     out = []
     pairs = ((q, q.points) for q in quiz.questions) if questions is None else questions
     for q, points in pairs:
+        if isinstance(q.body, Calculated | CalculatedChoice):
+            chosen = q.body.variants if all_variants else q.body.variants[:1]
+            variant_pairs = []
+            for v in chosen:
+                one = cc_variant(q, v)
+                ident = one.id
+                while ident in taken:
+                    ident += "-"
+                taken.add(ident)
+                variant_pairs.append((replace(one, id=ident), points))
+            out += cc_items(quiz, taken, variant_pairs, choices_min)
+            continue
+        if isinstance(q.body, Description):
+            continue  # the profile has no item without a response (_question_warnings)
+        rights = None
+        if isinstance(q.body, Ordering):
+            rights = list(qti12.ordering_rights(q.body))
+            q = qti12.ordering_as_matching(q)  # then split as a matching question
+        if isinstance(q.body, Cloze):
+            out += cc_items(quiz, taken, cloze_parts(q, points, taken), choices_min)
+            continue
         body = q.body
         if isinstance(body, Matching) and len(qti12.matching_rights(body)) > 1:
             # each part's choices are the right-hand items
             few = len(qti12.matching_rights(body)) < choices_min
-            for cc in _split_matching(q, body, points, taken):
+            for cc in _split_matching(q, body, points, taken, rights):
                 out.append(replace(cc, profile=MULTIPLE_RESPONSE) if few else cc)
             continue
         if isinstance(body, SingleChoice) and len(body.choices) < choices_min:
@@ -358,8 +415,12 @@ def _as_essay(q: Question) -> bool:
     return False
 
 
-def _split_matching(q: Question, body: Matching, points: float, taken: set[str]) -> list[CcItem]:
-    rights = qti12.matching_rights(body)
+def _split_matching(
+    q: Question, body: Matching, points: float, taken: set[str], rights: list[str] | None = None
+) -> list[CcItem]:
+    """One multiple-choice part per left item, its choices the right-hand items (``rights`` in
+    that order, else matching_rights's)."""
+    rights = rights or qti12.matching_rights(body)
     items = []
     for i, pair in enumerate(body.pairs, 1):
         ident = f"{q.id}-{i}"
@@ -381,6 +442,92 @@ def _split_matching(q: Question, body: Matching, points: float, taken: set[str])
         )
         items.append(CcItem(ident, stand_in, q, PROFILES[QuestionType.MATCHING], stand_in.points))
     return items
+
+
+def _marked(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    return tuple(Str(f"[{x.n}]") if isinstance(x, Gap) else x for x in inlines)
+
+
+def _marked_block(block: Block) -> Block:
+    match block:
+        case Para(children=children):
+            return Para(_marked(children))
+        case BulletList(items=items):
+            return BulletList(tuple(tuple(_marked_block(b) for b in item) for item in items))
+        case OrderedList(items=items, start=start):
+            return OrderedList(tuple(tuple(_marked_block(b) for b in item) for item in items), start)
+        case Table(header=header, rows=rows, aligns=aligns):
+            return Table(
+                tuple(_marked(c) for c in header), tuple(tuple(_marked(c) for c in r) for r in rows), aligns
+            )
+        case _:
+            return block
+
+
+def marked_stem(stem: Text) -> Text:
+    """A cloze stem with each gap as the text ``[n]``: what every part of it shows."""
+    return Rich(tuple(_marked_block(b) for b in stem.blocks)) if isinstance(stem, Rich) else stem
+
+
+def cloze_parts(q: Question, points: float, taken: set[str]) -> list[tuple[Question, float]]:
+    """A cloze question as the profile can ask it: one question per blank (the profile's
+    fill-in-the-blank holds one blank, rule-checked: one response_str), each its stem with the
+    blanks shown as ``[n]``, the blank asked named at its end (``[n]``, as a matching part names
+    its left item), worth the blank's weight's share of the points: a text blank a short answer
+    (cc.fib), a number blank a numerical one (cc.fib accepting its values as text), a choice blank a
+    single or multiple choice. A cloze of one blank is one question of the same id."""
+    body = q.body
+    assert isinstance(body, Cloze)
+    stem = marked_stem(q.stem)
+    one = len(body.blanks) == 1
+    out = []
+    for n, blank in enumerate(body.blanks, 1):
+        asked: SingleChoice | MultipleChoice | ShortAnswer | Numerical
+        match blank:
+            case TextBlank():
+                asked = ShortAnswer(blank.answers, blank.case_sensitive, blank.other_feedback)
+            case NumberBlank():
+                asked = Numerical(blank.keys, other_feedback=blank.other_feedback)
+            case ChoiceBlank() if blank.multiple:
+                asked = MultipleChoice(blank.choices)
+            case ChoiceBlank():
+                asked = SingleChoice(blank.choices)
+            case _:
+                assert_never(blank)
+        ident = q.id
+        if not one:
+            ident = f"{q.id}-{n}"
+            while ident in taken:
+                ident += "-"
+            taken.add(ident)
+        part = replace(
+            q,
+            id=ident,
+            name=(f"{q.name} ({n})" if q.name is not None and not one else q.name),
+            feedback=q.feedback if one else OutcomeFeedback(),
+            stem=stem if one else join_texts([stem, f"[{n}]"]),
+            body=asked,
+            points=points * blank.weight / body.total_weight,
+        )
+        out.append((part, part.points))
+    return out
+
+
+def question_texts(q: Question) -> Iterator[Text]:
+    """Every text the cartridge's items of a question write (and so every image they show): a
+    cloze's parts', none of a description (it is not written)."""
+    match q.body:
+        case Description():
+            return
+        case Cloze():
+            for part, _ in cloze_parts(q, q.points, set()):
+                yield from qti12.question_texts(part)
+        case _:
+            yield from qti12.question_texts(q)
+
+
+def quiz_media(quiz: Quiz) -> dict[str, Media]:
+    return qti12.media_files([quiz.description, *(t for q in quiz.questions for t in question_texts(q))])
 
 
 def _weighting(points: float) -> str | None:
@@ -447,8 +594,10 @@ def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree.
             case ShortAnswer():
                 # a numerical question's too (fib_answers): its numbers as text, with no case
                 qti12._write_short_answer(ctx, body, say_case=not isinstance(cc.source.body, Numerical))
-            case MultipleChoice() | Numerical() | Matching() | Essay():  # pragma: no cover
-                raise AssertionError(q.type)  # they have profiles of their own; matching is split
+            case (
+                MultipleChoice() | Numerical() | Matching() | Essay() | Cloze() | Ordering() | Description()
+            ):  # pragma: no cover
+                raise AssertionError(q.type)  # profiles of their own; matching, cloze, ordering split
             case _:
                 assert_never(body)
     qti12.item_feedbacks(item, q, lang, STYLE)
@@ -686,9 +835,7 @@ def manifest_tree(
             for draw in exam.draws:
                 if draw.is_random:
                     pool = tuple(
-                        qti12.media_files(
-                            t for c in draw.candidates for t in qti12.question_texts(c.question)
-                        )
+                        qti12.media_files(t for c in draw.candidates for t in question_texts(c.question))
                     )
                     resource(
                         f"RES-POOL-{exam.id}-{draw.name}", version.bank_type, pool_path(exam, draw), pool
@@ -712,7 +859,7 @@ def media_resource_id(filename: str) -> str:
 def _exam_texts(assessment: Assessment) -> Iterator[Text | None]:
     yield assessment.description
     for c in assessment.candidates:
-        yield from qti12.question_texts(c.question)
+        yield from question_texts(c.question)
 
 
 def exam_items(assessment: Assessment, version: Version = CC13) -> Iterator[tuple[Draw, list[CcItem], Quiz]]:
@@ -775,12 +922,18 @@ quiz has a choice that 1.1 wants more choices for), and a build of both writes o
 the other in the same process."""
 
 
-def _built_items(quiz: Quiz, version: Version) -> list[etree._Element]:
-    items = cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min)
+def _built_items(quiz: Quiz, version: Version, all_variants: bool = False) -> list[etree._Element]:
+    items = cc_items(
+        quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min, all_variants=all_variants
+    )
     if not (_BUILT and _BUILT[0][0] is quiz and _BUILT[0][1] == items):
         holder = etree.Element(f"{{{QTI_NS}}}section")
         _BUILT[:] = [(quiz, items, [item_tree(quiz, cc, None, holder) for cc in items])]
     return [copy.deepcopy(item) for item in _BUILT[0][2]]
+
+
+def parametric(quiz: Quiz) -> bool:
+    return any(isinstance(q.body, Calculated | CalculatedChoice) for q in quiz.questions)
 
 
 def quiz_documents(quiz: Quiz, version: Version = CC13) -> QuizDocuments:
@@ -788,9 +941,12 @@ def quiz_documents(quiz: Quiz, version: Version = CC13) -> QuizDocuments:
     bank = None
     if version.banks:
         category = category_title(quiz)
-        bank = bank_tree(quiz.id, category, [bank_item(item, category) for item in items], version)
+        # The bank holds every variant of a parametric question (the assessment its first), so
+        # a random draw of one can be set up in the LMS after import.
+        held = _built_items(quiz, version, all_variants=True) if parametric(quiz) else items
+        bank = bank_tree(quiz.id, category, [bank_item(item, category) for item in held], version)
     tree = assessment_tree(quiz.id, quiz.title, quiz.lang, quiz.description, items, version)
-    return QuizDocuments(tree, bank, qti12.quiz_media(quiz))
+    return QuizDocuments(tree, bank, quiz_media(quiz))
 
 
 def cartridge_documents(bank: Bank, version: Version = CC13) -> Iterator[tuple[str, str, etree._Element]]:
@@ -798,9 +954,11 @@ def cartridge_documents(bank: Bank, version: Version = CC13) -> Iterator[tuple[s
     per category its quizzes' assessments and its bank, then the assessments and their pool
     banks. package.py writes the same files from per-quiz parts (so that a parallel build can
     make them in its workers); this is their definition, which tests compare the parts with."""
-    cats = categories(bank)
-    res = Resources({q.id: tuple(qti12.quiz_media(q)) for q in bank.quizzes}, bank.assessments)
-    yield MANIFEST_PATH, "cc-manifest", manifest_tree(bank.quizzes, cats, version, res)
+    quizzes = [q for q in bank.quizzes if holds_items(q, version)]
+    exams = tuple(a for a in bank.assessments if holds_items(a, version))
+    cats = categories(quizzes)
+    res = Resources({q.id: tuple(quiz_media(q)) for q in quizzes}, exams)
+    yield MANIFEST_PATH, "cc-manifest", manifest_tree(quizzes, cats, version, res)
     for cat in cats:
         held: list[etree._Element] = []
         taken: set[str] = set()
@@ -812,7 +970,7 @@ def cartridge_documents(bank: Bank, version: Version = CC13) -> Iterator[tuple[s
                     held.append(rename_clash(item, taken))
         if version.banks:
             yield bank_path(cat), "cc-qti", bank_tree(cat.name, cat.title, held, version)
-    for assessment in bank.assessments:
+    for assessment in exams:
         yield from exam_documents(assessment, version)
 
 
@@ -849,6 +1007,45 @@ def quiz_warnings(quiz: Quiz, version: Version = CC13) -> list[Diagnostic]:
 def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Diagnostic]:
     loc = q.loc or SourceLoc(quiz.id)
     fmt, cc = version.format, f"the Common Cartridge {version.number} profile"
+    if isinstance(q.body, Calculated | CalculatedChoice):
+        k = len(q.body.variants)
+        kind = "calculated" if isinstance(q.body, Calculated) else "calculated multiple-choice"
+        held = (
+            f"its question bank holds all {k} variants ({q.id}-v001 ...), to set up a random draw of "
+            "one in the LMS after import"
+            if version.banks
+            else f"the other {k - 1} variants are not written (a 1.1 cartridge has no question bank)"
+        )
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} has no {kind} question and no random draw: the assessment asks "
+            f"its first variant as an ordinary question; {held}; the formulas are not carried",
+            f"{fmt}.variants-not-carried",
+        )
+        first = cc_variant(q, q.body.variants[0])
+        yield from _question_warnings(quiz, replace(first, id=q.id, loc=q.loc), version)
+        return
+    if isinstance(q.body, Description):
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} has no item without a response (no text-only question); the "
+            "description is not written",
+            f"{fmt}.description-not-carried",
+        )
+        return
+    if isinstance(q.body, Cloze):
+        yield from _cloze_warnings(quiz, q, version)
+        return
+    if isinstance(q.body, Ordering):
+        lost = qti12.ordering_losses(q.body)
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} has no ordering type; written as a matching question of each item "
+            "with its position (as Canvas imports an ordering), split as one below"
+            + (f"; not carried: {'; '.join(lost)}" if lost else ""),
+            f"{fmt}.ordering-as-matching",
+        )
+        q = qti12.ordering_as_matching(q)
     if isinstance(q.body, MultipleChoice):
         # Moodle's 1.1 importer gives each right choice 1/n of the mark and a wrong one nothing
         # (entity11.quiz.class.php get_answers): partial credit without the penalty.
@@ -922,6 +1119,58 @@ def _question_warnings(quiz: Quiz, q: Question, version: Version) -> Iterable[Di
         yield _warn(loc, f"question {q.id!r}: {why}", f"{fmt}.{element}-not-carried")
 
 
+def _cloze_warnings(quiz: Quiz, q: Question, version: Version) -> Iterator[Diagnostic]:
+    """A cloze question's losses: its split into one question per blank (cloze_parts), and each
+    part's own, one warning per element for the whole question."""
+    body = q.body
+    assert isinstance(body, Cloze)
+    loc = q.loc or SourceLoc(quiz.id)
+    fmt, cc = version.format, f"the Common Cartridge {version.number} profile"
+    parts = cloze_parts(q, q.points, set())
+    if len(parts) > 1:
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} holds one blank per question (cc.fib has one response); written as "
+            f"{len(parts)} questions, one per blank, each showing the text with the blanks as [n]",
+            f"{fmt}.cloze-split",
+        )
+        if q.feedback:
+            yield _warn(
+                loc,
+                f"question {q.id!r}: {cc}: written as one question per blank, the cloze has no response "
+                "to show its feedback on the whole response for",
+                f"{fmt}.feedback-not-carried",
+            )
+    blanks = list(enumerate(body.blanks, 1))
+    dropdowns = [n for n, b in blanks if isinstance(b, ChoiceBlank) and b.display is ChoiceDisplay.DROPDOWN]
+    if dropdowns:
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} has no drop-down: the choices of {qti12._blanks(dropdowns)} are "
+            "shown as buttons",
+            f"{fmt}.blank-display-not-carried",
+        )
+    shuffled = [n for n, b in blanks if isinstance(b, ChoiceBlank) and b.shuffle != quiz.shuffle]
+    if shuffled:
+        yield _warn(
+            loc,
+            f"question {q.id!r}: {cc} shuffles a choice as the quiz does ({'' if quiz.shuffle else 'not '}"
+            f"shuffled); the shuffle setting of {qti12._blanks(shuffled)} not carried",
+            f"{fmt}.blank-shuffle-not-carried",
+        )
+    found: dict[str, list[tuple[int, str]]] = {}
+    for n, (part, _) in enumerate(parts, 1):
+        for w in _question_warnings(quiz, part, version):
+            found.setdefault(w.rule or "", []).append((n, w.message.removeprefix(f"question {part.id!r}: ")))
+    for rule, said in found.items():
+        texts = list(dict.fromkeys(m for _, m in said))
+        if len(texts) == 1 and (len(said) == len(parts) or len(parts) == 1):
+            why = texts[0]
+        else:
+            why = "; ".join(f"blank {n}: {m}" for n, m in said)
+        yield _warn(loc, f"question {q.id!r}: {why}", rule)
+
+
 def profile_losses(q: Question, version: Version) -> Iterator[tuple[str, str]]:
     """(element, why) for what a cartridge item of the question cannot hold: the profile has
     right and wrong answers only (setvar can only Set, rule-checked by its XSD), no wildcards,
@@ -953,6 +1202,8 @@ def profile_losses(q: Question, version: Version) -> Iterator[tuple[str, str]]:
                 credit = f"{cc} accepts an answer as fully right or not at all; {', '.join(odd)} not written"
         case MultipleChoice() | TrueFalse() | Matching() | Essay():
             pass  # a multiple choice question's credits: the partial-credit warning
+        case Cloze() | Ordering() | Description() | Calculated() | CalculatedChoice():
+            pass  # asked as other questions (cc_items), whose own losses these are
         case _:
             assert_never(body)
     if credit is not None:
@@ -1039,6 +1290,8 @@ def exam_warnings(assessment: Assessment, version: Version = CC13) -> list[Diagn
             )
         if draw.points is not None:
             for c in draw.candidates:
+                if isinstance(c.question.body, Description):
+                    continue  # not written (and worth nothing in any draw)
                 weight = _points_warning(c.question, draw.points, version)
                 if weight is not None and draw.points != c.question.points:
                     out.append(
@@ -1100,6 +1353,8 @@ class CcPart:
     warnings: list[Diagnostic]
     problems: list[Diagnostic]
     """Its documents' validation errors (a bug of ours): the cartridge is not written."""
+    empty: bool = False
+    """Whether the quiz has no item the profile can hold (only descriptions): it is left out."""
 
 
 def _cc_check(version: str) -> CcVersion:
@@ -1131,6 +1386,9 @@ def cc_part(quiz: Quiz, version: Version) -> CcPart:
     from ..validate_qti12 import validate_cc_tree
 
     check = _cc_check(version.manifest_ns)
+    if not holds_items(quiz, version):
+        warnings = [*quiz_warnings(quiz, version), _left_out(quiz, version)]
+        return CcPart(quiz.header, deflate(b""), None, (), {}, warnings, [], empty=True)
     docs = quiz_documents(quiz, version)
     where = f"{version.cartridge_path}!"
     problems = validate_cc_tree(docs.assessment, "cc-qti", where + assessment_path(quiz), check)
@@ -1170,6 +1428,25 @@ def _bank_piece(part: CcPart, taken: set[str], version: Version) -> Deflated:
     return deflate(_bank_items(renamed, part.quiz.id, title, version), final=False)
 
 
+def holds_items(quiz: Quiz | Assessment, version: Version = CC13) -> bool:
+    """Whether a quiz (an assessment) has an item in the cartridge: one of only descriptions has
+    none, and the profile wants a section to hold at least one item, so it is left out."""
+    if isinstance(quiz, Assessment):
+        return any(items for _, items, _ in exam_items(quiz, version))
+    return bool(cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min))
+
+
+def _left_out(what: Quiz | Assessment, version: Version) -> Diagnostic:
+    kind = "assessment" if isinstance(what, Assessment) else "quiz"
+    return _warn(
+        what.loc or SourceLoc(what.id),
+        f"{kind} {what.id!r}: the Common Cartridge {version.number} profile wants an assessment to hold "
+        "at least one item, and it has only descriptions, which the profile cannot hold; left out of "
+        "the cartridge",
+        f"{version.format}.{kind}-not-carried",
+    )
+
+
 def cc_parts(bank: Bank, ctx: WriteContext, fmt: str) -> list[CcPart]:
     """The parts of a bank's quizzes (a parallel build calls it with one source file's quiz)."""
     version = VERSIONS[fmt]
@@ -1192,6 +1469,9 @@ def cc_assemble(
     output = Output(warnings=[w for p in ordered for w in p.warnings])
     output.warnings += [w for a in assessments for w in exam_warnings(a, version)]
     problems = [d for p in ordered for d in p.problems]
+    ordered = [p for p in ordered if not p.empty]
+    output.warnings += [_left_out(a, version) for a in assessments if not holds_items(a, version)]
+    assessments = [a for a in assessments if holds_items(a, version)]
     if not ordered:
         return output
     where = f"{version.cartridge_path}!"
@@ -1200,7 +1480,7 @@ def cc_assemble(
     for p in ordered:
         media.update(p.media)
     for a in assessments:
-        media.update(qti12.media_files(t for c in a.candidates for t in qti12.question_texts(c.question)))
+        media.update(qti12.media_files(t for c in a.candidates for t in question_texts(c.question)))
         media.update(qti12.media_files([a.description]))
     resources = Resources({p.quiz.id: tuple(p.media) for p in ordered}, tuple(assessments))
     manifest = manifest_tree([p.quiz for p in ordered], cats, version, resources)

@@ -47,6 +47,15 @@ question/format.php) and from running its importer (see the project's lms-notes)
   `\\[..\\]`, which Moodle's MathJax filter typesets; code is `<code class="ltr" dir="ltr">`
   so it stays left to right inside Urdu. Images are `data:` URIs in the `<img src>` (see
   `data_uri` for why Moodle shows them, and where it does not: each is warned about).
+* Issue 23's kinds: a description is a question with no answer block (readquestion()'s
+  description, defaultmark 0; its explanation cannot be written: there is no `####`); an
+  ordering is qtype_ordering's own form (core since Moodle 4.3), `{>count SELECT LAYOUT GRADING
+  SHOW NUMBERING` and the items one a line, as HTML escaped for import_from_gift(), which never
+  unescapes them (lmsexport.gift.escape_ordering_item; LONGEST_ORDERED_SUBSET, which its pattern
+  misspells, is written as LONGEST_CONTIGUOUS_SUBSET, named); a cloze of one blank is GIFT's
+  missing-word form, the answer block where the gap is and text after it (readquestion() shows
+  `_____` there), the blank's answers as the question's, with its loss named; a cloze of
+  several blanks has no GIFT form: left out of the file and named (`carried`).
 * An assessment has no GIFT form: its file puts each draw's questions in a category of their
   own (`$course$/<assessment id>/<n>. <section>/<draw>`) and explains at the top, in a comment
   in the assessment's language, how to build the quiz in Moodle from those categories.
@@ -71,13 +80,16 @@ from ..gift import (  # noqa: F401 - FORMAT_TAGS, WEIGHT_RE, format_weight re-ex
     GIFT_ESCAPES,
     MAX_GIFT_BYTES,
     MOODLE_PLACEHOLDER,
+    ORDERING_WORDS,
     OTHER_ANSWER,
     QUESTION_META,
     QUIZ_META,
     WEIGHT_RE,
     derived_name,
+    escape_ordering_item,
     format_weight,
     literal_answer,
+    missing_word_at,
 )
 from ..media import data_uri as media_data_uri
 from ..model import (
@@ -86,14 +98,24 @@ from ..model import (
     Bank,
     Candidate,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Essay,
+    Gap,
+    Layout,
     Matching,
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     Question,
     Quiz,
     ResponseFormat,
@@ -104,6 +126,7 @@ from ..model import (
     SourceLoc,
     Str,
     Text,
+    TextBlank,
     TrueFalse,
     direction,
     inlines_of,
@@ -128,7 +151,7 @@ from ..moodle import (  # noqa: F401 - GRADE_TOLERANCE, MOODLE_GRADES, NAME_CHAR
     text_to_html,
 )
 from . import Output, WriteContext
-from .richtext import Flavour, Renderer, to_html
+from .richtext import Flavour, Renderer, append_text, to_html
 
 _GIFT_ESCAPES = GIFT_ESCAPES
 _MOODLE_PLACEHOLDER = MOODLE_PLACEHOLDER
@@ -192,18 +215,21 @@ FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media))
 """How GIFT's `[html]` writes what differs between formats: TeX for MathJax, data: images."""
 
 
-def escape_rich(rich: Rich, lang: str | None = None) -> str:
+def escape_rich(rich: Rich, lang: str | None = None, flavour: Flavour = FLAVOUR) -> str:
     """A rich text -> the GIFT of an `[html]` text (the inverse is lmsexport.readers.gift's
     rich-text reading). With `lang`, the blocks are wrapped in `<div lang=".." dir="..">`, as
     `escape_text` wraps a plain text in a span. Raises ValueError for text lxml refuses
     (control characters), which the writer reports as an error."""
+    return _escape_gift(rich_html(rich, lang, flavour))
+
+
+def rich_html(rich: Rich, lang: str | None = None, flavour: Flavour = FLAVOUR) -> str:
+    """A rich text as the HTML of an `[html]` text, before GIFT escaping (escape_rich)."""
     if lang is None:
-        out, _ = to_html(rich, FLAVOUR)
-    else:
-        holder = etree.Element("div", {"lang": lang, "dir": direction(lang)})
-        Renderer(FLAVOUR).blocks(rich, holder)
-        out = etree.tostring(holder, encoding="unicode", method="html")
-    return _escape_gift(out)
+        return to_html(rich, flavour)[0]
+    holder = etree.Element("div", {"lang": lang, "dir": direction(lang)})
+    Renderer(flavour).blocks(rich, holder)
+    return etree.tostring(holder, encoding="unicode", method="html")
 
 
 MATH_DELIMITERS = ("\\(", "\\[", "$$")
@@ -243,11 +269,16 @@ class _QuestionWriter:
     def warn(self, rule: str, message: str, hint: str | None = None) -> None:
         self._report(Severity.WARNING, rule, message, hint)
 
-    def rich(self, text: Text, what: str, lang: str | None = None) -> str:
-        """A formatted text in `lang` (default: the question's), marked up when it needs to be:
+    def _marked(self, lang: str | None) -> str | None:
+        """The language a text in `lang` (default: the question's) is marked with, if any:
         right-to-left text, or text in another language than the quiz."""
         lang = lang or self.quiz.lang_of(self.q)
-        marked = lang if is_rtl(lang) or lang != self.quiz.lang else None
+        return lang if is_rtl(lang) or lang != self.quiz.lang else None
+
+    def rich(self, text: Text, what: str, lang: str | None = None, flavour: Flavour = FLAVOUR) -> str:
+        """A formatted text in `lang` (default: the question's), marked up when it needs to be:
+        right-to-left text, or text in another language than the quiz."""
+        marked = self._marked(lang)
         if isinstance(text, str):
             self._check_chars(text, what)
             if "\\" in text or "$$" in text:  # rare: the check is not paid on every text
@@ -258,7 +289,27 @@ class _QuestionWriter:
         for media in media_of(text):
             self._warn_image(media, what)
         try:
-            return escape_rich(text, marked)
+            return escape_rich(text, marked, flavour)
+        except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
+            self.error("gift.control-character", f"{what} cannot be written as HTML: {e}")
+            return ""
+
+    def item_html(self, text: Text, what: str) -> str:
+        """An ordering's item as one line of its answer block: its HTML (marked up as rich()
+        marks a text) with escape_ordering_item's escapes instead of GIFT's (qtype_ordering
+        never unescapes its items)."""
+        marked = self._marked(None)
+        if isinstance(text, str):
+            self._check_chars(text, what)
+            self._check_math_delimiters(text, what)
+            out = text_to_html(text)
+            return escape_ordering_item(lang_span(out, marked) if marked is not None else out)
+        self._check_math_delimiters(text, what)
+        self._check_chars(plain_text(text), what)
+        for media in media_of(text):
+            self._warn_image(media, what)
+        try:
+            return escape_ordering_item(rich_html(text, marked))
         except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
             self.error("gift.control-character", f"{what} cannot be written as HTML: {e}")
             return ""
@@ -311,9 +362,29 @@ class _QuestionWriter:
         self._common_warnings()
         if self.meta:
             lines.append(_meta_comment(QUESTION_META, self.meta))
-        head = f"::{self._name()}::[html]{self.rich(self.q.stem, 'the stem')}"
-        lines.append(head + body)
+        name = self._name()
+        if isinstance(self.q.body, Cloze):
+            # The missing-word form: the answer block where the gap is, text after it.
+            head = f"::{name}::[html]{self._stem_around(body)}"
+        else:
+            head = f"::{name}::[html]{self.rich(self.q.stem, 'the stem')}" + body
+        lines.append(head)
         return "\n".join(lines)
+
+    def _stem_around(self, block: str) -> str:
+        """A cloze stem with the answer block in place of its gap (readquestion() replaces the
+        block by `_____` when text follows it, as it always does: the gap is inside a block
+        element, whose end tag follows)."""
+        marker = "\ue000"
+        if marker in plain_text(self.q.stem):
+            self.error("gift.control-character", "the stem contains U+E000, which the writer reserves")
+            return ""
+
+        def gap(g: Gap, parent: etree._Element) -> None:
+            append_text(parent, marker)
+
+        stem = self.rich(self.q.stem, "the stem", flavour=replace(FLAVOUR, gap=gap))
+        return stem.replace(marker, block)
 
     def _name(self) -> str:
         """`::name::`: the question's name, else the one derived from its stem."""
@@ -355,7 +426,8 @@ class _QuestionWriter:
         q = self.q
         if q.difficulty is not None:
             self.meta["difficulty"] = q.difficulty.value
-        if q.points != 1:
+        if q.points != 1 and not isinstance(q.body, Description):
+            # A description is worth nothing, as readquestion() makes it (defaultmark 0).
             self.meta["points"] = q.points
             self.warn(
                 "gift.points-not-carried",
@@ -440,9 +512,119 @@ class _QuestionWriter:
                 opener = "{#"
             case Matching():
                 lines = self._matching(body)
+            case Cloze():
+                opener, lines = self._cloze(body)
+            case Ordering():
+                opener, lines = self._ordering(body)
+            case Description():
+                # readquestion(): a question without an answer block is a description.
+                self._description()
+                return ""
             case _:
                 assert_never(body)
         return "\n".join([opener, *lines, *self._general_feedback(), "}"])
+
+    def _description(self) -> None:
+        """A description's explanation, which GIFT cannot hold: the general feedback is written
+        after `####` in an answer block, and a description has none."""
+        if self.q.explanation is None:
+            return
+        self.meta["explanation"] = self.meta_text(self.q.explanation, "the explanation")
+        self.warn(
+            "gift.explanation-not-carried",
+            "is a description with an explanation, which GIFT cannot hold (a question without an "
+            "answer block has no general feedback): Moodle imports it without one",
+            "add it in Moodle after importing, or import Moodle XML, which carries it",
+        )
+
+    def _cloze(self, body: Cloze) -> tuple[str, list[str]]:
+        """A cloze of one blank in GIFT's missing-word form (write_quiz leaves out any other):
+        the blank's answers as the question's, `{...}` where the gap is. Moodle imports the
+        question of the blank's kind, with `_____` in the text where the gap is and the choices
+        or the answer box below the text; the metadata says it was a cloze, for lmsexport's
+        reader."""
+        blank = body.blanks[0]
+        cloze: dict[str, object] = {}
+        if blank.weight != 1:
+            cloze["weight"] = blank.weight
+        opener = "{"
+        match blank:
+            case TextBlank():
+                lines = self._short_answer(
+                    ShortAnswer(blank.answers, blank.case_sensitive, blank.other_feedback)
+                )
+                shown = "a short-answer question, its answer box below the text"
+            case NumberBlank():
+                lines = self._numerical(Numerical(blank.keys, other_feedback=blank.other_feedback))
+                opener = "{#"
+                shown = "a numerical question, its answer box below the text"
+            case ChoiceBlank():
+                cloze["display"] = blank.display.value
+                cloze["shuffle"] = blank.shuffle
+                if blank.multiple:
+                    lines = self._multiple(MultipleChoice(blank.choices))
+                else:
+                    lines = self._single(SingleChoice(blank.choices))
+                widget = "check boxes" if blank.multiple else "radio buttons"
+                shown = f"a multiple-choice question, its choices {widget} one under the other below the text"
+                if blank.display is not ChoiceDisplay.VERTICAL:
+                    dropdown = blank.display is ChoiceDisplay.DROPDOWN
+                    instead = "a drop-down list in" if dropdown else "a row under"
+                    shown += f" (not {instead} the text)"
+                if not blank.shuffle:
+                    # readquestion(): defaultquestion()'s shuffleanswers, the site's quiz default.
+                    shown += ", shuffled if the site's default says so (it does unless changed)"
+            case _:
+                assert_never(blank)
+        assert isinstance(self.q.stem, Rich)  # a cloze stem always is
+        at = missing_word_at(self.q.stem)
+        if at is None:
+            self.warn(
+                "gift.blank-position-not-carried",
+                "has an underscore right next to its blank, so lmsexport's reader cannot tell which "
+                "'_____' of the stem Moodle shows is the blank",
+                "put a space between the underscore and the blank",
+            )
+        elif at:
+            cloze["at"] = at
+        self.meta["cloze"] = cloze
+        self.warn(
+            "gift.cloze-as-missing-word",
+            f"is a cloze of one blank, written in GIFT's missing-word form: Moodle imports {shown}, "
+            "with '_____' where the blank is",
+            "import Moodle XML, which carries embedded answers (cloze)",
+        )
+        return opener, lines
+
+    def _ordering(self, body: Ordering) -> tuple[str, list[str]]:
+        """qtype_ordering's GIFT form (import_from_gift(), export_to_gift(); core since Moodle
+        4.3): `{>count SELECT LAYOUT GRADING SHOW NUMBERING`, then the items in their right
+        order, one a line (see lmsexport.gift.ORDERING_HEAD and escape_ordering_item)."""
+        count = len(body.items) if body.select is OrderingSelect.ALL else body.select_count
+        word = ORDERING_WORDS.get(body.grading.value)
+        if word is None:
+            # ORDERING_HEAD: Moodle's import cannot read LONGEST_ORDERED_SUBSET.
+            self.meta["grading"] = body.grading.value
+            word = ORDERING_WORDS[OrderingGrading.LONGEST_CONTIGUOUS_SUBSET.value]
+            self.warn(
+                "gift.grading-not-carried",
+                "is graded by its longest ordered subset, which Moodle's GIFT import cannot read (its "
+                "pattern misspells LONGEST_ORDERED_SUBSET, and would take the word for the first item): "
+                "written as LONGEST_CONTIGUOUS_SUBSET, which gives no more credit",
+                "set the grading in Moodle after importing, or import Moodle XML, which carries it",
+            )
+        head = " ".join(
+            (
+                f">{count}",
+                body.select.name,
+                "HORIZONTAL" if body.layout is Layout.HORIZONTAL else "VERTICAL",
+                word,
+                "SHOW" if body.show_grading else "HIDE",
+                body.numbering.value,
+            )
+        )
+        items = [f"\t{self.item_html(item, f'item {n}')}" for n, item in enumerate(body.items, 1)]
+        return "{" + head, items
 
     def _essay_options(self, body: Essay) -> None:
         """Essay options, which GIFT has no syntax for: readquestion() gives every essay an HTML
@@ -797,10 +979,31 @@ def write_quiz(quiz: Quiz) -> tuple[str, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     blocks = [_quiz_header(quiz, diagnostics)]
     for question in quiz.questions:
+        if not carried(question):
+            diagnostics.append(_not_carried(quiz, question))
+            continue
         qw = _QuestionWriter(quiz, question)
         blocks.append(qw.write())
         diagnostics.extend(qw.diagnostics)
     return "\n\n".join(blocks) + "\n", diagnostics
+
+
+def carried(question: Question) -> bool:
+    """Whether GIFT holds the question at all: every kind but a cloze of several blanks, which
+    Moodle's GIFT has no syntax for (only the missing-word form, one blank)."""
+    return not isinstance(question.body, Cloze) or len(question.body.blanks) == 1
+
+
+def _not_carried(quiz: Quiz, question: Question) -> Diagnostic:
+    assert isinstance(question.body, Cloze)
+    return Diagnostic(
+        question.loc or quiz.loc or SourceLoc(quiz.id),
+        f"question '{question.id}': is a cloze of {len(question.body.blanks)} blanks, which GIFT cannot "
+        "hold (its missing-word form has one): the question is left out of the file",
+        Severity.WARNING,
+        "gift.cloze-not-carried",
+        "import Moodle XML, which carries embedded answers (cloze)",
+    )
 
 
 # --------------------------------------------------------------------------- assessments
@@ -888,6 +1091,8 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
             )
             body.append(f"$CATEGORY: {category}")
             for candidate in draw.candidates:
+                if not carried(candidate.question):
+                    continue  # named by its quiz's file (gift.cloze-not-carried)
                 qw = _QuestionWriter(context, as_in_assessment(assessment, candidate))
                 body.append(qw.write())
                 diagnostics.extend(_errors(qw.diagnostics))

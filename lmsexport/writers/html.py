@@ -39,6 +39,32 @@ question's points (in an assessment, `Draw.points_of`), as a credit times the po
   (Moodle's qtype_numerical grade_response and apply_unit_penalty).
 - matching: the share of right pairs.
 - essay: never scored and left out of the score's denominator; the page says so.
+- cloze: points x the blanks' credits weighted by their weights (lmsexport/scoring.py's
+  cloze_credit, qtype_multianswer's rule, not clamped); each blank is an <input>, a <select> or an
+  inline radio/check box group inside the stem's text (cloze_stem, the renderer's gap hook).
+- ordering: scoring.py's ordering_credit over the items an attempt shows (all, or select_count
+  drawn at random or adjacent), ported to the script; reordered with move buttons, each move
+  announced in a live region.
+- description: its text in its place, not numbered, worth nothing, never scored.
+- calculated, calculated_choice (parametric): each attempt shows one of the question's variants,
+  drawn at random and never the previous attempt's when it has two or more, as the ordinary
+  question variants.instantiate makes of it (the texts, keys and choices every other format
+  shows). A calculated variant is right when |response - key| <= margin, margin being the very
+  float variants.accepts(..., "lmsexport") compares with (its absolute margin plus 1e-9 |key|),
+  computed here, so the page grades as Python does; units, Urdu digits and the unit penalty as
+  for numerical; after submitting the key is shown with the question's decimals ("13.00 GB").
+  A calculated_choice variant scores as single (multiple) choice, its choices' numbers left to
+  right. What the page carries (_parametric): the question's markup once, as its first variant
+  (what a page without JavaScript shows), and each variant's texts that differ (stem,
+  explanation, feedback, hints) pre-rendered into inert <template>s, with its key and choices
+  in the data; texts the same in every variant are written once. Pre-rendered, not rendered by
+  the script from data: a formula's MathML and a text's markup are made here once, and the
+  script never builds markup. A 20-variant question costs about 1 KB a variant (20.4 KB for the
+  ZeRO-3 question of tests/test_html_parametric.py with its explanation, hint and feedback;
+  24.5 KB for the pipeline bubble one, whose stem and explanation hold formulas), against 1.6 to
+  1.8 KB a variant as 20 questions of their own.
+The script and style of these kinds are only in pages that have them (`_features`: "structured",
+"parametric"), so a page without them carries exactly what it carried before they existed.
 Each hint taken before submitting costs the question's penalty (default 1/3) of its points, never
 taking its mark below 0. The combined feedback (correct, partial, incorrect) follows the credit.
 true_false is shown as two choices where data-choice-index 0 = true and 1 = false.
@@ -58,8 +84,8 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from dataclasses import dataclass, replace
+from functools import cache, cached_property, lru_cache
 from typing import Any, assert_never
 from urllib.parse import quote
 
@@ -67,23 +93,37 @@ import jinja2
 from lxml import etree
 from markupsafe import Markup, escape
 
+from .. import variants as vt
+from ..formula import format_value
 from ..mathml import to_mathml
 from ..media import data_uri as media_data_uri
 from ..model import (
     Assessment,
     Bank,
+    Blank,
     Block,
     Body,
     BulletList,
+    Calculated,
+    CalculatedChoice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
     CodeBlock,
+    Description,
     Draw,
     Essay,
+    Gap,
     Image,
+    Layout,
     Matching,
     Math,
     MultipleChoice,
+    NumberBlank,
     Numerical,
+    NumericKey,
     OrderedList,
+    Ordering,
     Para,
     Question,
     QuestionType,
@@ -94,14 +134,16 @@ from ..model import (
     SingleChoice,
     Table,
     Text,
+    TextBlank,
     TrueFalse,
     UnitInput,
     direction,
     is_full,
     plain_text,
 )
+from ..scoring import key_interval
 from . import Output, WriteContext
-from .richtext import Flavour, to_html
+from .richtext import Flavour, Renderer, to_html
 
 TEMPLATES = "templates/html"
 
@@ -172,6 +214,17 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "files_any": "as many as needed",
         "file_types": "{files} ({types})",
         "code": "Code",
+        "blank_of": "blank {n} of {total}",
+        "blank_n": "Blank {n}",
+        "move_up": "Move up: {item}",
+        "move_down": "Move down: {item}",
+        "move_earlier": "Move earlier: {item}",
+        "move_later": "Move later: {item}",
+        "moved_to": "{item} moved to position {n} of {total}",
+        "ordering_help": "Put the items in order with the move buttons.",
+        "correct_order": "Correct order",
+        "item_scored": "Scored",
+        "item_not_scored": "Not scored",
     },
     "ur": {
         "question_of": "سوال {n} از {total}",
@@ -242,6 +295,17 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "files_any": "جتنی ضرورت ہو",
         "file_types": "{files} ({types})",
         "code": "کوڈ",
+        "blank_of": "خانہ {n} از {total}",
+        "blank_n": "خانہ {n}",
+        "move_up": "اوپر لے جائیں: {item}",
+        "move_down": "نیچے لے جائیں: {item}",
+        "move_earlier": "پہلے لے جائیں: {item}",
+        "move_later": "بعد میں لے جائیں: {item}",
+        "moved_to": "{item} اب مقام {n} از {total} پر ہے",
+        "ordering_help": "آئٹمز کو منتقل کرنے کے بٹنوں سے درست ترتیب میں لگائیں۔",
+        "correct_order": "درست ترتیب",
+        "item_scored": "نمبر ملے",
+        "item_not_scored": "نمبر نہیں ملے",
     },
 }
 """Every UI string of the pages, per UI language; the quiz's language picks the table."""
@@ -267,6 +331,8 @@ JS_UI_FEATURE_KEYS = {
     "hints": ("hint_penalty", "num_correct"),
     "num_correct": ("num_correct",),
     "words": ("words", "too_few_words", "too_many_words"),
+    "cloze": ("blank_n",),
+    "ordering": ("moved_to", "correct_order", "item_scored", "item_not_scored"),
 }
 """The strings quiz.js needs only on a page that has the feature (hints, a count of right
 picks, an essay word limit): a page without them carries the same data as before they existed."""
@@ -484,12 +550,24 @@ def templates(item: Item, ui: Ui) -> Markup:
     language). Built here in one go: a jinja2 line per text made the whole page writer a
     quarter slower. An essay's grader information is for the person grading and is never
     written."""
-    question, qid = item.question, item.qid
-    out = []
+    if item.variant_items:
+        return Markup(_parametric(item, ui).templates)
+    qid = item.qid
+    return Markup(
+        "".join(
+            f'<template id="{qid}-{suffix}">{html}</template>\n' for suffix, html in _template_parts(item, ui)
+        )
+    )
+
+
+def _template_parts(item: Item, ui: Ui) -> list[tuple[str, str]]:
+    """(id suffix, inner HTML) of each <template> of a question's texts (see templates())."""
+    question = item.question
+    out: list[tuple[str, str]] = []
 
     def add(suffix: str, text: Text | None) -> None:
         if text:
-            out.append(f'<template id="{qid}-{suffix}">{body(text, item.lang)}</template>\n')
+            out.append((suffix, body(text, item.lang)))
 
     add("x", question.explanation)
     prefix, feedbacks = _answer_feedback(question.body)
@@ -497,6 +575,13 @@ def templates(item: Item, ui: Ui) -> Markup:
         add(f"{prefix}{i}", feedback)
     if isinstance(question.body, ShortAnswer | Numerical):
         add("o", question.body.other_feedback)
+    if isinstance(question.body, Cloze):
+        for n, blank in enumerate(question.body.blanks, 1):
+            letter, texts = _blank_feedback(blank)
+            for i, text in enumerate(texts):
+                add(f"b{n}{letter}{i}", text)
+            if not isinstance(blank, ChoiceBlank):
+                add(f"b{n}o", blank.other_feedback)
     outcome = question.feedback
     for suffix, text in (("oc", outcome.correct), ("op", outcome.partial), ("oi", outcome.incorrect)):
         add(suffix, text)
@@ -505,10 +590,13 @@ def templates(item: Item, ui: Ui) -> Markup:
     for i, hint in enumerate(question.hints):
         label = escape(ui.s["hint_n"].format(n=i + 1, total=total))
         out.append(
-            f'<template id="{qid}-h{i}"><div class="hint-text" data-role="hint">'
-            f'<p class="label"{label_lang}>{label}</p>{body(hint.text, item.lang)}</div></template>\n'
+            (
+                f"h{i}",
+                f'<div class="hint-text" data-role="hint">'
+                f'<p class="label"{label_lang}>{label}</p>{body(hint.text, item.lang)}</div>',
+            )
         )
-    return Markup("".join(out))
+    return out
 
 
 def _answer_feedback(question_body: Body) -> tuple[str, tuple[Text | None, ...]]:
@@ -524,10 +612,164 @@ def _answer_feedback(question_body: Body) -> tuple[str, tuple[Text | None, ...]]
             return "a", tuple(a.feedback for a in answers)
         case Numerical(keys=keys):
             return "k", tuple(k.feedback for k in keys)
-        case Matching() | Essay():
+        case Matching() | Essay() | Cloze() | Ordering() | Description():
+            # A cloze's feedback is per blank (_blank_feedback); ordering and description have none.
+            return "", ()
+        case CalculatedChoice(choices=calc_choices):
+            # With their placeholders: the page shows each variant's (Item.variant_items).
+            return "f", tuple(c.feedback for c in calc_choices)
+        case Calculated():
             return "", ()
         case _:
             assert_never(question_body)
+
+
+def _blank_feedback(blank: Blank) -> tuple[str, tuple[Text | None, ...]]:
+    """The feedback of each response option of a cloze blank and the letter of their template ids
+    (<qid>-b<n><letter><i>): a text blank's answers "a", a number blank's keys "k", a choice
+    blank's choices "f"."""
+    match blank:
+        case TextBlank(answers=answers):
+            return "a", tuple(a.feedback for a in answers)
+        case NumberBlank(keys=keys):
+            return "k", tuple(k.feedback for k in keys)
+        case ChoiceBlank(choices=choices):
+            return "f", tuple(c.feedback for c in choices)
+        case _:
+            assert_never(blank)
+
+
+# --------------------------------------------------------------------------- cloze and ordering
+
+
+def cloze_stem(item: Item, ui: Ui) -> Markup:
+    """A cloze question's stem with its blanks in place, through the renderer's gap hook: a text
+    or number blank is an <input>, a drop-down choice blank a <select>, a vertical or horizontal
+    one an inline group of radio buttons (check boxes when `multiple`). Each is named "blank n of
+    m" in the UI's language (aria-label: the sentence around it is what it asks). A number is
+    typed left to right (dir="ltr", as the numerical question's input reads it), a word in the
+    direction of what is typed (dir="auto": a Latin answer inside Urdu text reads left to right).
+    Every control carries data-blank="n"; the script finds them by it."""
+    question, qid = item.question, item.qid
+    assert isinstance(question.body, Cloze) and isinstance(question.stem, Rich)
+    blanks = question.body.blanks
+    base = _flavour(_code_name(item.lang))
+    choice_renderer = Renderer(_flavour(None))
+    ui_lang = ui.lang if ui.lang != item.lang else None
+
+    def gap(g: Gap, parent: etree._Element) -> None:
+        blank = blanks[g.n - 1]
+        label = ui.s["blank_of"].format(n=g.n, total=len(blanks))
+        n = str(g.n)
+        wrap = etree.SubElement(parent, "span", {"class": "blank", "data-blank-box": n})
+        match blank:
+            case TextBlank() | NumberBlank():
+                attrs = {
+                    "type": "text",
+                    "class": "blank-input",
+                    "id": f"{qid}-b{n}",
+                    "aria-label": label,
+                    "autocomplete": "off",
+                    "spellcheck": "false",
+                    "data-blank": n,
+                }
+                if isinstance(blank, NumberBlank):
+                    attrs.update({"dir": "ltr", "inputmode": "decimal", "size": "8"})
+                else:
+                    attrs.update({"dir": "auto", "size": "14"})
+                etree.SubElement(wrap, "input", attrs)
+            case ChoiceBlank(display=ChoiceDisplay.DROPDOWN, choices=choices):
+                select = etree.SubElement(
+                    wrap, "select", {"id": f"{qid}-b{n}", "aria-label": label, "data-blank": n}
+                )
+                empty = etree.SubElement(select, "option", {"value": ""})
+                empty.text = ui.s["choose"]
+                if ui_lang:
+                    empty.set("lang", ui_lang)
+                    empty.set("dir", ui.dir)
+                for i, c in enumerate(choices):
+                    option = etree.SubElement(
+                        select, "option", {"value": str(i), "data-choice-index": str(i)}
+                    )
+                    option.text = " ".join(plain_text(c.text).split())
+                    if c.lang and c.lang != item.lang:
+                        option.set("lang", c.lang)
+            case ChoiceBlank(display=display, choices=choices, multiple=multiple):
+                group = etree.SubElement(
+                    wrap,
+                    "span",
+                    {
+                        "class": f"blank-choices {display.value}",
+                        "role": "group" if multiple else "radiogroup",
+                        "aria-label": label,
+                        "id": f"{qid}-b{n}",
+                        "data-blank-group": n,
+                    },
+                )
+                for i, c in enumerate(choices):
+                    lab = etree.SubElement(group, "label", {"class": "blank-choice"})
+                    if c.lang and c.lang != item.lang:
+                        lab.set("lang", c.lang)
+                        lab.set("dir", direction(c.lang))
+                    etree.SubElement(
+                        lab,
+                        "input",
+                        {
+                            "type": "checkbox" if multiple else "radio",
+                            "name": f"{qid}-b{n}",
+                            "value": str(i),
+                            "data-blank": n,
+                            "data-choice-index": str(i),
+                        },
+                    )
+                    text = etree.SubElement(
+                        lab, "span", {"class": "t" if isinstance(c.text, str) else "rich"}
+                    )
+                    inlines = c.text.inline if isinstance(c.text, Rich) else None
+                    if inlines is not None:
+                        choice_renderer.inlines(inlines, text)
+                    else:
+                        # A choice of blocks cannot sit inside a sentence: its words, on one line.
+                        text.text = " ".join(plain_text(c.text).split())
+            case _:
+                assert_never(blank)
+
+    flavour = replace(base, gap=gap)
+    return Markup(to_html(question.stem, flavour)[0])
+
+
+def ordering_order(item: Item) -> list[int]:
+    """The order an ordering's items stand in the page before the script shuffles them (and with
+    JavaScript off): never the right one, which would give the answer away. A deterministic
+    shuffle (by a hash of the question's id and each item), rotated by one when it happens to
+    be the right order."""
+    question = item.question
+    assert isinstance(question.body, Ordering)
+    items = question.body.items
+
+    def weight(i: int) -> str:
+        return hashlib.sha256(f"{question.id}\0{i}\0{plain_text(items[i])}".encode()).hexdigest()
+
+    order = sorted(range(len(items)), key=weight)
+    if order == sorted(order):
+        order = order[1:] + order[:1]
+    return order
+
+
+def item_name(text: Text) -> str:
+    """An ordering item's words on one line: what its move buttons and announcements name it by."""
+    return " ".join(plain_text(text).split())
+
+
+ORDERING_NUMBERING = {
+    "none": "none",
+    "abc": "lower-alpha",
+    "ABCD": "upper-alpha",
+    "123": "decimal",
+    "iii": "lower-roman",
+    "IIII": "upper-roman",
+}
+"""qtype_ordering's numbering styles -> the CSS counter style of the item markers (a class)."""
 
 
 def _has_code(texts: Iterable[Text | None]) -> bool:
@@ -561,7 +803,16 @@ def _texts(question: Question) -> Iterator[Text | None]:
                 yield p.left
         case ShortAnswer(other_feedback=other) | Numerical(other_feedback=other):
             yield other
-        case TrueFalse() | Essay():
+        case Cloze(blanks=blanks):
+            for blank in blanks:
+                yield from _blank_feedback(blank)[1]
+                if isinstance(blank, ChoiceBlank):
+                    yield from (c.text for c in blank.choices)
+                else:
+                    yield blank.other_feedback
+        case Ordering(items=items):
+            yield from items
+        case TrueFalse() | Essay() | Description() | Calculated() | CalculatedChoice():
             pass
         case _:
             assert_never(question.body)
@@ -580,8 +831,53 @@ def _asset(name: str, closing_tag: str) -> str:
     return text
 
 
-def _style(with_code: bool) -> str:
+def _features(items: Sequence[Item]) -> frozenset[str]:
+    """The optional parts of the page's script and style its questions need ("structured": cloze,
+    ordering or description questions; "parametric": calculated ones). A page without them
+    carries exactly the code it carried before those kinds existed."""
+    structured = any(isinstance(it.question.body, Cloze | Ordering | Description) for it in items)
+    parametric = any(isinstance(it.question.body, Calculated | CalculatedChoice) for it in items)
+    return frozenset(name for name, used in (("structured", structured), ("parametric", parametric)) if used)
+
+
+FEATURE_LINE = "//#"
+"""quiz.js marks a feature's lines: `//#if NAME` ... (`//#else` ...) `//#endif`, each on a line
+of its own (indentation allowed). The lines of a feature the page lacks are left out (the
+`//#else` lines kept instead), and the marker lines always."""
+
+
+def _select_lines(text: str, features: frozenset[str]) -> str:
+    out: list[str] = []
+    stack: list[bool] = []
+    for line in text.splitlines(keepends=True):
+        marker = line.strip()
+        if marker.startswith(FEATURE_LINE):
+            word, _, name = marker[len(FEATURE_LINE) :].partition(" ")
+            if word == "if":
+                stack.append(name.strip() in features)
+            elif word == "else":
+                stack[-1] = not stack[-1]
+            elif word == "endif":
+                stack.pop()
+            else:
+                raise ValueError(f"unknown marker {marker!r}")
+            continue
+        if all(stack):
+            out.append(line)
+    if stack:
+        raise ValueError("an unclosed //#if")
+    return "".join(out)
+
+
+@lru_cache(maxsize=8)
+def _script(features: frozenset[str]) -> str:
+    return _select_lines(_asset("quiz.js", "</script"), features)
+
+
+def _style(with_code: bool, features: frozenset[str] = frozenset()) -> str:
     css = _asset("style.css", "</style")
+    if "structured" in features:
+        css += _asset("structured.css", "</style")
     return css + code_css() if with_code else css
 
 
@@ -627,6 +923,16 @@ def _with_unit(numerical: Numerical, number: str) -> str:
     return f"{unit} {number}" if numerical.units_left else f"{number} {unit}"
 
 
+def _key_text(key: NumericKey) -> str:
+    """A numeric key as the learner is shown it after submitting: "12 ± 0.5", "11 – 13"."""
+    if key.low is not None and key.high is not None:
+        return f"{format_number(key.low)} – {format_number(key.high)}"
+    assert key.answer is not None
+    if key.tolerance:
+        return f"{format_number(key.answer)} ± {format_number(key.tolerance)}"
+    return format_number(key.answer)
+
+
 def _numeric_key_text(numerical: Numerical) -> str:
     """The best key as the learner is shown it after submitting: "12 ± 0.5", "11 – 13 GB"."""
     key = numerical.key
@@ -654,10 +960,37 @@ class Item:
     """Its home quiz (header): language and shuffle."""
     points: float
     """What it is worth on this page (an assessment's draw may override its own points)."""
+    number: int | None = None
+    """The number the learner sees ("Question <number>"): questions are counted, descriptions
+    are not (None). The page's script renumbers an attempt's questions the same way."""
+    variant: int | None = None
+    """For one variant of a parametric question (see variant_items): its number, which names
+    the templates of its texts (q<n>-v<variant>-x); None for a question as the page places it."""
 
     @property
     def qid(self) -> str:
-        return f"q{self.n}"
+        return f"q{self.n}" if self.variant is None else f"q{self.n}-v{self.variant}"
+
+    @cached_property
+    def variant_items(self) -> tuple[Item, ...]:
+        """A parametric question's variants, each as the ordinary question every format without
+        a parametric form shows (variants.instantiate: the same texts, keys and choices); empty
+        for any other question."""
+        question = self.question
+        if not isinstance(question.body, Calculated | CalculatedChoice):
+            return ()
+        if not question.body.variants:
+            raise ValueError(f"parametric question {question.id!r} has no variants")
+        return tuple(
+            replace(self, question=vt.instantiate(question, v), variant=v.number)
+            for v in question.body.variants
+        )
+
+    @property
+    def shown(self) -> Question:
+        """The question as the page's markup shows it: a parametric one as its first variant
+        (what a page without JavaScript shows; the script puts an attempt's variant in place)."""
+        return self.variant_items[0].question if self.variant_items else self.question
 
     @property
     def lang(self) -> str:
@@ -666,7 +999,7 @@ class Item:
     @property
     def shuffle(self) -> bool:
         """Whether its choices are shuffled per attempt."""
-        return self.quiz.shuffle and isinstance(self.question.body, SingleChoice | MultipleChoice)
+        return self.quiz.shuffle and isinstance(self.shown.body, SingleChoice | MultipleChoice)
 
     @property
     def penalty(self) -> float:
@@ -679,12 +1012,14 @@ class Item:
         return round(self.penalty * self.points, 2)
 
 
-def _key_data(item: Item) -> dict[str, Any]:
+def _key_data(item: Item, ui: Ui) -> dict[str, Any]:
     """What quiz.js needs to score and explain one question; stays out of the visible DOM.
 
     Texts are not here but in <template> elements (see templates()); this names them. Keys of
     elements a question does not use are left out (a question without hints, units, graded
     short answers... carries exactly the data it carried before the model had them)."""
+    if item.variant_items:
+        return _parametric(item, ui).data
     question = item.question
     qid = item.qid
     lang = item.lang
@@ -749,6 +1084,20 @@ def _key_data(item: Item) -> dict[str, Any]:
                 data["minWords"] = essay.min_words
             if essay.max_words is not None:
                 data["maxWords"] = essay.max_words
+        case Cloze(blanks=blanks):
+            data["blanks"] = [_blank_data(qid, n, b, item.quiz.shuffle) for n, b in enumerate(blanks, 1)]
+        case Ordering() as ordering:
+            data["ordering"] = {
+                "count": len(ordering.items),
+                "grading": ordering.grading.value,
+                "select": ordering.select.value,
+                "selectCount": ordering.select_count,
+                "showGrading": ordering.show_grading,
+            }
+        case Description():
+            pass
+        case Calculated() | CalculatedChoice():
+            raise TypeError(f"{question.id}: a parametric question's data is its variants' (_parametric)")
         case _:
             assert_never(question.body)
     outcome = question.feedback
@@ -774,11 +1123,139 @@ def _key_data(item: Item) -> dict[str, Any]:
     return data
 
 
+# --------------------------------------------------------------------------- parametric questions
+
+
+@dataclass(frozen=True)
+class Parametric:
+    """A parametric question on a page: the <template>s of its variants' texts and its data."""
+
+    templates: str
+    data: dict[str, Any]
+
+
+_ID_FIELDS = ("explanation", "feedback", "other", "outcome", "hints", "stem")
+"""The fields of a question's data that name templates (strings, lists, a dict, hint dicts)."""
+
+
+def _rename(value: Any, names: dict[str, str]) -> Any:
+    """Every string in a value (a field of _ID_FIELDS) renamed by `names`."""
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, list):
+        return [_rename(x, names) for x in value]
+    if isinstance(value, dict):
+        return {k: _rename(x, names) for k, x in value.items()}
+    return value
+
+
+def _parametric(item: Item, ui: Ui) -> Parametric:
+    """A parametric question's variants as the page carries them, computed once per page.
+
+    The controls are the page's once (a number box with its units, or the choices); each
+    variant's texts are pre-rendered into inert <template>s, as every other text waiting for
+    the script, named q<n>-v<k>-<suffix> (stem "s", explanation "x", feedback, hints...), and a
+    text that is the same in every variant (it holds no placeholder) is written once, as
+    q<n>-<suffix>. The data is the first variant's as an ordinary question would carry it,
+    split into what every variant shares and, in "variants", what differs (the stem's template,
+    the key, the choices' texts, the ids of the texts that differ); the script draws a variant
+    per attempt and puts its fields in place (quiz.js's drawVariant).
+
+    Grading: a variant of a Calculated question is right when |response - key| <= margin,
+    "near": [key, margin], with margin = the tolerance's absolute margin + 1e-9 * |key|, the
+    very float variants.accepts(key, tolerance, response, "lmsexport") compares with, so the
+    page decides every response exactly as Python does. The key is shown with the question's
+    decimals (and its base unit), as Moodle and Canvas show it."""
+    cache: dict[str, Parametric] = item.__dict__.setdefault("_parametric", {})
+    if ui.lang in cache:
+        return cache[ui.lang]
+    question = item.question
+    assert isinstance(question.body, Calculated | CalculatedChoice)
+    shown = item.variant_items
+    parts: list[dict[str, str]] = []
+    for v in shown:
+        stem = v.question.stem
+        stem_html = str(escape(stem)) if isinstance(stem, str) else str(content(stem, v.lang))
+        parts.append({"s": stem_html, **dict(_template_parts(v, ui))})
+    first = parts[0]
+    shared = [suffix for suffix, html in first.items() if all(p.get(suffix) == html for p in parts)]
+    varying = [suffix for suffix in first if suffix not in shared]
+    qid = item.qid
+    out = [
+        f'<template id="{qid}-{suffix}">{first[suffix]}</template>\n' for suffix in shared if suffix != "s"
+    ]
+    for v, p in zip(shown, parts, strict=True):
+        out += [
+            f'<template id="{v.qid}-{suffix}">{html}</template>\n'
+            for suffix, html in p.items()
+            if suffix not in shared
+        ]
+    datas = []
+    for v, variant in zip(shown, question.body.variants, strict=True):
+        d = _key_data(v, ui)
+        d["id"] = question.id
+        d["variant"] = variant.number
+        if "s" in varying:
+            d["stem"] = f"{v.qid}-s"
+        names = {f"{v.qid}-{suffix}": f"{qid}-{suffix}" for suffix in shared}
+        d = {k: (_rename(x, names) if k in _ID_FIELDS else x) for k, x in d.items()}
+        body = v.question.body
+        if isinstance(question.body, Calculated):
+            assert isinstance(body, Numerical) and variant.answer is not None
+            key = body.keys[0]
+            assert key.answer is not None
+            # The margin as variants.accepts computes it for "lmsexport" (same operations, same float).
+            d.pop("bounds")
+            d["near"] = [key.answer, key.tolerance + 1e-9 * max(abs(key.answer), 1e-300)]
+            d["keyText"] = _with_unit(body, format_value(variant.answer, question.body.decimals))
+        else:
+            assert isinstance(body, SingleChoice | MultipleChoice)
+            d["choices"] = [plain_text(c.text) for c in body.choices]
+        datas.append(d)
+    common = {k: x for k, x in datas[0].items() if all(k in d and d[k] == x for d in datas)}
+    data = {**common, "variants": [{k: x for k, x in d.items() if k not in common} for d in datas]}
+    cache[ui.lang] = Parametric("".join(out), data)
+    return cache[ui.lang]
+
+
+def _blank_data(qid: str, n: int, blank: Blank, may_shuffle: bool) -> dict[str, Any]:
+    """What quiz.js needs to score blank n of a cloze question (its feedback in <template>s named
+    <qid>-b<n><letter><i>, see _blank_feedback). A choice blank's choices are shuffled per
+    attempt when the blank says so and its quiz lets choices be shuffled (``may_shuffle``)."""
+    letter, feedbacks = _blank_feedback(blank)
+    ids = [f"{qid}-b{n}{letter}{i}" if t else None for i, t in enumerate(feedbacks)]
+    data: dict[str, Any] = {"weight": blank.weight}
+    match blank:
+        case TextBlank() as text:
+            data["kind"] = "text"
+            data["answers"] = [a.text for a in text.answers]
+            data["caseSensitive"] = text.case_sensitive
+            data["credit"] = [a.credit for a in text.answers]
+            data["wildcard"] = [a.wildcard for a in text.answers]
+        case NumberBlank() as number:
+            data["kind"] = "number"
+            # The interval as scoring.key_interval widens it, so the page compares exactly.
+            data["keys"] = [{"bounds": list(key_interval(k)), "credit": k.credit} for k in number.keys]
+            data["keyText"] = _key_text(number.key)
+        case ChoiceBlank() as choice:
+            data["kind"] = "choice"
+            data["multiple"] = choice.multiple
+            data["shuffle"] = choice.shuffle and may_shuffle
+            data["credit"] = [c.credit for c in choice.choices]
+            data["key"] = list(choice.key_indexes)
+        case _:
+            assert_never(blank)
+    data["feedback"] = ids
+    if not isinstance(blank, ChoiceBlank) and blank.other_feedback:
+        data["other"] = f"{qid}-b{n}o"
+    return data
+
+
 def _counts_right(question_body: Body) -> bool:
     """Whether "n of m right" means something for a kind: the right picks of a multiple choice
     question, the right pairs of a matching one (as Moodle's "show the number of correct
     responses", which only those two kinds have)."""
-    return isinstance(question_body, MultipleChoice | Matching)
+    return isinstance(question_body, MultipleChoice | Matching | Cloze)
 
 
 def _js_ui(ui: Ui, items: Sequence[Item]) -> dict[str, str]:
@@ -786,7 +1263,7 @@ def _js_ui(ui: Ui, items: Sequence[Item]) -> dict[str, str]:
     features its questions use)."""
     keys = list(JS_UI_KEYS)
     for item in items:
-        question = item.question
+        question = item.shown
         if question.hints:
             keys += JS_UI_FEATURE_KEYS["hints"]
         if question.feedback.show_num_correct and _counts_right(question.body):
@@ -795,6 +1272,10 @@ def _js_ui(ui: Ui, items: Sequence[Item]) -> dict[str, str]:
             question.body.min_words is not None or question.body.max_words is not None
         ):
             keys += JS_UI_FEATURE_KEYS["words"]
+        if isinstance(question.body, Cloze):
+            keys += JS_UI_FEATURE_KEYS["cloze"]
+        if isinstance(question.body, Ordering):
+            keys += JS_UI_FEATURE_KEYS["ordering"]
     return {k: ui.s[k] for k in keys}
 
 
@@ -867,13 +1348,14 @@ def _render_page(
     parts: list[dict[str, Any]] | None,
 ) -> str:
     ui = ui_for(lang)
-    css = _style(_has_code([description, *(t for it in items for t in _texts(it.question))]))
-    js = _asset("quiz.js", "</script")
+    features = _features(items)
+    css = _style(_has_code([description, *(t for it in items for t in _texts(it.shown))]), features)
+    js = _script(features)
     data = {
         "ui": _js_ui(ui, items),
         "uiLang": ui.lang,
         "uiDir": ui.dir,
-        "questions": [_key_data(it) for it in items],
+        "questions": [_key_data(it, ui) for it in items],
         "parts": parts,
     }
     template = _env().get_template("quiz.html.j2")
@@ -896,6 +1378,11 @@ def _render_page(
         data=script_json(data),
         has_essay=any(isinstance(it.question.body, Essay) for it in items),
         QT=QuestionType,
+        cloze_stem=cloze_stem,
+        ordering_order=ordering_order,
+        item_name=item_name,
+        ordering_numbering=ORDERING_NUMBERING,
+        HORIZONTAL=Layout.HORIZONTAL,
         UI_TEXT=UnitInput.TEXT,
         UI_CHOICE=UnitInput.CHOICE,
         UI_SELECT=UnitInput.SELECT,
@@ -913,7 +1400,11 @@ def _render_page(
 def render_quiz(quiz: Quiz) -> str:
     """One quiz as a self-contained HTML page."""
     header = quiz.header
-    items = [Item(n, q, header, q.points) for n, q in enumerate(quiz.questions, 1)]
+    items = []
+    number = 0
+    for n, q in enumerate(quiz.questions, 1):
+        shown = None if isinstance(q.body, Description) else (number := number + 1)
+        items.append(Item(n, q, header, q.points, shown))
     auto = sum(q.points for q in quiz.questions if not isinstance(q.body, Essay))
     return _render_page(
         kind="quiz",
@@ -924,7 +1415,7 @@ def render_quiz(quiz: Quiz) -> str:
         difficulty=quiz.difficulty.value if quiz.difficulty else None,
         items=items,
         rows=items,
-        question_count=len(items),
+        question_count=number,
         total_points=auto,
         parts=None,
     )
@@ -945,6 +1436,17 @@ def _auto_points(assessment: Assessment) -> float | None:
         elif values:
             total += draw.count * values[0]
     return total
+
+
+def _question_count(assessment: Assessment) -> int:
+    """How many questions an attempt shows, descriptions not counted (a draw of listed ids shows
+    each; a random draw `pick` of its pool, which holds descriptions only when asked to)."""
+    return sum(
+        sum(not isinstance(c.question.body, Description) for c in draw.candidates)
+        if not draw.is_random
+        else draw.count
+        for draw in assessment.draws
+    )
 
 
 def _draw_note(draw: Draw, ui: Ui) -> Markup:
@@ -982,7 +1484,8 @@ def render_assessment(assessment: Assessment) -> str:
             indexes: list[int] = []
             for c in draw.candidates:
                 indexes.append(len(items))
-                item = Item(len(items) + 1, c.question, c.quiz, draw.points_of(c.question))
+                shown = None if isinstance(c.question.body, Description) else len(items) + 1
+                item = Item(len(items) + 1, c.question, c.quiz, draw.points_of(c.question), shown)
                 items.append(item)
                 rows.append(item)
             rows.append(Markup("</div>\n"))
@@ -998,7 +1501,7 @@ def render_assessment(assessment: Assessment) -> str:
         difficulty=None,
         items=items,
         rows=rows,
-        question_count=assessment.question_count,
+        question_count=_question_count(assessment),
         total_points=_auto_points(assessment),
         parts=parts,
     )

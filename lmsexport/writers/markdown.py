@@ -10,6 +10,9 @@ punctuation.
 What Markdown cannot express is reported through ``lost`` (for the import's warnings) rather
 than silently changed: a line break inside a table cell, emphasis that begins or ends with a
 space.
+
+A cloze stem's Gap(n) is written as its marker `[[n]]`, which the reader reads back with
+``gaps=True``; a literal `[` is always escaped, so text never spells a marker.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..model import (
     Code,
     CodeBlock,
     Emph,
+    Gap,
     Image,
     Inline,
     LineBreak,
@@ -165,6 +169,9 @@ class _Writer:
         if isinstance(x, Image):
             src = self.image_src.get(x.media.digest, x.media.name)
             return f"![{_escape(x.alt, False)}]({_destination(src)}{_title(x.title)})"
+        if isinstance(x, Gap):
+            # A cloze blank's marker; a literal `[[` in text is always escaped (`\[\[`, _ALWAYS).
+            return f"[[{x.n}]]"
         raise AssertionError(f"unknown inline {x!r}")
 
 

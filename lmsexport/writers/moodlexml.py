@@ -38,6 +38,14 @@ Moodle is tabled in docs/moodle-xml.md.
   not read for a type (feedback by outcome on a true/false question, an essay's hints, hints'
   options outside multiple choice and matching) is written all the same, for lmsexport's own
   reading, and named once per question as not carried. A bank without these writes as before.
+* Issue 23's kinds natively: a description as `type="description"` (mark 0), a cloze question
+  as `type="cloze"` with each blank's `{w:TYPE:alternatives}` code in the stem's HTML where its
+  gap is (_cloze_codes(): SHORTANSWER / _C, NUMERICAL, MULTICHOICE / _V / _H / _S..., MULTIRESPONSE
+  ...; texts escaped by lmsexport.moodlexml.cloze_escape() so that
+  qtype_multianswer_extract_question() reads them back; every `{` Moodle would take for a code's
+  start written `&#123;`), an ordering as `type="ordering"` with qtype_ordering's options
+  (export_to_xml()). Moodle's mark of a cloze question is the sum of its weights (named when the
+  points differ); a multiple-pick blank's credits Moodle rescales are named and kept in the comment.
 * What Moodle XML has no element for (a numerical range's exact bounds and preferred answer, a
   question's own difficulty, the quiz's id, title, language, difficulty and category as the
   source has them, `shuffle: false`, and what a file holding Moodle's defaults cannot tell from
@@ -72,14 +80,22 @@ from ..model import (
     Bank,
     Candidate,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Essay,
+    Gap,
     Matching,
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingSelect,
     Question,
     Quiz,
     ResponseFormat,
@@ -89,6 +105,7 @@ from ..model import (
     SourceLoc,
     Str,
     Text,
+    TextBlank,
     TrueFalse,
     inlines_of,
     is_rtl,
@@ -111,12 +128,15 @@ from ..moodle import (
 )
 from ..moodlexml import (
     ASSESSMENT_META_PREFIX,
+    CLOZE_CODE_NAMES,
+    CLOZE_START,
     COMBINED_FEEDBACK_TYPES,
     HINT_PARTS_TYPES,
     HINTLESS_TYPES,
     MAX_MOODLEXML_BYTES,
     META_PREFIX,
     NOINLINE_ATTACHMENTS,
+    ORDERING_GRADINGS,
     PENALTY,
     PLAIN_RESPONSE_FORMATS,
     PLUGINFILE,
@@ -126,6 +146,7 @@ from ..moodlexml import (
     SHOWUNITS_NONE,
     UNIT_GRADING,
     UNIT_INPUT,
+    cloze_escape,
     format_fraction,
     midpoint,
     moodle_name,
@@ -157,6 +178,22 @@ INFO_FLAVOUR = Flavour(math=_tex, image_src=lambda image: data_uri(image.media),
 """A category's description, which has no files in Moodle (qformat_xml::import_category() reads
 only its text): images as data: URIs, which it shows (its question bank pages display the
 description with format_text(..., noclean))."""
+
+
+def _gap_placeholder(gap: Gap, parent: etree._Element) -> None:
+    etree.SubElement(parent, _GAP_TAG, n=str(gap.n))
+
+
+_GAP_TAG = "lmsexport-gap"
+_GAP_ELEMENT = re.compile(f'<{_GAP_TAG} n="([0-9]+)"></{_GAP_TAG}>')
+_CLOZE_FLAVOUR = Flavour(
+    math=_tex,
+    image_src=lambda image: PLUGINFILE + image.media.filename,
+    protect_tex=True,
+    gap=_gap_placeholder,
+)
+"""A cloze stem: as FLAVOUR, each gap an element replaced by its `{n:TYPE:...}` code afterwards
+(the code's entity references must not be escaped again by the HTML serialiser)."""
 
 _FILELESS = frozenset({"info", "responsetemplate"})
 """Fields Moodle keeps no files for (a category's description, an essay's response template):
@@ -426,7 +463,12 @@ class _QuestionWriter:
         files = container.tag not in _FILELESS
         self._check_tex(text, what)
         try:
-            html_text = render_rich(text, lang, FLAVOUR if files else INFO_FLAVOUR)
+            flavour = FLAVOUR if files else INFO_FLAVOUR
+            if isinstance(self.q.body, Cloze) and container.tag == "questiontext":
+                flavour = _CLOZE_FLAVOUR
+            html_text = render_rich(text, lang, flavour)
+            if flavour is _CLOZE_FLAVOUR:
+                html_text = self._cloze_codes(html_text)
         except ValueError as e:  # lxml refuses what XML cannot hold; the loader does too
             self.error("moodlexml.control-character", f"{what} cannot be written as HTML: {e}")
             return
@@ -439,6 +481,9 @@ class _QuestionWriter:
             )
         _set_text(body, html_text)
         anchor = body
+        for f in self.__dict__.pop("_cloze_files", []) if container.tag == "questiontext" else []:
+            anchor.addnext(f)
+            anchor = f
         for media in media_of(text):
             if not self._check_media(media, what):
                 continue
@@ -551,10 +596,25 @@ class _QuestionWriter:
                 self._matching(el, body)
             case Essay() as body:
                 self._essay(el, body)
+            case Cloze() as body:
+                self._cloze(el, body)
+            case Ordering() as body:
+                self._ordering(el, body)
+            case Description():
+                pass  # qformat_xml::import_description(): the headers only, mark 0
             case _:
                 assert_never(q.body)
         if qtype not in COMBINED_FEEDBACK_TYPES:
             self._feedback_not_carried(el)
+        elif (
+            qtype == "ordering"
+            and self.q.feedback.show_num_correct
+            and not any(
+                x is not None
+                for x in (self.q.feedback.correct, self.q.feedback.partial, self.q.feedback.incorrect)
+            )
+        ):
+            self.meta["show_num_correct"] = True
         self._hints(el)
         self._tags(el)
         if self.meta:
@@ -587,6 +647,8 @@ class _QuestionWriter:
 
     def _mark(self) -> str:
         points = self.q.points
+        if isinstance(self.q.body, Description):
+            return "0"  # import_description() sets the mark 0
         if not (math.isfinite(points) and 0 < points < MAX_MARK):
             self.error(
                 "moodlexml.bad-mark",
@@ -901,6 +963,234 @@ class _QuestionWriter:
             # Moodle's way to store a distractor: a subquestion with an empty text.
             sub = _copy(el, _SUBQUESTION)
             self.plain(sub[1][0], text, f"distractor {n}")
+
+    # -- cloze, ordering -------------------------------------------------------------------
+
+    def _html_of(self, text: Text | None, what: str, lang: str | None = None) -> str:
+        """A formatted text as the HTML Moodle stores for it; its images' files collected for
+        the question text's field (a cloze subquestion's texts live in the question text)."""
+        if text is None:
+            return ""
+        holder = etree.Element("feedback")
+        body = _sub(holder, "text")
+        self.rich(body, text, what, lang)
+        files = self.__dict__.setdefault("_cloze_files", [])
+        names = {f.get("name") for f in files}
+        for f in holder.findall("file"):
+            if f.get("name") not in names:
+                files.append(f)
+                names.add(f.get("name"))
+        return body.text or ""
+
+    def _percent(self, credit: float, what: str) -> str | None:
+        """A credit as a cloze code's `%n%` (Moodle stores the fraction with 7 decimals; no grade
+        list applies to subquestions: qformat_default::importprocess() checks top-level fractions)."""
+        if not (math.isfinite(credit) and -1 <= credit <= 1):
+            self.error("moodlexml.bad-credit", f"{what} has the credit {credit!r}, not a number from -1 to 1")
+            return None
+        return format_percent(Fraction(round(credit, 7)).limit_denominator(10**7))
+
+    def _cloze_codes(self, html_text: str) -> str:
+        """The stem's HTML with each gap's `{n:TYPE:...}` code (qtype_multianswer_extract_question()
+        reads them back), and every `{` Moodle would take for a code's start as `&#123;`."""
+        body = self.q.body
+        assert isinstance(body, Cloze)
+        html_text = CLOZE_START.sub("&#123;", html_text)
+
+        def code(m: re.Match[str]) -> str:
+            n = int(m.group(1))
+            if not 1 <= n <= len(body.blanks):
+                self.error("moodlexml.bad-gap", f"the stem has gap {n}, which has no blank")
+                return ""
+            return self._cloze_code(n, body.blanks[n - 1])
+
+        return _GAP_ELEMENT.sub(code, html_text)
+
+    def _cloze_code(self, n: int, blank: TextBlank | NumberBlank | ChoiceBlank) -> str:
+        what = f"blank {n}"
+        if blank.weight < 1:
+            self.error(
+                "moodlexml.bad-weight",
+                f"{what} has the weight {blank.weight}; Moodle's is a whole number >= 1",
+            )
+        alts: list[str] = []
+        match blank:
+            case TextBlank():
+                name = CLOZE_CODE_NAMES[("shortanswer", blank.case_sensitive, False, False)]
+                if not any(a.credit == 1 for a in blank.answers):
+                    self.error(
+                        "moodlexml.cloze-no-full-credit",
+                        f"{what} has no answer worth 100%: Moodle refuses the question "
+                        "(qtype_multianswer_validate_question(): fractionsnomax)",
+                    )
+                for k, a in enumerate(blank.answers, 1):
+                    stored = wildcard_text(a.text, a.wildcard)
+                    if stored is None:
+                        self.error(
+                            "moodlexml.unwritable",
+                            f"{what}: answer {a.text!r} is a wildcard answer with a '\\' right before a '*'",
+                        )
+                        stored = a.text
+                    if not stored.strip():
+                        self.error("moodlexml.empty-answer", f"{what}: answer {k} is empty")
+                    pct = self._percent(a.credit, f"{what}: answer {k}")
+                    feedback = self._html_of(a.feedback, f"the feedback of answer {k} of {what}")
+                    alts.append(self._alternative(pct, stored, feedback))
+                if blank.other_feedback is not None:
+                    alts.append(
+                        self._alternative(
+                            "0", "*", self._html_of(blank.other_feedback, f"{what}'s other feedback")
+                        )
+                    )
+            case NumberBlank():
+                name = CLOZE_CODE_NAMES[("numerical", None, False, False)]
+                if not any(k.credit == 1 for k in blank.keys):
+                    self.error(
+                        "moodlexml.cloze-no-full-credit",
+                        f"{what} has no key worth 100%: Moodle refuses the question "
+                        "(qtype_multianswer_validate_question(): fractionsnomax)",
+                    )
+                ranges: list[list[float] | None] = []
+                for k, key in enumerate(blank.keys, 1):
+                    values = [v for v in (key.answer, key.tolerance, key.low, key.high) if v is not None]
+                    if not all(math.isfinite(v) for v in values):
+                        self.error("moodlexml.not-a-number", f"{what}: key {k} is not a finite number")
+                        continue
+                    value, tolerance, bounds = _moodle_key(key)
+                    ranges.append(bounds)
+                    pct = self._percent(key.credit, f"{what}: key {k}")
+                    feedback = self._html_of(key.feedback, f"the feedback of key {k} of {what}")
+                    number = format_number(value) + (f":{format_number(abs(tolerance))}" if tolerance else "")
+                    alts.append(self._alternative(pct, number, feedback, escape=False))
+                if any(r is not None for r in ranges):
+                    self.meta.setdefault("blank_ranges", {})[str(n)] = ranges  # type: ignore[index]
+                if blank.other_feedback is not None:
+                    alts.append(
+                        self._alternative(
+                            "0", "*", self._html_of(blank.other_feedback, f"{what}'s other feedback")
+                        )
+                    )
+            case ChoiceBlank():
+                if blank.multiple and blank.display is ChoiceDisplay.DROPDOWN:
+                    self.error(
+                        "moodlexml.bad-display",
+                        f"{what} takes several picks but is a drop-down list; Moodle's MULTIRESPONSE is "
+                        "vertical or horizontal check boxes",
+                    )
+                display = (
+                    "vertical"
+                    if blank.multiple and blank.display is ChoiceDisplay.DROPDOWN
+                    else blank.display.value
+                )
+                name = CLOZE_CODE_NAMES[("multichoice", display, blank.shuffle, blank.multiple)]
+                if len(blank.choices) < 2:
+                    self.error(
+                        "moodlexml.too-few-choices",
+                        f"{what} has {len(blank.choices)} choice(s); Moodle needs 2",
+                    )
+                if blank.multiple:
+                    total = sum(c.credit for c in blank.choices if c.credit > 0)
+                    if not blank.key_indexes:
+                        self.error(
+                            "moodlexml.cloze-no-full-credit", f"{what} has no choice that earns credit"
+                        )
+                    elif abs(total - 1) > 1e-6:
+                        # lmsexport's comment keeps the credits as written (its reader takes them).
+                        credits = self.meta.setdefault("blank_credits", {})
+                        credits[str(n)] = [c.credit for c in blank.choices]  # type: ignore[index]
+                        self.warn(
+                            "moodlexml.cloze-credits-rescaled",
+                            f"{what}: the positive credits add up to {total:g}; Moodle divides each by their "
+                            "sum (qtype_multianswer_extract_question())",
+                        )
+                elif not blank.key_indexes:
+                    self.error(
+                        "moodlexml.cloze-no-full-credit",
+                        f"{what} has no choice worth 100%: Moodle refuses the question (fractionsnomax)",
+                    )
+                for k, c in enumerate(blank.choices, 1):
+                    pct = self._percent(c.credit, f"{what}: choice {k}")
+                    if blank.multiple and pct == "0":
+                        pct = "0.0"  # a `%0%` alone would make Moodle give the wrong choices -100% / n
+                    text = self._html_of(c.text, f"choice {k} of {what}", c.lang)
+                    if not text.strip():
+                        self.error("moodlexml.empty-answer", f"{what}: choice {k} is empty")
+                    feedback = self._html_of(c.feedback, f"the feedback of choice {k} of {what}")
+                    alts.append(self._alternative(pct, text, feedback))
+            case _:
+                assert_never(blank)
+        weight = "" if blank.weight == 1 else str(max(blank.weight, 0))
+        return "{" + f"{weight}:{name}:" + "~".join(alts) + "}"
+
+    @staticmethod
+    def _alternative(pct: str | None, answer: str, feedback: str, escape: bool = True) -> str:
+        prefix = "=" if pct == "100" else f"%{pct or '0'}%"
+        out = prefix + (cloze_escape(answer) if escape else answer)
+        if feedback:
+            out += "#" + cloze_escape(feedback)
+        return out
+
+    def _cloze(self, el: etree._Element, body: Cloze) -> None:
+        """qformat_xml::import_multianswer(): the question text holds the subquestions; the mark is
+        the sum of the blanks' weights (`<defaultgrade>` is not read, nor written by Moodle's
+        exporter); hints with their options; no feedback by outcome."""
+        gaps = [x.n for x in inlines_of(self.q.stem) if isinstance(x, Gap)]
+        if gaps != list(range(1, len(body.blanks) + 1)):
+            self.error(
+                "moodlexml.bad-gap",
+                f"the stem's gaps are {gaps}, not 1 to {len(body.blanks)} once each in order",
+            )
+        if not isinstance(self.q.stem, Rich):
+            self.error("moodlexml.bad-gap", "a cloze stem must be a rich text with gaps")
+        total = body.total_weight
+        if self.q.points != total:
+            self.warn(
+                "moodlexml.cloze-mark-not-carried",
+                f"is worth {self.q.points:g} points, but Moodle gives a cloze question the sum of its "
+                f"blanks' "
+                f"weights ({total}) as its mark (qtype_multianswer_extract_question(); <defaultgrade> is "
+                "not read): set the mark in the quiz",
+            )
+
+    def _ordering(self, el: etree._Element, body: Ordering) -> None:
+        """The options as qtype_ordering::export_to_xml() writes them, the feedback by outcome, the
+        items as `<answer>`s in their right order (save_question_options() numbers them so)."""
+        n = len(body.items)
+        if n < 2:
+            self.error("moodlexml.too-few-items", f"has {n} item(s); Moodle's ordering needs at least 2")
+        select = {
+            OrderingSelect.ALL: "ALL",
+            OrderingSelect.RANDOM: "RANDOM",
+            OrderingSelect.CONTIGUOUS: "CONTIGUOUS",
+        }[body.select]
+        count = body.select_count if body.select is not OrderingSelect.ALL else n
+        if body.select is not OrderingSelect.ALL and not 2 <= count < n:
+            self.error(
+                "moodlexml.bad-select", f"shows {count} of {n} items; Moodle shows from 2 to all of them"
+            )
+        _sub(el, "layouttype", body.layout.value.upper())
+        _sub(el, "selecttype", select)
+        _sub(el, "selectcount", str(max(count, 2)))
+        _sub(el, "gradingtype", ORDERING_GRADINGS[body.grading.value])
+        _sub(el, "showgrading", "SHOW" if body.show_grading else "HIDE")
+        _sub(el, "numberingstyle", body.numbering.value)
+        fb = self.q.feedback
+        self.field(el, "correctfeedback", fb.correct, "the feedback for a right response")
+        self.field(el, "partiallycorrectfeedback", fb.partial, "the feedback for a partly right response")
+        self.field(el, "incorrectfeedback", fb.incorrect, "the feedback for a wrong response")
+        # import_from_xml() reads <shownumcorrect>'s value (an empty element is 0).
+        _sub(el, "shownumcorrect", "1" if fb.show_num_correct else "0")
+        plains: set[str] = set()
+        for k, item in enumerate(body.items, 1):
+            answer = _sub(el, "answer", fraction=str(k), format="html")
+            self.rich(_sub(answer, "text"), item, f"item {k}")
+            shown = plain_text(item)
+            if shown in plains:
+                self.warn(
+                    "moodlexml.items-alike",
+                    f"item {k} reads like an earlier one: learners cannot tell them apart",
+                )
+            plains.add(shown)
 
     def _essay(self, el: etree._Element, body: Essay) -> None:
         """The essay's options as qformat_xml::writequestion() writes them (import_essay())."""

@@ -30,6 +30,9 @@ each field to the code that reads it. In short:
   when that answer is given;
 * scores on Canvas's 0-100 scale (``decvar SCORE``), the points in ``points_possible``; the
   question's name as the item's title;
+* a cloze as a fill_in_multiple_blanks_question or (every blank a choice) a
+  multiple_dropdowns_question, an ordering as the matching question Canvas makes of one, a
+  description as a text_only_question (section "cloze, ordering, description" below);
 * only what Canvas keeps: an answer is right (100) or wrong, since Canvas makes any positive
   score 100 and every short or numerical answer fully right, so an answer worth less than full
   credit is not written as right; what is not carried is a warning per question and element
@@ -46,7 +49,9 @@ renderer, lmsexport.writers.richtext): the one place where a text becomes QTI 1.
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
+import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -54,29 +59,57 @@ from typing import assert_never
 
 from lxml import etree
 
+from .. import formula as fm
 from ..errors import Diagnostic, SchemaValidationError, Severity
 from ..mathml import to_mathml
 from ..model import (
     Answer,
     Assessment,
     Bank,
+    Block,
+    BulletList,
+    Calculated,
+    CalculatedChoice,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
+    Emph,
     Essay,
+    Gap,
+    Inline,
+    Layout,
+    Link,
     Matching,
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
+    OrderedList,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
+    Pair,
+    Para,
+    Parameters,
     Question,
     QuestionType,
     Quiz,
+    RangeVariable,
     Rich,
     ShortAnswer,
     SingleChoice,
     SourceLoc,
+    Strong,
+    Table,
     Text,
+    TextBlank,
+    ToleranceKind,
     TrueFalse,
     direction,
     is_full,
@@ -84,9 +117,12 @@ from ..model import (
     plain_text,
 )
 from ..package import validated_zip
+from ..variants import TARGET_MAX_VARIANTS, canvas_tolerance, instantiate, substitute, substitute_text
+from ..variants import inline as inline_derived
+from ..variants import shown_values as variants_shown
 from . import Output, WriteContext
 from .qti21 import TITLE_MAX, num
-from .richtext import Flavour, Renderer
+from .richtext import Flavour, Renderer, append_text
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
@@ -110,8 +146,14 @@ QUESTION_TYPES = {
     QuestionType.NUMERICAL: "numerical_question",
     QuestionType.MATCHING: "matching_question",
     QuestionType.ESSAY: "essay_question",
+    QuestionType.ORDERING: "matching_question",
+    QuestionType.DESCRIPTION: "text_only_question",
 }
-"""Our type -> Canvas's ``question_type`` (AssessmentQuestion::ALL_QUESTION_TYPES)."""
+"""Our type -> Canvas's ``question_type`` (AssessmentQuestion::ALL_QUESTION_TYPES); a cloze's
+depends on its blanks (canvas_type), an ordering is written as a matching question
+(ordering_as_matching)."""
+FIMB = "fill_in_multiple_blanks_question"
+DROPDOWNS = "multiple_dropdowns_question"
 
 RESPONSE = "response1"
 """The response identifier Canvas's exporter gives every single-response question."""
@@ -245,6 +287,10 @@ def item_title(question: Question) -> str:
 def question_texts(question: Question) -> Iterator[Text]:
     """Every text of a question this format writes (and so every image it shows), in reading order."""
     yield question.stem
+    if isinstance(question.body, Description):
+        return  # Canvas's text_only_question has nothing but its text (item_tree)
+    if isinstance(question.body, Ordering):
+        question = ordering_as_matching(question)
     if question.explanation is not None:
         yield question.explanation
     correct, incorrect = outcome_feedback(question)
@@ -264,8 +310,12 @@ def question_texts(question: Question) -> Iterator[Text]:
             yield from (a.feedback for _, a in accepted_answers(question.body) if a.feedback is not None)
         case Numerical():
             yield from (k.feedback for _, k in full_keys(question.body) if k.feedback is not None)
-        case Essay():
+        case Cloze():
+            yield from (e.feedback for b in blank_entries(question.body) for e in b if e.feedback is not None)
+        case Essay() | Ordering() | Description() | Calculated():
             pass  # no texts this format writes besides the stem and explanation
+        case CalculatedChoice(choices=choices):
+            yield from (c.feedback for c in choices if c.feedback is not None)
         case _:
             assert_never(question.body)
 
@@ -274,7 +324,7 @@ def outcome_feedback(question: Question) -> tuple[Text | None, Text | None]:
     """The feedback on a right and on a wrong response that is written (``correct_fb``,
     ``general_incorrect_fb``): an essay's none, since no response of it is scored right or wrong
     (a person grades it)."""
-    if isinstance(question.body, Essay):
+    if isinstance(question.body, Essay | Description):
         return None, None
     return question.feedback.correct, question.feedback.incorrect
 
@@ -406,6 +456,12 @@ class _Item:
     resprocessing: etree._Element
     style: Flavour = field(default=FLAVOUR)
     """How rich text is written (where images are)."""
+    rights: tuple[str, ...] | None = None
+    """A matching question's right-hand items in the order listed, when not matching_rights's
+    (an ordering's positions: "1", "2", ... in order, ordering_rights)."""
+    shown: frozenset[str] = frozenset()
+    """A calculated question's names its texts show (shown_names of the question as written in
+    the bank, before its placeholders became Canvas's ``[name]``)."""
 
 
 def _choices(ctx: _Item, cardinality: str, entries: list[tuple[str, Text, str | None]]) -> None:
@@ -586,7 +642,7 @@ def matching_rights(body: Matching) -> list[str]:
 
 
 def _write_matching(ctx: _Item, body: Matching) -> None:
-    rights = matching_rights(body)
+    rights = list(ctx.rights) if ctx.rights is not None else matching_rights(body)
     right_id = {text: f"R{i}" for i, text in enumerate(rights, 1)}
     shuffle = "Yes" if ctx.quiz.shuffle else "No"
     # One response_lid per left item, each listing every right-hand item (qti_items.rb
@@ -623,6 +679,206 @@ def _write_essay(ctx: _Item) -> None:
     _el(condition(ctx.resprocessing, False)[1], "other")
 
 
+# --------------------------------------------------------------------------- cloze, ordering, description
+#
+# Canvas's fill_in_multiple_blanks_question and multiple_dropdowns_question, as its exporter writes
+# them (qti_items.rb multiple_dropdowns_response_lid, multiple_dropdowns_resprocessing): a
+# ``[blank_id]`` placeholder in the text per blank, and per blank a ``response_lid
+# ident="response_<blank_id>"`` listing its answers as response_labels. Canvas's importer
+# (fill_in_the_blank.rb process_canvas, after migrate.py made each response_lid a
+# choiceInteraction) takes every label of a fill-in blank as a right answer (weight 100), and a
+# drop-down's choice as right when a condition adding to SCORE tests it; it reads no share, no
+# case and no number (fill_in_multiple_blanks_question.rb compares the typed text, downcased).
+
+
+def blank_ident(n: int) -> str:
+    """Canvas's name of blank n: the ``[blank1]`` placeholder in the text and the response
+    ``response_blank1`` (process_canvas strips ``response_`` to find the blank_id)."""
+    return f"blank{n}"
+
+
+def _canvas_gap(gap: Gap, parent: etree._Element) -> None:
+    append_text(parent, f"[{blank_ident(gap.n)}]")
+
+
+def cloze_flavour(style: Flavour) -> Flavour:
+    """The stem of a cloze question: each gap is its ``[blank_id]`` placeholder."""
+    return replace(style, gap=_canvas_gap)
+
+
+def answer_ident(n: int, j: int) -> str:
+    """Answer j of blank n, all digits (unique while a blank has fewer than 1000 answers). Canvas's
+    exporter names an answer by its numeric id, and its importer finds a blank answer's feedback
+    only so: get_feedback (assessment_item_converter.rb) gives a modalFeedback
+    ``feedback_<digits>_fb`` (migrate.py's name for our ``<digits>_fb``) to the answer whose
+    identifier is ``RESPONSE_<digits>`` (migrate.py's name for the label ``<digits>``)."""
+    return str(n * 1000 + j)
+
+
+def all_choices(body: Cloze) -> bool:
+    """Whether every blank is a choice blank: a multiple_dropdowns_question (canvas_type)."""
+    return all(isinstance(b, ChoiceBlank) for b in body.blanks)
+
+
+def canvas_type(question: Question) -> str:
+    """Canvas's ``question_type`` of a question: a cloze whose blanks are all choices is a
+    multiple_dropdowns_question, any other a fill_in_multiple_blanks_question (Canvas has no
+    item mixing typed blanks and drop-downs: each choice blank of a mixed one becomes a typed
+    blank accepting its right choice's text, cloze_losses)."""
+    if isinstance(question.body, Cloze):
+        return DROPDOWNS if all_choices(question.body) else FIMB
+    if isinstance(question.body, Calculated):
+        return CALCULATED
+    return QUESTION_TYPES[question.type]
+
+
+def choice_words(text: Text) -> str:
+    """A choice as the plain text Canvas shows in a drop-down or compares a typed blank with."""
+    return " ".join(plain_text(text).split())
+
+
+@dataclass(frozen=True)
+class BlankEntry:
+    """One answer of a blank as written: a response_label."""
+
+    ident: str
+    text: str
+    """Plain text: Canvas takes a blank answer's text as it is (process_canvas ``choice.text``)."""
+    right: bool
+    feedback: Text | None
+
+
+def blank_entries(body: Cloze) -> list[list[BlankEntry]]:
+    """Per blank, the answers written: a text blank's accepted answers (full credit, literal ones
+    first: accepted_answers), a number blank's full-credit keys as their values in text, a
+    drop-down's every choice (its full-credit ones right), and in a fill-in question a choice
+    blank's right choices as typed answers (with `multiple`, its right picks as one text)."""
+    dropdowns = all_choices(body)
+    out: list[list[BlankEntry]] = []
+    for n, blank in enumerate(body.blanks, 1):
+        entries: list[BlankEntry] = []
+        match blank:
+            case TextBlank():
+                accepted = accepted_answers(ShortAnswer(blank.answers, blank.case_sensitive))
+                entries = [BlankEntry(answer_ident(n, j), a.text, True, a.feedback) for j, a in accepted]
+            case NumberBlank():
+                seen: set[str] = set()
+                for j, key in enumerate(blank.keys, 1):
+                    text = number(decimal(key.value))
+                    if is_full(key.credit) and text not in seen:
+                        seen.add(text)
+                        entries.append(BlankEntry(answer_ident(n, j), text, True, key.feedback))
+            case ChoiceBlank():
+                keys = set(blank.key_indexes)
+                if dropdowns:
+                    entries = [
+                        BlankEntry(answer_ident(n, j), choice_words(c.text), j - 1 in keys, c.feedback)
+                        for j, c in enumerate(blank.choices, 1)
+                    ]
+                elif blank.multiple:
+                    words = ", ".join(choice_words(blank.choices[i].text) for i in sorted(keys))
+                    entries = [BlankEntry(answer_ident(n, 1), words, True, None)] if keys else []
+                else:
+                    entries = [
+                        BlankEntry(answer_ident(n, j), choice_words(c.text), True, c.feedback)
+                        for j, c in enumerate(blank.choices, 1)
+                        if j - 1 in keys
+                    ]
+            case _:
+                assert_never(blank)
+        out.append(entries)
+    return out
+
+
+def _blank_test(parent: etree._Element, n: int, rights: list[BlankEntry]) -> None:
+    """The test that blank n holds one of its right answers."""
+    respident = f"response_{blank_ident(n)}"
+    holder = _el(parent, "or") if len(rights) > 1 else parent
+    for e in rights:
+        varequal(holder, respident, e.ident)
+
+
+def _write_cloze(ctx: _Item, body: Cloze) -> None:
+    entries = blank_entries(body)
+    dropdowns = all_choices(body)
+    for n, (blank, answers) in enumerate(zip(body.blanks, entries, strict=True), 1):
+        bid = blank_ident(n)
+        lid = _el(ctx.presentation, "response_lid", ident=f"response_{bid}")
+        _el(_el(lid, "material"), "mattext", bid, texttype="text/plain")
+        render = _el(lid, "render_choice")
+        if dropdowns and isinstance(blank, ChoiceBlank) and blank.shuffle:
+            render.set("shuffle", "Yes")
+        for e in answers:
+            material(_el(render, "response_label", ident=e.ident), e.text, ctx.lang, plain=True)
+    # Each answer's feedback first, continuing (qti_items.rb answer_feedback_respconditions).
+    for n, answers in enumerate(entries, 1):
+        for e in answers:
+            if e.feedback is not None:
+                cond, var = condition(ctx.resprocessing, True)
+                varequal(var, f"response_{blank_ident(n)}", e.ident)
+                show(cond, f"{e.ident}_fb")
+    # Each right blank adds its share (multiple_dropdowns_resprocessing, which writes 100 / blanks;
+    # this one the blank's weight's share, the same when every weight is 1), continuing so a
+    # QTI 1.2 player scores every blank. A drop-down gets a condition per right choice: Canvas
+    # makes a choice right when a condition adding to SCORE matches it (process_canvas).
+    total = body.total_weight
+    wrote = False
+    for n, (blank, answers) in enumerate(zip(body.blanks, entries, strict=True), 1):
+        share = f"{100 * blank.weight / total:.2f}"
+        rights = [e for e in answers if e.right]
+        groups = [[e] for e in rights] if dropdowns else ([rights] if rights else [])
+        for group in groups:
+            cond, var = condition(ctx.resprocessing, True)
+            _blank_test(var, n, group)
+            set_score(cond, share, action="Add")
+            wrote = True
+    if (
+        outcome_feedback(ctx.question)[0] is not None
+        and wrote
+        and all(any(e.right for e in a) for a in entries)
+    ):
+        # Every blank right, setting nothing more: where ``correct_fb`` is shown (as for matching).
+        cond, var = condition(ctx.resprocessing, False)
+        and_ = _el(var, "and")
+        for n, answers in enumerate(entries, 1):
+            _blank_test(and_, n, [e for e in answers if e.right])
+        _show_correct(ctx, cond)
+    if not wrote and outcome_feedback(ctx.question)[1] is None:
+        _el(condition(ctx.resprocessing, False)[1], "other")  # the DTD wants a condition
+    _show_incorrect(ctx)
+
+
+def ordering_positions(question: Question) -> list[int]:
+    """The order (0-based indexes of the items) an ordering's items are listed in when written as
+    a matching question: a fixed shuffle seeded by the question's id (the same on every machine),
+    never the right order, since Canvas lists a matching question's left items as written."""
+    assert isinstance(question.body, Ordering)
+    n = len(question.body.items)
+    order = list(range(n))
+    seed = int.from_bytes(hashlib.sha256(question.id.encode("utf-8")).digest()[:8], "big")
+    random.Random(seed).shuffle(order)
+    if order == sorted(order) and n > 1:
+        order = order[1:] + order[:1]
+    return order
+
+
+def ordering_rights(body: Ordering) -> tuple[str, ...]:
+    """The positions an ordering's items are matched with, listed in order ("1", "2", ...): in the
+    order of the (shuffled) items they would give the key away."""
+    return tuple(str(i) for i in range(1, len(body.items) + 1))
+
+
+def ordering_as_matching(question: Question) -> Question:
+    """An ordering as the matching question Canvas itself makes of one (order_interaction.rb: one
+    pair per position, worth its share, no distractors): each item, in a shuffled order
+    (ordering_positions), matched with its position "1", "2", ...; the items stay the prompts, so
+    their markup is kept (a Canvas match is plain text)."""
+    body = question.body
+    assert isinstance(body, Ordering)
+    pairs = tuple(Pair(body.items[i], str(i + 1)) for i in ordering_positions(question))
+    return replace(question, body=Matching(pairs))
+
+
 def _write_body(ctx: _Item) -> None:
     """The response and its processing, by the kind of the question."""
     match body := ctx.question.body:
@@ -640,6 +896,18 @@ def _write_body(ctx: _Item) -> None:
             _write_matching(ctx, body)
         case Essay():
             _write_essay(ctx)
+        case Cloze():
+            _write_cloze(ctx, body)
+        case Ordering():
+            as_matching = ordering_as_matching(ctx.question)
+            assert isinstance(as_matching.body, Matching)
+            _write_matching(replace(ctx, rights=ordering_rights(body)), as_matching.body)
+        case Description():
+            pass  # no response (build_item_tree writes none)
+        case Calculated():
+            _write_calculated(ctx, body)
+        case CalculatedChoice():
+            raise TypeError("a CalculatedChoice is written by add_question, as a group of its variants")
         case _:
             assert_never(body)
 
@@ -658,7 +926,7 @@ def item_tree(
     (below) when the question's type allows it: the tree build_item_tree makes, for a fraction
     of the cost.
     """
-    if not skeleton_type(question):
+    if isinstance(question.body, Calculated | CalculatedChoice) or not skeleton_type(question):
         return build_item_tree(quiz, question, parent, style, points)
     key = (
         "qti12",
@@ -689,17 +957,31 @@ def build_item_tree(
 ) -> etree._Element:
     """item_tree built element by element: the definition item_tree's fast path must match."""
     lang = quiz.lang_of(question)
+    rights = None
+    shown: frozenset[str] = frozenset()
+    if isinstance(question.body, Calculated):
+        shown = frozenset(shown_names(question, question.body.params))
+        question = as_canvas_texts(question)
+    if isinstance(question.body, Ordering):
+        rights = ordering_rights(question.body)
+        question = ordering_as_matching(question)
     item = _el(parent, "item", ident=question.id, title=item_title(question))
     item.set(XML_LANG, lang)
     md = _el(_el(item, "itemmetadata"), "qtimetadata")
-    meta_field(md, "question_type", QUESTION_TYPES[question.type])
+    meta_field(md, "question_type", canvas_type(question))
     meta_field(md, "points_possible", num(question.points if points is None else points))
     presentation = _el(item, "presentation")
+    if isinstance(question.body, Cloze):
+        style = cloze_flavour(style)
     material(presentation, question.stem, lang, style=style)
+    if isinstance(question.body, Description):
+        # Canvas's text_only_question: its text and no response processing or feedback
+        # (qti_items.rb add_question writes neither for one; Canvas reads neither of one).
+        return item
     resprocessing = _el(item, "resprocessing")
     outcomes(resprocessing)
     general_feedback(resprocessing, question)
-    _write_body(_Item(quiz, question, lang, item, presentation, resprocessing, style))
+    _write_body(_Item(quiz, question, lang, item, presentation, resprocessing, style, rights, shown))
     item_feedbacks(item, question, lang, style)
     return item
 
@@ -729,7 +1011,9 @@ def item_feedbacks(item: etree._Element, question: Question, lang: str, style: F
             texts += [(f"A{i}_fb", a.feedback, False) for i, a in accepted_answers(body)]
         case Numerical():
             texts += [(f"K{i}_fb", k.feedback, False) for i, k in full_keys(body)]
-        case Matching() | Essay():
+        case Cloze():
+            texts += [(f"{e.ident}_fb", e.feedback, False) for a in blank_entries(body) for e in a]
+        case Matching() | Essay() | Ordering() | Description() | Calculated() | CalculatedChoice():
             pass
         case _:
             assert_never(body)
@@ -743,6 +1027,278 @@ def choice_feedbacks(item: etree._Element, choices: tuple[Choice, ...], lang: st
     for ident, choice in zip(choice_ids(choices), choices, strict=True):
         if choice.feedback:
             itemfeedback(item, f"{ident}_fb", choice.feedback, lang, style, inline=True)
+
+
+# --------------------------------------------------------------------------- parametric questions
+#
+# A Calculated question is Canvas's calculated_question, written as Canvas's exporter writes one
+# (qti_items.rb ``calculated_response_str``, ``calculated_resprocessing``, ``calculated_extension``)
+# and its importer reads it (gems/plugins/qti_exporter/lib/qti/calculated_interaction.rb):
+# the stem with ``[name]`` where the source says ``{name}``, a Decimal text box, the boilerplate
+# correct/incorrect conditions, and ``itemproc_extension/calculated`` holding the tolerance, the
+# formula (to_canvas, derived values inlined), the variables and one var_set per variant with
+# lmsexport's own answer. Canvas's server never evaluates the formula: at attempt time it picks
+# one var_set, fills in ``[name]`` and grades against that var_set's answer with the tolerance
+# (quiz_question/calculated_question.rb, numerical_question.rb). A CalculatedChoice has no Canvas
+# type: it is a question group picking one of its variants, each a multiple-choice item.
+
+CALCULATED = "calculated_question"
+CANVAS_MAX_VARIANTS = TARGET_MAX_VARIANTS["canvas"]
+"""Canvas's QUIZ_MAX_COMBINATION_COUNT (quizzes_controller.rb): the most var_sets its editor makes."""
+
+
+class _Used(dict[str, str]):
+    """name -> ``[name]``, remembering which names a text used (substitute_text looks each up)."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        super().__init__((n, f"[{n}]") for n in names)
+        self.used: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        self.used.add(key)
+        return super().__getitem__(key)
+
+
+def _names(params: Parameters) -> list[str]:
+    return [v.name for v in params.variables] + [d.name for d in params.derived]
+
+
+def canvas_text(text: Text | None, params: Parameters) -> Text | None:
+    """A text with each ``{name}`` as Canvas's ``[name]`` (``{{``/``}}`` as single braces). In a
+    formula's TeX the name becomes ``\\text{[name]}``: MathML ``<mtext>[name]</mtext>``, whose
+    text Canvas's replacement reaches (a bare ``[N]`` would be three MathML tokens)."""
+    names = _names(params)
+    if isinstance(text, Rich):
+        text = map_math(text, lambda tex: substitute(tex, {n: f"\\text{{[{n}]}}" for n in names}, tex=True))
+    return substitute_text(text, _Used(names))
+
+
+def map_math(text: Rich, f: Callable[[str], str]) -> Rich:
+    """A rich text with ``f`` applied to the TeX of every formula (code and the rest unchanged)."""
+
+    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            match x:
+                case Math(tex=tex, display=d):
+                    out.append(Math(f(tex), d))
+                case Emph(children=c):
+                    out.append(Emph(inlines(c)))
+                case Strong(children=c):
+                    out.append(Strong(inlines(c)))
+                case Link(url=u, children=c, title=t):
+                    out.append(Link(u, inlines(c), t))
+                case _:
+                    out.append(x)
+        return tuple(out)
+
+    def block(b: Block) -> Block:
+        match b:
+            case Para(children=c):
+                return Para(inlines(c))
+            case BulletList(items=items):
+                return BulletList(tuple(tuple(block(x) for x in item) for item in items))
+            case OrderedList(items=items, start=start):
+                return OrderedList(tuple(tuple(block(x) for x in item) for item in items), start)
+            case Table(header=h, rows=rows, aligns=a):
+                return Table(
+                    tuple(inlines(c) for c in h), tuple(tuple(inlines(c) for c in r) for r in rows), a
+                )
+        return b
+
+    return Rich(tuple(block(b) for b in text.blocks))
+
+
+def shown_names(question: Question, params: Parameters) -> set[str]:
+    """The variable and derived names the question's texts show."""
+    used = _Used(_names(params))
+    for text in _parametric_texts(question):
+        substitute_text(text, used)
+    return used.used
+
+
+def _parametric_texts(question: Question) -> Iterator[Text]:
+    yield question.stem
+    for text in (question.explanation, *outcome_feedback(question), *(h.text for h in question.hints)):
+        if text:
+            yield text
+    if isinstance(question.body, CalculatedChoice):
+        yield from (c.feedback for c in question.body.choices if c.feedback)
+
+
+def inlined_answer(body: Calculated) -> fm.Expr:
+    """The answer formula with every derived value replaced by its definition (Canvas stores
+    only the variables' values)."""
+    definitions: dict[str, fm.Expr] = {}
+    for d in body.params.derived:
+        definitions[d.name] = inline_derived(fm.parse(d.formula.text), definitions)
+    return inline_derived(fm.parse(body.answer.text), definitions)
+
+
+def _places(texts: Iterable[str]) -> int:
+    return max((len(t.partition(".")[2]) for t in texts), default=0)
+
+
+@dataclass(frozen=True)
+class CanvasVar:
+    name: str
+    scale: int
+    low: str
+    high: str
+
+
+def canvas_vars(shown_in_texts: Iterable[str], body: Calculated) -> list[CanvasVar]:
+    """``vars/var``: every variable (min, max, scale = its decimals: what Canvas's editor would
+    generate with), then each derived value a text shows (its values' range), which Canvas can
+    show only as a variable of each var_set."""
+    params, kept = body.params, body.variants[:CANVAS_MAX_VARIANTS]
+    shown = [variants_shown(params, v) for v in kept]
+    out = []
+    for v in params.variables:
+        if isinstance(v, RangeVariable):
+            low, high, scale = v.low, v.high, v.decimals
+        else:
+            low, high = min(v.values), max(v.values)
+            scale = v.decimals if v.decimals is not None else _places(fm.plain_number(x) for x in v.values)
+        out.append(CanvasVar(v.name, scale, fm.format_value(low, scale), fm.format_value(high, scale)))
+    names = set(shown_in_texts)
+    for d in params.derived:
+        if d.name not in names:
+            continue
+        values = [dict(v.values)[d.name] for v in kept]
+        scale = d.decimals if d.decimals is not None else _places(s[d.name] for s in shown)
+        out.append(
+            CanvasVar(d.name, scale, fm.format_value(min(values), scale), fm.format_value(max(values), scale))
+        )
+    return out
+
+
+def _write_calculated(ctx: _Item, body: Calculated) -> None:
+    render_fib(_el(ctx.presentation, "response_str", ident=RESPONSE, rcardinality="Single"), "Decimal")
+    right = _el(ctx.resprocessing, "respcondition", title="correct")
+    _el(_el(right, "conditionvar"), "other")
+    set_score(right, "100")
+    _show_correct(ctx, right)
+    wrong = _el(ctx.resprocessing, "respcondition", title="incorrect")
+    _el(_el(_el(wrong, "conditionvar"), "not"), "other")
+    set_score(wrong, "0")
+    if outcome_feedback(ctx.question)[1] is not None:
+        show(wrong, INCORRECT_FB)
+    calc = _el(_el(ctx.item, "itemproc_extension"), "calculated")
+    _el(calc, "answer_tolerance", canvas_tolerance(body.tolerance))
+    formulas = _el(calc, "formulas", decimal_places=str(body.decimals))
+    _el(formulas, "formula", fm.to_canvas(inlined_answer(body)))
+    cvars = canvas_vars(ctx.shown, body)
+    vars_ = _el(calc, "vars")
+    for v in cvars:
+        var = _el(vars_, "var", name=v.name, scale=str(v.scale))
+        _el(var, "min", v.low)
+        _el(var, "max", v.high)
+    sets = _el(calc, "var_sets")
+    for variant in body.variants[:CANVAS_MAX_VARIANTS]:
+        values = dict(variant.values)
+        vs = _el(sets, "var_set", ident=str(variant.number))
+        for v in cvars:
+            # A variable as every target shows it (its decimals); Canvas shows round_if_whole of it.
+            _el(vs, "var", fm.format_value(values[v.name], v.scale), name=v.name)
+        assert variant.answer is not None
+        _el(vs, "answer", fm.format_value(variant.answer, body.decimals))
+
+
+def as_canvas_texts(question: Question) -> Question:
+    """A Calculated question with ``[name]`` in its texts, as the item writes them."""
+    body = question.body
+    assert isinstance(body, Calculated)
+    p = body.params
+
+    def sub(text: Text | None) -> Text | None:
+        return canvas_text(text, p)
+
+    fb = question.feedback
+    stem = sub(question.stem)
+    assert stem is not None
+    return replace(
+        question,
+        stem=stem,
+        explanation=sub(question.explanation),
+        feedback=replace(fb, correct=sub(fb.correct), partial=sub(fb.partial), incorrect=sub(fb.incorrect)),
+    )
+
+
+def add_question(
+    quiz: Quiz,
+    question: Question,
+    parent: etree._Element,
+    points: float | None = None,
+    in_group: bool = False,
+) -> None:
+    """The item(s) of one question, appended to ``parent``: one item, or for a CalculatedChoice
+    a question group (a section picking 1, ``points_per_item`` its points) of its variants, each
+    a multiple-choice item (variants.instantiate); inside a group already (``in_group``: an
+    assessment's random draw; Canvas groups do not nest) only its first variant."""
+    body = question.body
+    if not isinstance(body, CalculatedChoice):
+        item_tree(quiz, question, parent, points=points)
+        return
+    if in_group:
+        item_tree(quiz, instantiate(question, body.variants[0]), parent, points=points)
+        return
+    # Canvas shows a group's title to the teacher only: the question's name, or its stem's first
+    # line with the names in brackets (as a calculated question's text says them).
+    stem = canvas_text(question.stem, body.params)
+    assert stem is not None
+    title = item_title(replace(question, stem=stem))
+    group = _el(parent, "section", ident=f"{question.id}-variants", title=title)
+    selection = _el(_el(group, "selection_ordering"), "selection")
+    _el(selection, "selection_number", "1")
+    worth = question.points if points is None else points
+    _el(_el(selection, "selection_extension"), "points_per_item", num(worth))
+    for variant in body.variants:
+        item_tree(quiz, instantiate(question, variant), group, points=points)
+
+
+def parametric_losses(q: Question, lms: str = "Canvas") -> Iterator[tuple[str, str]]:
+    """(element, why) for what Canvas's import of a parametric question's item(s) loses."""
+    body = q.body
+    if isinstance(body, CalculatedChoice):
+        yield (
+            "calculated-choice",
+            f"{lms} has no calculated multiple-choice question: written as a question group that picks one "
+            f"of its {len(body.variants)} variants, each a multiple-choice question (the choice formulas "
+            "are not carried; an import brings back the variants, not the formulas)",
+        )
+        return
+    if not isinstance(body, Calculated):
+        return
+    if len(body.variants) > CANVAS_MAX_VARIANTS:
+        yield (
+            "variants",
+            f"{lms} keeps at most {CANVAS_MAX_VARIANTS} variable sets: the first {CANVAS_MAX_VARIANTS} of "
+            f"{len(body.variants)} variants are written",
+        )
+    if body.units:
+        yield "units", f"{lms} calculated questions have no units ({len(body.units)} not carried)"
+    p = body.params
+    others = [t for t in _parametric_texts(q) if t is not q.stem]
+    used = _Used(_names(p))
+    for text in others:
+        substitute_text(text, used)
+    if used.used:
+        yield (
+            "feedback-values",
+            f"{lms} fills in [name] in the question text only: the feedback shows "
+            f"{', '.join(f'[{n}]' for n in sorted(used.used))} as written",
+        )
+    words = plain_text(q.stem)
+    literal = sorted(n for n in _names(p) if f"[{n}]" in words)
+    if literal:
+        yield (
+            "brackets",
+            f"{lms} replaces every [name] of the question text with the variable's value: the literal "
+            f"{', '.join(f'[{n}]' for n in literal)} of the text will show a value",
+        )
+    if body.tolerance.kind is ToleranceKind.RELATIVE and any(v.answer == 0 for v in body.variants):
+        yield "tolerance", f"{lms}'s relative tolerance of an answer 0 accepts only 0"
 
 
 # --------------------------------------------------------------------------- item skeletons
@@ -790,7 +1346,16 @@ def text_shape(question: Question) -> tuple[object, ...]:
             body = (truth,)
         case Essay():
             body = ()
-        case ShortAnswer() | Numerical() | Matching():
+        case (
+            ShortAnswer()
+            | Numerical()
+            | Matching()
+            | Cloze()
+            | Ordering()
+            | Description()
+            | Calculated()
+            | CalculatedChoice()
+        ):
             body = (question.body,)  # not skeleton types: the whole body, to be safe
         case _:
             assert_never(question.body)
@@ -911,7 +1476,7 @@ def assessment_tree(quiz: Quiz) -> etree._Element:
     assessment.set(XML_LANG, quiz.lang)
     section = _el(assessment, "section", ident="root_section")
     for question in quiz.questions:
-        item_tree(quiz, question, section)
+        add_question(quiz, question, section)
     return root
 
 
@@ -968,7 +1533,7 @@ def exam_tree(assessment: Assessment) -> etree._Element:
                 if points is not None:
                     _el(_el(selection, "selection_extension"), "points_per_item", num(points))
             for c in draw.candidates:
-                item_tree(c.quiz, c.question, holder, points=draw.points_of(c.question))
+                add_question(c.quiz, c.question, holder, draw.points_of(c.question), in_group=draw.is_random)
     return root
 
 
@@ -1142,6 +1707,17 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
     out = []
     for q in quiz.questions:
         loc = q.loc or SourceLoc(quiz.id)
+        if isinstance(q.body, Ordering):
+            lost = ordering_losses(q.body)
+            out.append(
+                _warn(
+                    loc,
+                    f"question {q.id!r}: Canvas classic quizzes have no ordering question; written as a "
+                    "matching question of each item with its position (as Canvas imports an ordering, "
+                    "order_interaction.rb)" + (f"; not carried: {'; '.join(lost)}" if lost else ""),
+                    "qti12.ordering-as-matching",
+                )
+            )
         if isinstance(q.body, ShortAnswer) and q.body.case_sensitive:
             out.append(
                 _warn(
@@ -1203,10 +1779,145 @@ def credit_loss(q: Question) -> str | None:
                 "every answer of a Canvas numerical_question is fully right; the keys worth less, "
                 f"{', '.join(odd)}, are not written (with their feedback)"
             )
-        case TrueFalse() | Matching() | Essay():
-            return None
+        case TrueFalse() | Matching() | Essay() | Cloze() | Ordering() | Description() | Calculated():
+            return None  # a cloze's credits: cloze_losses
+        case CalculatedChoice():
+            return credit_loss(instantiate(q, body.variants[0])) if body.variants else None
         case _:
             assert_never(body)
+
+
+def _blanks(numbers: Iterable[int]) -> str:
+    found = list(numbers)
+    return ("blank " if len(found) == 1 else "blanks ") + ", ".join(map(str, found))
+
+
+def cloze_losses(body: Cloze, lms: str = "Canvas") -> Iterator[tuple[str, str]]:
+    """(element, why) for what a Canvas fill-in-multiple-blanks or multiple-dropdowns item cannot
+    hold of a cloze question, each only where it is set (docs/canvas-qti12.md, "Cloze")."""
+    blanks = list(enumerate(body.blanks, 1))
+    dropdowns = all_choices(body)
+    numbers = [n for n, b in blanks if isinstance(b, NumberBlank)]
+    if numbers:
+        yield (
+            "number-blank",
+            f"{lms} has no number blanks: {_blanks(numbers)} written as text answers (each full-credit "
+            "key's value), compared as typed text; tolerances and ranges not carried",
+        )
+    partial: list[str] = []
+    for n, b in blanks:
+        match b:
+            case TextBlank(answers=answers):
+                partial += [
+                    f"{a.text!r} of blank {n} ({_percent(a.credit)})"
+                    for a in answers
+                    if not is_full(a.credit)
+                ]
+            case NumberBlank(keys=keys):
+                partial += [
+                    f"key {i} of blank {n} ({_percent(k.credit)})"
+                    for i, k in enumerate(keys, 1)
+                    if not is_full(k.credit)
+                ]
+            case ChoiceBlank(choices=choices) if not b.multiple:
+                partial += [
+                    f"choice {i} of blank {n} ({_percent(c.credit)})"
+                    for i, c in enumerate(choices, 1)
+                    if c.credit and not c.full
+                ]
+            case ChoiceBlank():
+                pass
+            case _:
+                assert_never(b)
+    if partial:
+        yield (
+            "credit",
+            f"a {lms} blank answer is right or wrong, only full-credit ones are written right: "
+            f"{', '.join(partial)} not carried",
+        )
+    weights = [b.weight for _, b in blanks]
+    if len(set(weights)) > 1:
+        yield (
+            "blank-weights",
+            f"{lms} scores every blank alike (it reads no share of the score); the weights "
+            f"{', '.join(map(str, weights))} are written as shares but not kept",
+        )
+    cased = [n for n, b in blanks if isinstance(b, TextBlank) and b.case_sensitive]
+    if cased:
+        yield (
+            "case-sensitive",
+            f"{lms} compares blank answers without regard to case; {_blanks(cased)} case_sensitive not kept",
+        )
+    wild = [
+        n
+        for n, b in blanks
+        if isinstance(b, TextBlank) and any(a.wildcard and is_full(a.credit) for a in b.answers)
+    ]
+    if wild:
+        yield (
+            "wildcard",
+            f"{lms} blanks have no wildcard; the wildcard answers of {_blanks(wild)} are not carried",
+        )
+    other = [n for n, b in blanks if isinstance(b, TextBlank | NumberBlank) and b.other_feedback is not None]
+    if other:
+        yield (
+            "other-feedback",
+            f"{lms} has no feedback for a blank answer it does not know ({_blanks(other)})",
+        )
+    picked = [n for n, b in blanks if isinstance(b, ChoiceBlank)]
+    if picked and not dropdowns:
+        yield (
+            "blank-choices",
+            f"{lms} has no item mixing typed blanks and drop-downs: {_blanks(picked)} written as typed "
+            "blanks accepting the right choice's text; the other choices and their feedback not carried",
+        )
+    shown = [n for n, b in blanks if isinstance(b, ChoiceBlank) and b.display is not ChoiceDisplay.DROPDOWN]
+    if shown and dropdowns:
+        yield (
+            "blank-display",
+            f"{lms} shows every choice blank as a drop-down: the buttons of {_blanks(shown)} not carried",
+        )
+    multi = [n for n, b in blanks if isinstance(b, ChoiceBlank) and b.multiple]
+    if multi:
+        how = (
+            "each right pick is a right choice of one drop-down"
+            if dropdowns
+            else "the right picks are one typed answer"
+        )
+        yield (
+            "blank-multiple",
+            f"{lms} has no blank taking several picks: {_blanks(multi)} written so that {how}",
+        )
+    rich = [
+        n
+        for n, b in blanks
+        if isinstance(b, ChoiceBlank) and any(isinstance(c.text, Rich) for c in b.choices)
+    ]
+    if rich:
+        yield (
+            "blank-markup",
+            f"{lms} blank answers are plain text: the markup of the choices of {_blanks(rich)} not carried",
+        )
+
+
+def ordering_losses(body: Ordering) -> list[str]:
+    """What an ordering written as a matching question (ordering_as_matching) loses, in words."""
+    out = []
+    if body.grading is OrderingGrading.ALL_OR_NOTHING:
+        out.append("all-or-nothing grading (a matching question scores each item in its right position)")
+    elif body.grading is not OrderingGrading.ABSOLUTE_POSITION:
+        out.append(
+            f"grading {body.grading.value} (a matching question scores each item in its right position)"
+        )
+    if body.select is not OrderingSelect.ALL:
+        out.append(f"the {body.select.value} subset of {body.select_count} items (every item is asked)")
+    if body.layout is not Layout.VERTICAL:
+        out.append(f"the {body.layout.value} layout")
+    if body.numbering is not Numbering.NONE:
+        out.append(f"the numbering {body.numbering.value!r}")
+    if not body.show_grading:
+        out.append("show_grading false")
+    return out
 
 
 def essay_options(body: Essay) -> list[str]:
@@ -1285,12 +1996,26 @@ def canvas_losses(q: Question) -> list[tuple[str, str]]:
     credit = credit_loss(q)
     if credit is not None:
         out.append(("credit", credit))
+    match q.body:
+        case Cloze():
+            out += cloze_losses(q.body)
+        case Description() if q.explanation:
+            out.append(
+                (
+                    "explanation",
+                    "Canvas keeps no feedback of a text_only_question (assessment_item_converter.rb "
+                    "create_instructure_question reads feedback only for other types); not written",
+                )
+            )
+        case _:
+            pass
     if isinstance(q.body, ShortAnswer):
         full_wild = [a.text for a in q.body.answers if a.wildcard and is_full(a.credit)]
         if full_wild:
             kept = any(a.wildcard for _, a in accepted_answers(q.body))
             how = "written as text, * matching only a *" if kept else "not written"
             out.append(("wildcard", f"Canvas short answers have no wildcard; {full_wild!r} {how}"))
+    out += parametric_losses(q)
     out += common_losses(q, "Canvas")
     return out
 
@@ -1324,6 +2049,20 @@ def exam_warnings(assessment: Assessment) -> list[Diagnostic]:
                 )
             )
         for draw in section.draws:
+            if draw.is_random:
+                for c in draw.candidates:
+                    body = c.question.body
+                    if isinstance(body, CalculatedChoice) and len(body.variants) > 1:
+                        out.append(
+                            _warn(
+                                draw.loc or loc,
+                                f"assessment {assessment.id!r}: question {c.question.id!r} of pool "
+                                f"{draw.name!r} is a calculated multiple-choice question, which Canvas "
+                                "can ask only as a question group of its variants, and Canvas's groups do "
+                                f"not nest: only its first of {len(body.variants)} variants is written",
+                                "qti12.variants-not-carried",
+                            )
+                        )
             if draw.is_random and group_points(draw) is None:
                 worth = sorted({num(draw.points_of(c.question)) for c in draw.candidates}, key=float)
                 out.append(

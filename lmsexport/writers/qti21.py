@@ -18,6 +18,10 @@ modalFeedback), inline content in feedbackInline (other blocks are flattened to 
 warning), formulas as presentation MathML (lmsexport.mathml), images as ``<img>`` with alt,
 width and height pointing into ``items/media/``.
 
+A cloze item holds one interaction per blank inside its stem's text, an ordering an
+orderInteraction whose response processing computes every qtype_ordering grading, a description
+no interaction at all (docs/source-format.md, "QTI 2.1: cloze, ordering and description").
+
 Shaped for what Canvas's QTI 2 importer keeps (see shared/reference/lms-notes.md) while staying
 valid against the official XSD: the stem is a ``<p>`` directly under ``itemBody``; response
 processing is written out, never a template, so FEEDBACK is set and both the chosen choice's
@@ -44,14 +48,24 @@ from ..model import (
     Answer,
     Assessment,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Essay,
+    Gap,
     Matching,
     Math,
     Media,
     MultipleChoice,
+    NumberBlank,
+    Numbering,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingGrading,
+    OrderingSelect,
     Para,
     Question,
     QuestionType,
@@ -63,6 +77,7 @@ from ..model import (
     SourceLoc,
     Str,
     Text,
+    TextBlank,
     TrueFalse,
     direction,
     inlines_of,
@@ -70,6 +85,7 @@ from ..model import (
     media_of,
     plain_text,
 )
+from ..scoring import cloze_min_credit
 from .richtext import Flavour, Renderer
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -159,8 +175,27 @@ INTERACTIONS = {
     QuestionType.NUMERICAL: "textEntryInteraction",
     QuestionType.MATCHING: "matchInteraction",
     QuestionType.ESSAY: "extendedTextInteraction",
+    QuestionType.ORDERING: "orderInteraction",
 }
-"""The one interaction each question type is written with (also the manifest's interactionType)."""
+"""The one interaction each question type is written with (also the manifest's interactionType).
+A cloze item has one interaction per blank and a description none: see interaction_types."""
+
+
+def interaction_types(question: Question) -> list[str]:
+    """The interactions a question's item holds, each kind once, in first-use order (the
+    manifest's interactionType elements): none for a description, the blanks' for a cloze."""
+    body = question.body
+    if isinstance(body, Description):
+        return []
+    if isinstance(body, Cloze):
+        return list(dict.fromkeys(_blank_interaction(b) for b in body.blanks))
+    return [INTERACTIONS[question.type]]
+
+
+def _blank_interaction(blank: TextBlank | NumberBlank | ChoiceBlank) -> str:
+    if isinstance(blank, ChoiceBlank):
+        return "inlineChoiceInteraction" if blank.display is ChoiceDisplay.DROPDOWN else "choiceInteraction"
+    return "textEntryInteraction"
 
 
 def _q(tag: str) -> str:
@@ -253,6 +288,20 @@ def question_texts(question: Question) -> list[Text]:
                 texts.append(c.feedback)
     elif isinstance(body, Matching):
         texts += [p.left for p in body.pairs]
+    elif isinstance(body, Ordering):
+        texts += list(body.items)
+    elif isinstance(body, Cloze):
+        for blank in body.blanks:
+            if isinstance(blank, ChoiceBlank):
+                for c in blank.choices:
+                    texts.append(c.text)
+                    if c.feedback is not None:
+                        texts.append(c.feedback)
+            else:
+                items = blank.answers if isinstance(blank, TextBlank) else blank.keys
+                texts += [a.feedback for a in items if a.feedback is not None]
+                if blank.other_feedback is not None:
+                    texts.append(blank.other_feedback)
     if question.explanation is not None:
         texts.append(question.explanation)
     return texts + _extra_texts(question)
@@ -297,8 +346,10 @@ def _is_plain(question: Question) -> bool:
     if isinstance(body, SingleChoice | MultipleChoice):
         if not all(isinstance(c.text, str) and not isinstance(c.feedback, Rich) for c in body.choices):
             return False
-    elif isinstance(body, Matching) and not all(isinstance(p.left, str) for p in body.pairs):
-        return False
+    elif isinstance(body, Matching | Ordering):
+        texts = [p.left for p in body.pairs] if isinstance(body, Matching) else list(body.items)
+        if not all(isinstance(t, str) for t in texts):
+            return False
     if not _has_extras(question):
         return True
     return all(isinstance(t, str) for t in _extra_texts(question))
@@ -318,6 +369,8 @@ def has_extra_feedback(question: Question) -> bool:
         or question.hints
         or isinstance(body, TrueFalse | ShortAnswer | Numerical)
         and any(True for t in _extra_texts(question))
+        or isinstance(body, Cloze)
+        and _cloze_feedback(body)
     )
 
 
@@ -335,7 +388,7 @@ def _has_extras(question: Question) -> bool:
         return not _plain_numerical(body)
     if isinstance(body, Essay):
         return body != Essay()
-    return False
+    return isinstance(body, Cloze)  # its per-blank feedback
 
 
 def _plain_short(body: ShortAnswer) -> bool:
@@ -418,6 +471,22 @@ def _outcomes(item: etree._Element, points: float, feedback: bool) -> None:
     _sub(_sub(maxscore, "defaultValue"), "value", num(points))
     if feedback:
         _sub(item, "outcomeDeclaration", identifier="FEEDBACK", cardinality="multiple", baseType="identifier")
+
+
+def _description_outcomes(item: etree._Element, feedback: bool) -> None:
+    """A description's outcomes: SCORE and MAXSCORE 0 (a test's sums count it as nothing; no
+    normalMaximum, which QTI wants positive), FEEDBACK when it shows an explanation."""
+    for name in ("SCORE", "MAXSCORE"):
+        decl = _sub(item, "outcomeDeclaration", identifier=name, cardinality="single", baseType="float")
+        _sub(_sub(decl, "defaultValue"), "value", "0")
+    if feedback:
+        _sub(item, "outcomeDeclaration", identifier="FEEDBACK", cardinality="multiple", baseType="identifier")
+
+
+def _float_outcome(item: etree._Element, ident: str, base_type: str) -> None:
+    """A single numeric outcome that starts at 0 (a blank's credit, a count)."""
+    decl = _sub(item, "outcomeDeclaration", identifier=ident, cardinality="single", baseType=base_type)
+    _sub(_sub(decl, "defaultValue"), "value", "0")
 
 
 # --------------------------------------------------------------------------- response processing
@@ -730,25 +799,33 @@ def _write_graded_short_answer(ctx: _Ctx, body: ShortAnswer) -> None:
         expectedLength=str(max((len(a.text) for a in body.answers), default=10)),
     )
 
-    def matcher(answer: Answer) -> Callable[[etree._Element], None]:
-        def condition(parent: etree._Element) -> None:
-            if answer.wildcard:
-                _var(
-                    _sub(parent, "patternMatch", pattern=wildcard_pattern(answer.text, body.case_sensitive)),
-                    "RESPONSE",
-                )
-            else:
-                sm = _sub(parent, "stringMatch", caseSensitive=_bool(body.case_sensitive))
-                _var(sm, "RESPONSE")
-                _base(sm, "string", answer.text)
-
-        return condition
-
     _graded_chain(
         ctx,
-        [(matcher(a), a.credit, a.feedback, answer_id(i)) for i, a in enumerate(body.answers, 1)],
+        [
+            (answer_condition(a, body.case_sensitive), a.credit, a.feedback, answer_id(i))
+            for i, a in enumerate(body.answers, 1)
+        ],
         body.other_feedback,
     )
+
+
+def answer_condition(
+    answer: Answer, case_sensitive: bool, response: str = "RESPONSE"
+) -> Callable[[etree._Element], None]:
+    """The test of whether a response matches an answer: stringMatch for a literal answer,
+    patternMatch for a wildcard one (see _write_graded_short_answer)."""
+
+    def condition(parent: etree._Element) -> None:
+        if answer.wildcard:
+            _var(
+                _sub(parent, "patternMatch", pattern=wildcard_pattern(answer.text, case_sensitive)), response
+            )
+        else:
+            sm = _sub(parent, "stringMatch", caseSensitive=_bool(case_sensitive))
+            _var(sm, response)
+            _base(sm, "string", answer.text)
+
+    return condition
 
 
 def answer_id(n: int) -> str:
@@ -842,40 +919,43 @@ def _write_graded_numerical(ctx: _Ctx, body: Numerical) -> None:
     )
     _sub(_sub(ctx.body, "p"), "textEntryInteraction", responseIdentifier="RESPONSE", expectedLength="10")
 
-    def holder(k: NumericKey) -> Callable[[etree._Element], None]:
-        def condition(parent: etree._Element) -> None:
-            below_above = _range_tolerances(k)
-            if below_above is not None:
-                # A range around an answer: equal with a tolerance below and one above.
-                assert k.answer is not None
-                tolerance = " ".join(num(t) for t in below_above)
-                eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=tolerance)
-                # The tolerances are around the first value (x - t0 <= y <= x + t1): the answer.
-                _base(eq, "float", num(k.answer))
-                _var(eq, "RESPONSE")
-                return
-            if k.low is not None and k.high is not None:
-                and_ = _sub(parent, "and")
-                for op, bound in (("gte", k.low), ("lte", k.high)):
-                    cmp = _sub(and_, op)
-                    _var(cmp, "RESPONSE")
-                    _base(cmp, "float", num(bound))
-                return
-            assert k.answer is not None
-            if k.tolerance:
-                eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=num(k.tolerance))
-            else:
-                eq = _sub(parent, "equal", toleranceMode="exact")
-            _base(eq, "float", num(k.answer))
-            _var(eq, "RESPONSE")
-
-        return condition
-
     _graded_chain(
         ctx,
-        [(holder(k), k.credit, k.feedback, answer_id(i)) for i, k in enumerate(body.keys, 1)],
+        [(key_condition(k), k.credit, k.feedback, answer_id(i)) for i, k in enumerate(body.keys, 1)],
         body.other_feedback,
     )
+
+
+def key_condition(k: NumericKey, response: str = "RESPONSE") -> Callable[[etree._Element], None]:
+    """The test of whether a numeric key holds the response (see _write_graded_numerical)."""
+
+    def condition(parent: etree._Element) -> None:
+        below_above = _range_tolerances(k)
+        if below_above is not None:
+            # A range around an answer: equal with a tolerance below and one above.
+            assert k.answer is not None
+            tolerance = " ".join(num(t) for t in below_above)
+            eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=tolerance)
+            # The tolerances are around the first value (x - t0 <= y <= x + t1): the answer.
+            _base(eq, "float", num(k.answer))
+            _var(eq, response)
+            return
+        if k.low is not None and k.high is not None:
+            and_ = _sub(parent, "and")
+            for op, bound in (("gte", k.low), ("lte", k.high)):
+                cmp = _sub(and_, op)
+                _var(cmp, response)
+                _base(cmp, "float", num(bound))
+            return
+        assert k.answer is not None
+        if k.tolerance:
+            eq = _sub(parent, "equal", toleranceMode="absolute", tolerance=num(k.tolerance))
+        else:
+            eq = _sub(parent, "equal", toleranceMode="exact")
+        _base(eq, "float", num(k.answer))
+        _var(eq, response)
+
+    return condition
 
 
 def _range_tolerances(key: NumericKey) -> tuple[float, float] | None:
@@ -956,6 +1036,519 @@ def _write_essay(ctx: _Ctx, body: Essay) -> None:
             ctx.renderer.blocks(body.grader_info, _sub(rubric, "div"))
 
 
+# --------------------------------------------------------------------------- cloze
+#
+# A cloze item has one interaction per blank, where its Gap stands in the stem: a text or number
+# blank is a textEntryInteraction (string / float), a drop-down choice blank an
+# inlineChoiceInteraction, a vertical or horizontal one (and every `multiple` one: an inline
+# choice takes one pick) a choiceInteraction with that orientation. A choiceInteraction is block
+# content: the paragraph that holds one is written as a <div> (whose content model takes text,
+# inline markup and block interactions alike), so the buttons stand where the blank is in the
+# sentence, as Moodle's MULTICHOICE_V / _H do. Response processing computes each blank's credit
+# (0..1) into BLANK_n, then SCORE = points x sum(weight x BLANK_n) / sum(weight).
+
+_INLINE_TAGS = frozenset({"em", "strong", "a", "span", "code", "b", "i", "sub", "sup"})
+
+
+def blank_response(n: int) -> str:
+    """The response identifier of blank n (Canvas takes it as the blank's id)."""
+    return f"RESPONSE_{n}"
+
+
+def blank_outcome(n: int) -> str:
+    """The outcome holding blank n's credit, 0..1."""
+    return f"BLANK_{n}"
+
+
+def blank_choice_id(n: int, i: int) -> str:
+    """The identifier of choice i of blank n (and of the feedback its pick shows)."""
+    return f"B{n}_C{i}"
+
+
+def blank_answer_id(n: int, i: int) -> str:
+    """The FEEDBACK identifier of answer (or key) i of text or number blank n."""
+    return f"B{n}_A{i}"
+
+
+def blank_other_id(n: int) -> str:
+    """The FEEDBACK identifier of blank n's feedback for a response no answer matches."""
+    return f"B{n}_OTHER"
+
+
+def _cloze_feedback(body: Cloze) -> bool:
+    """Whether any blank has feedback of its own."""
+    for blank in body.blanks:
+        if isinstance(blank, ChoiceBlank):
+            if any(c.feedback is not None for c in blank.choices):
+                return True
+        else:
+            items = blank.answers if isinstance(blank, TextBlank) else blank.keys
+            if blank.other_feedback is not None or any(a.feedback is not None for a in items):
+                return True
+    return False
+
+
+def _feedback_inline(ctx: _Ctx, parent: etree._Element, ident: str, text: Text) -> None:
+    fb = _sub(parent, "feedbackInline", outcomeIdentifier="FEEDBACK", identifier=ident, showHide="show")
+    ctx.inline_text(fb, text)
+
+
+def _expected_length(blank: TextBlank | NumberBlank) -> str:
+    if isinstance(blank, TextBlank):
+        return str(max((len(a.text) for a in blank.answers), default=10) or 1)
+    return str(
+        max(len(num(v)) for k in blank.keys for v in ((k.answer,) if k.answer is not None else k.bounds))
+    )
+
+
+PLAIN_TEXTS_CLASS = "plain-texts"
+"""The class of a cloze stem's <div> when every other text of the question is plain."""
+
+
+def _plain_texts(question: Question) -> bool:
+    """Whether a cloze's choices, feedback, explanation and hints are all plain texts."""
+    texts = question_texts(question)[1:]
+    return bool(texts) and all(isinstance(t, str) for t in texts)
+
+
+def _write_gap(ctx: _Ctx, gap: Gap, parent: etree._Element) -> None:
+    """Blank n's interaction where its Gap stands (Flavour.gap), and the feedback shown beside it:
+    feedbackInline after a text entry or an inline choice, inside each simpleChoice otherwise."""
+    body = ctx.question.body
+    assert isinstance(body, Cloze)
+    n = gap.n
+    blank = body.blanks[n - 1]
+    response = blank_response(n)
+    if isinstance(blank, TextBlank | NumberBlank):
+        _sub(
+            parent,
+            "textEntryInteraction",
+            responseIdentifier=response,
+            expectedLength=_expected_length(blank),
+        )
+        feedbacks = (
+            [a.feedback for a in blank.answers]
+            if isinstance(blank, TextBlank)
+            else [k.feedback for k in blank.keys]
+        )
+        for i, feedback in enumerate(feedbacks, 1):
+            if feedback is not None:
+                _feedback_inline(ctx, parent, blank_answer_id(n, i), feedback)
+        if blank.other_feedback is not None:
+            _feedback_inline(ctx, parent, blank_other_id(n), blank.other_feedback)
+        return
+    ids = [blank_choice_id(n, i) for i in range(1, len(blank.choices) + 1)]
+    if blank.display is ChoiceDisplay.DROPDOWN and not blank.multiple:
+        ic = _sub(
+            parent, "inlineChoiceInteraction", responseIdentifier=response, shuffle=_bool(blank.shuffle)
+        )
+        for ident, c in zip(ids, blank.choices, strict=True):
+            choice = _sub(ic, "inlineChoice", identifier=ident)
+            if c.lang:
+                _mark_lang(choice, c.lang, ctx.lang)
+            # inlineChoice holds text only (textOrVariable): a choice's markup is lost.
+            words = plain_text(c.text)
+            choice.text = words.replace("\n", " ")
+            if "\n" in words:
+                ctx.renderer.lost.append("the line breaks of a drop-down blank's choice (shown as spaces)")
+            if _has_markup(c.text):
+                ctx.renderer.lost.append(
+                    "the markup of a drop-down blank's choice (an inlineChoice holds text only)"
+                )
+        for ident, c in zip(ids, blank.choices, strict=True):
+            if c.feedback is not None:
+                _feedback_inline(ctx, parent, ident, c.feedback)
+        return
+    ci = _sub(
+        parent,
+        "choiceInteraction",
+        responseIdentifier=response,
+        shuffle=_bool(blank.shuffle),
+        maxChoices=str(len(blank.choices)) if blank.multiple else "1",
+        orientation="horizontal" if blank.display is ChoiceDisplay.HORIZONTAL else "vertical",
+    )
+    _simple_choices(ctx, ci, [(ids[i], c.text, c.lang, c.feedback) for i, c in enumerate(blank.choices)])
+
+
+def _lift_block_interactions(root: etree._Element) -> None:
+    """Give each choiceInteraction of a cloze stem a parent that may hold it: an inline element
+    around it is split in two around it, and the paragraph holding it becomes a <div>."""
+    for ci in list(root.iter(_q("choiceInteraction"))):
+        while True:
+            parent = ci.getparent()
+            assert parent is not None
+            local = etree.QName(parent).localname
+            if local in _INLINE_TAGS:
+                _split_around(parent, ci)
+                continue
+            if local == "p":
+                parent.tag = _q("div")
+            break
+
+
+def _split_around(el: etree._Element, child: etree._Element) -> None:
+    """el(a, child, b) -> el(a) child el(b); an empty second half is dropped."""
+    outer = el.getparent()
+    assert outer is not None
+    after = etree.Element(el.tag, dict(el.attrib))
+    after.text = child.tail
+    child.tail = None
+    for sibling in list(child.itersiblings()):
+        after.append(sibling)
+    el.remove(child)
+    at = outer.index(el)
+    after.tail, el.tail = el.tail, None
+    outer.insert(at + 1, child)
+    if after.text or len(after):
+        outer.insert(at + 2, after)
+    else:
+        child.tail = after.tail
+
+
+def _blank_declaration(ctx: _Ctx, n: int, blank: TextBlank | NumberBlank | ChoiceBlank) -> None:
+    response = blank_response(n)
+    if isinstance(blank, TextBlank):
+        full = next((a for a in blank.answers if is_full(a.credit)), None)
+        # The correct response is a response that matches: a wildcard's text without its stars.
+        correct = [full.text.replace("*", "") if full.wildcard else full.text] if full else []
+        _response_decl(ctx.item, response, "single", "string", [c for c in correct if c])
+    elif isinstance(blank, NumberBlank):
+        key = blank.key
+        _response_decl(
+            ctx.item, response, "single", "float", [num(key.answer)] if key.answer is not None else []
+        )
+    elif blank.multiple:
+        ids = [blank_choice_id(n, i) for i in range(1, len(blank.choices) + 1)]
+        decl = _response_decl(
+            ctx.item, response, "multiple", "identifier", [ids[i] for i in blank.key_indexes]
+        )
+        # Each pick adds its credit; the blank's total is clamped to [0, 1] (a MultipleChoice).
+        _mapping(decl, [(ids[i], c.credit) for i, c in enumerate(blank.choices)], 1.0)
+    else:
+        ids = [blank_choice_id(n, i) for i in range(1, len(blank.choices) + 1)]
+        credits = [c.credit for c in blank.choices]
+        best = max(credits)
+        decl = _response_decl(
+            ctx.item, response, "single", "identifier", [ids[credits.index(best)]] if best > 0 else []
+        )
+        entries = [(ids[i], c) for i, c in enumerate(credits) if c != 0.0]
+        _mapping(decl, entries or [(ids[0], 0.0)], 1.0, lower=min(0.0, *credits))
+
+
+def _blank_processing(ctx: _Ctx, n: int, blank: TextBlank | NumberBlank | ChoiceBlank) -> None:
+    """BLANK_n = the blank's credit, and FEEDBACK += the feedback it shows.
+
+    A text or number blank: its answers (keys) in order, the first that matches counting (as a
+    ShortAnswer or Numerical); unanswered scores 0 and shows nothing; no match: the other-answer
+    feedback. A choice blank: mapResponse (the pick's credit; the picks' credits clamped to
+    [0, 1] when multiple), FEEDBACK += the picked choices."""
+    response, outcome = blank_response(n), blank_outcome(n)
+    if isinstance(blank, ChoiceBlank):
+        _sub(_sub(ctx.rp, "setOutcomeValue", identifier=outcome), "mapResponse", identifier=response)
+        if any(c.feedback is not None for c in blank.choices):
+            multiple = _sub(_sub(ctx.rp, "setOutcomeValue", identifier="FEEDBACK"), "multiple")
+            _var(multiple, "FEEDBACK")
+            _var(multiple, response)
+        return
+    if isinstance(blank, TextBlank):
+        branches = [
+            (answer_condition(a, blank.case_sensitive, response), a.credit, a.feedback) for a in blank.answers
+        ]
+    else:
+        branches = [(key_condition(k, response), k.credit, k.feedback) for k in blank.keys]
+    cond = _sub(ctx.rp, "responseCondition")
+    unanswered = _sub(cond, "responseIf")
+    _var(_sub(unanswered, "isNull"), response)
+    _base(_sub(unanswered, "setOutcomeValue", identifier=outcome), "float", "0")
+    for i, (condition, credit, feedback) in enumerate(branches, 1):
+        branch = _sub(cond, "responseElseIf")
+        condition(branch)
+        _base(_sub(branch, "setOutcomeValue", identifier=outcome), "float", num(credit))
+        if feedback is not None:
+            _add_feedback(branch, blank_answer_id(n, i))
+    otherwise = _sub(cond, "responseElse")
+    _base(_sub(otherwise, "setOutcomeValue", identifier=outcome), "float", "0")
+    if blank.other_feedback is not None:
+        _add_feedback(otherwise, blank_other_id(n))
+
+
+def _write_cloze(ctx: _Ctx, body: Cloze) -> None:
+    """The blanks' declarations and processing (their interactions are in the stem: _write_gap),
+    then SCORE: each blank's credit times its share of the points."""
+    q = ctx.question
+    for n, blank in enumerate(body.blanks, 1):
+        _blank_declaration(ctx, n, blank)
+    for n, blank in enumerate(body.blanks, 1):
+        _blank_processing(ctx, n, blank)
+    # SCORE = points x sum(weight_n x BLANK_n) / sum(weight_n), the weights written as they are.
+    score = _sub(_sub(ctx.rp, "setOutcomeValue", identifier="SCORE"), "divide")
+    product = _sub(score, "product")
+    _base(product, "float", num(q.points))
+    total = _sub(product, "sum")
+    for n, blank in enumerate(body.blanks, 1):
+        weighted = _sub(total, "product")
+        _base(weighted, "integer", str(blank.weight))
+        _var(weighted, blank_outcome(n))
+    _base(score, "float", str(body.total_weight))
+    # Nothing clamped: qtype_multianswer_question::grade_response() does not, so a negative choice
+    # blank can make the question's score negative (scoring.cloze_credit; normalMinimum says how far).
+
+
+# --------------------------------------------------------------------------- ordering
+
+ORDER_RIGHT = "ORDER_RIGHT"
+"""Outcome of an ordering item with partial credit: qtype_ordering's countcorrect (the items,
+item relations or subset length the response gets right)."""
+GRADING_INTERPRETATION = "countcorrect of qtype_ordering grading "
+"""How ORDER_RIGHT's interpretation names the grading (followed by its source spelling)."""
+ORDER_BEST = "ORDER_BEST"
+"""Outcome: the longest subset found so far (longest_ordered_subset / longest_contiguous_subset)."""
+ORDER_DISTANCE = "ORDER_DISTANCE"
+"""Outcome: how far an item is from its right position (relative_to_correct)."""
+
+
+def order_item_id(i: int) -> str:
+    """The simpleChoice identifier of an ordering's i-th item (1-based, in the right order)."""
+    return f"I{i}"
+
+
+def order_position(i: int) -> str:
+    """The outcome holding where the response puts item i (1-based; 0 while unanswered)."""
+    return f"POS_{i}"
+
+
+def order_run(i: int) -> str:
+    """The outcome holding the longest subset that ends with item i (the longest gradings)."""
+    return f"RUN_{i}"
+
+
+def ordering_outcomes(body: Ordering) -> list[tuple[str, str]]:
+    """(identifier, baseType) of the outcomes an ordering's response processing uses."""
+    n = len(body.items)
+    g = body.grading
+    if g is OrderingGrading.ALL_OR_NOTHING:
+        return []
+    out = [(ORDER_RIGHT, "integer")]
+    if g is OrderingGrading.ABSOLUTE_POSITION:
+        return out
+    out += [(order_position(i), "integer") for i in range(1, n + 1)]
+    if g in (OrderingGrading.LONGEST_ORDERED_SUBSET, OrderingGrading.LONGEST_CONTIGUOUS_SUBSET):
+        out += [(order_run(i), "integer") for i in range(1, n + 1)] + [(ORDER_BEST, "integer")]
+    if g is OrderingGrading.RELATIVE_TO_CORRECT:
+        out.append((ORDER_DISTANCE, "integer"))
+    return out
+
+
+_ADJACENCY = frozenset(
+    {
+        OrderingGrading.RELATIVE_NEXT_EXCLUDE_LAST,
+        OrderingGrading.RELATIVE_NEXT_INCLUDE_LAST,
+        OrderingGrading.RELATIVE_ONE_PREVIOUS_AND_NEXT,
+    }
+)
+"""Gradings that only ask which items stand next to which."""
+
+
+def _ordering_answers(grading: OrderingGrading, n: int) -> int:
+    """qtype_ordering_question::grade_response()'s countanswers for n items (scoring.py)."""
+    match grading:
+        case OrderingGrading.ALL_OR_NOTHING | OrderingGrading.ABSOLUTE_POSITION:
+            return n
+        case OrderingGrading.RELATIVE_NEXT_EXCLUDE_LAST:
+            return n - 1
+        case OrderingGrading.RELATIVE_NEXT_INCLUDE_LAST:
+            return n
+        case OrderingGrading.RELATIVE_ONE_PREVIOUS_AND_NEXT:
+            return 2 * n
+        case OrderingGrading.RELATIVE_ALL_PREVIOUS_AND_NEXT | OrderingGrading.RELATIVE_TO_CORRECT:
+            return n * (n - 1)
+        case OrderingGrading.LONGEST_ORDERED_SUBSET | OrderingGrading.LONGEST_CONTIGUOUS_SUBSET:
+            return n
+        case _:
+            assert_never(grading)
+
+
+def _set_int(parent: etree._Element, ident: str) -> etree._Element:
+    """setOutcomeValue ident = <the expression appended to the returned element>."""
+    return _sub(parent, "setOutcomeValue", identifier=ident)
+
+
+def _add_int(parent: etree._Element, ident: str, amount: Callable[[etree._Element], None]) -> None:
+    """ident = ident + amount."""
+    total = _sub(_set_int(parent, ident), "sum")
+    _var(total, ident)
+    amount(total)
+
+
+def _one(parent: etree._Element) -> None:
+    _base(parent, "integer", "1")
+
+
+def _count_if(rp: etree._Element, condition: Callable[[etree._Element], None]) -> None:
+    """if condition: ORDER_RIGHT += 1."""
+    branch = _sub(_sub(rp, "responseCondition"), "responseIf")
+    condition(branch)
+    _add_int(branch, ORDER_RIGHT, _one)
+
+
+def _at(parent: etree._Element, position: int, ident: str) -> None:
+    """match(index(RESPONSE, position), ident): the response puts item ident at position."""
+    match = _sub(parent, "match")
+    _var(_sub(match, "index", n=str(position)), "RESPONSE")
+    _base(match, "identifier", ident)
+
+
+def _adjacent(parent: etree._Element, first: int, second: int) -> None:
+    """POS_second == POS_first + 1: item second stands right after item first. (QTI 2.1's
+    ``contains`` of an ordered pair says the same, but engines disagree on which operand holds
+    the other: pyslet 0.7 tests the reverse; positions and integer match are read alike.)"""
+    match = _sub(parent, "match")
+    _var(match, order_position(second))
+    after = _sub(match, "sum")
+    _var(after, order_position(first))
+    _one(after)
+
+
+def _compare(parent: etree._Element, op: str, left: str, right: str | int) -> None:
+    """op(variable left, variable right | integer right); op "": the two into parent itself."""
+    cmp = _sub(parent, op) if op else parent
+    _var(cmp, left)
+    if isinstance(right, int):
+        _base(cmp, "integer", str(right))
+    else:
+        _var(cmp, right)
+
+
+def _ordering_counts(rp: etree._Element, body: Ordering, ids: list[str]) -> None:
+    """ORDER_RIGHT = qtype_ordering's countcorrect for the grading (see scoring._ordering_counts)."""
+    n = len(ids)
+    g = body.grading
+    if g is OrderingGrading.ABSOLUTE_POSITION:
+        for i, ident in enumerate(ids, 1):
+            _count_if(rp, functools.partial(_at, position=i, ident=ident))
+        return
+    # POS_i = where the response puts item i.
+    for position in range(1, n + 1):
+        cond = _sub(rp, "responseCondition")
+        for i, ident in enumerate(ids, 1):
+            branch = _sub(cond, "responseIf" if i == 1 else "responseElseIf")
+            _at(branch, position, ident)
+            _base(_set_int(branch, order_position(i)), "integer", str(position))
+    if g in _ADJACENCY:
+        # An item followed by its right successor; with include_last the last item last; with
+        # one_previous_and_next also each item preceded by its right predecessor, the first first.
+        times = 2 if g is OrderingGrading.RELATIVE_ONE_PREVIOUS_AND_NEXT else 1
+        for k in range(1, n):
+            for _ in range(times):
+                _count_if(rp, functools.partial(_adjacent, first=k, second=k + 1))
+        if g is not OrderingGrading.RELATIVE_NEXT_EXCLUDE_LAST:
+            _count_if(rp, lambda b: _compare(_sub(b, "match"), "", order_position(n), n))
+        if g is OrderingGrading.RELATIVE_ONE_PREVIOUS_AND_NEXT:
+            _count_if(rp, lambda b: _compare(_sub(b, "match"), "", order_position(1), 1))
+        return
+    if g is OrderingGrading.RELATIVE_ALL_PREVIOUS_AND_NEXT:
+        # Each pair of items in the right relative order counts twice: the earlier one is among
+        # the later one's previous items, the later among the earlier's next ones.
+        for i in range(1, n + 1):
+            for j in range(i + 1, n + 1):
+                branch = _sub(_sub(rp, "responseCondition"), "responseIf")
+                _compare(branch, "lt", order_position(i), order_position(j))
+                _add_int(branch, ORDER_RIGHT, lambda t: _base(t, "integer", "2"))
+        return
+    if g is OrderingGrading.RELATIVE_TO_CORRECT:
+        # Each item earns (n - 1) - its distance from its right position, when that is positive.
+        for i in range(1, n + 1):
+            cond = _sub(rp, "responseCondition")
+            later = _sub(cond, "responseIf")
+            _compare(later, "gt", order_position(i), i)
+            diff = _sub(_set_int(later, ORDER_DISTANCE), "subtract")
+            _var(diff, order_position(i))
+            _base(diff, "integer", str(i))
+            diff = _sub(_set_int(_sub(cond, "responseElse"), ORDER_DISTANCE), "subtract")
+            _base(diff, "integer", str(i))
+            _var(diff, order_position(i))
+            near = _sub(_sub(rp, "responseCondition"), "responseIf")
+            _compare(near, "lt", ORDER_DISTANCE, n - 1)
+
+            def remaining(total: etree._Element) -> None:
+                rest = _sub(total, "subtract")
+                _base(rest, "integer", str(n - 1))
+                _var(rest, ORDER_DISTANCE)
+
+            _add_int(near, ORDER_RIGHT, remaining)
+        return
+    # The longest subsets (get_ordered_subset): RUN_i = the longest one ending with item i, items
+    # in right order at increasing positions; contiguous: only runs of consecutive items.
+    contiguous = g is OrderingGrading.LONGEST_CONTIGUOUS_SUBSET
+    for i in range(1, n + 1):
+        _base(_set_int(rp, order_run(i)), "integer", "1")
+        for j in range(i - 1 if contiguous else 1, i):
+            if j < 1:
+                continue
+            branch = _sub(_sub(rp, "responseCondition"), "responseIf")
+            both = _sub(branch, "and")
+            _compare(both, "lt", order_position(j), order_position(i))
+            longer = _sub(both, "gte")
+            _var(longer, order_run(j))
+            _var(longer, order_run(i))
+            total = _sub(_set_int(branch, order_run(i)), "sum")
+            _var(total, order_run(j))
+            _one(total)
+        branch = _sub(_sub(rp, "responseCondition"), "responseIf")
+        _compare(branch, "gt", order_run(i), ORDER_BEST)
+        _var(_set_int(branch, ORDER_BEST), order_run(i))
+    # A one-item subset counts as none (get_ordered_subset's bestcount starts at 1).
+    branch = _sub(_sub(rp, "responseCondition"), "responseIf")
+    _compare(branch, "gt", ORDER_BEST, 1)
+    _var(_set_int(branch, ORDER_RIGHT), ORDER_BEST)
+
+
+def _write_ordering(ctx: _Ctx, body: Ordering) -> None:
+    """An orderInteraction: the items as simpleChoices in their right order, shuffled by the player
+    (always: shown in order they would give the answer away), oriented by the layout; an ordered
+    response whose correct response is the right order.
+
+    Response processing computes each of qtype_ordering's gradings (question.php grade_response,
+    as lmsexport.scoring transcribes it): all_or_nothing matches the correct response; the others
+    count into ORDER_RIGHT (items at their position with ``index``; neighbours with ``contains``
+    of an ordered pair; relations, distances and longest subsets from each item's position) and
+    SCORE = points x ORDER_RIGHT / countanswers. An unanswered item scores 0."""
+    q = ctx.question
+    ids = [order_item_id(i) for i in range(1, len(body.items) + 1)]
+    _response_decl(ctx.item, "RESPONSE", "ordered", "identifier", ids)
+    oi = _sub(
+        ctx.body,
+        "orderInteraction",
+        responseIdentifier="RESPONSE",
+        shuffle="true",
+        orientation=body.layout.value,
+    )
+    for ident, text in zip(ids, body.items, strict=True):
+        ctx.text(_sub(oi, "simpleChoice", identifier=ident), text)
+    if body.grading is OrderingGrading.ALL_OR_NOTHING:
+
+        def matches_correct(parent: etree._Element) -> None:
+            match = _sub(parent, "match")
+            _var(match, "RESPONSE")
+            _sub(match, "correct", identifier="RESPONSE")
+
+        _score_if(ctx.rp, q.points, matches_correct)
+        return
+    answered = _sub(_sub(ctx.rp, "responseCondition"), "responseIf")
+    _var(_sub(_sub(answered, "not"), "isNull"), "RESPONSE")
+    _ordering_counts(answered, body, ids)
+    score = _sub(_set_int(answered, "SCORE"), "divide")
+    product = _sub(score, "product")
+    _base(product, "float", num(q.points))
+    _var(product, ORDER_RIGHT)
+    _base(score, "float", str(_ordering_answers(body.grading, len(ids))))
+
+
+def _write_description(ctx: _Ctx) -> None:
+    """Nothing to answer: the stem is the item (an itemBody without interaction is valid QTI 2.1,
+    and needs no responseDeclaration)."""
+
+
 def _write_body(ctx: _Ctx) -> None:
     """The declaration, interaction and response processing of the question's kind."""
     match ctx.question.body:
@@ -973,6 +1566,12 @@ def _write_body(ctx: _Ctx) -> None:
             _write_matching(ctx, body)
         case Essay() as body:
             _write_essay(ctx, body)
+        case Cloze() as body:
+            _write_cloze(ctx, body)
+        case Ordering() as body:
+            _write_ordering(ctx, body)
+        case Description():
+            _write_description(ctx)
         case _:
             assert_never(ctx.question.body)
 
@@ -1043,18 +1642,31 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
     # Declarations must precede the body in the schema's sequence, but only the type writer
     # knows them: build the body and the processing detached, then append in schema order.
     body = etree.Element(_q("itemBody"), {"class": direction(lang)})
-    renderer = Renderer(FLAVOUR)
+    qbody = question.body
+    holder: list[_Ctx] = []
+    if isinstance(qbody, Cloze):
+        # A cloze stem's gaps are the blanks' interactions.
+        renderer = Renderer(replace(FLAVOUR, gap=lambda gap, parent: _write_gap(holder[0], gap, parent)))
+    else:
+        renderer = Renderer(FLAVOUR)
+    rp = etree.Element(_q("responseProcessing"))
+    ctx = _Ctx(quiz, question, lang, item, body, rp, renderer)
+    holder.append(ctx)
     if isinstance(question.stem, str):
         _add_text(_sub(body, "p"), question.stem)
     else:
         # Canvas takes the question text from itemBody's <p> and <div> children only
         # (assessment_item_converter.rb): a table or list straight under itemBody would be lost.
-        renderer.blocks(question.stem, _sub(body, "div"))
-    rp = etree.Element(_q("responseProcessing"))
-    ctx = _Ctx(quiz, question, lang, item, body, rp, renderer)
+        stem = _sub(body, "div")
+        renderer.blocks(question.stem, stem)
+        if isinstance(qbody, Cloze):
+            _lift_block_interactions(stem)
+            if _plain_texts(question):
+                # A cloze stem is rich whatever the source's markup; this says the blanks' texts
+                # are plain (a reader cannot tell a plain choice from a one-word rich one).
+                stem.set("class", PLAIN_TEXTS_CLASS)
     _write_body(ctx)
 
-    qbody = question.body
     choice_ids = (
         isinstance(qbody, SingleChoice | MultipleChoice)
         and _choice_feedback(qbody.choices)
@@ -1064,8 +1676,9 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
     explanation = bool(question.explanation)
     if choice_ids or explanation:
         response = (TF_RESPONSE if isinstance(qbody, TrueFalse) else "RESPONSE") if choice_ids else None
-        # A graded chain has set FEEDBACK to the matching answer's id already: keep it.
-        _set_feedback(rp, response, explanation, keep=bool(ctx.feedback))
+        # A graded chain (or a cloze's blanks) has set FEEDBACK to the matching answer's id
+        # already: keep it.
+        _set_feedback(rp, response, explanation, keep=bool(ctx.feedback) or isinstance(qbody, Cloze))
     combined = [
         (ident, text)
         for ident, text in (
@@ -1080,7 +1693,22 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
     hints = question.hints
     if hints:
         _hint_processing(ctx)
-    _outcomes(item, question.points, bool(choice_ids or explanation or ctx.feedback or combined or hints))
+    blank_feedback = isinstance(qbody, Cloze) and _cloze_feedback(qbody)
+    feedback = bool(choice_ids or explanation or ctx.feedback or combined or hints or blank_feedback)
+    if isinstance(qbody, Description):
+        _description_outcomes(item, feedback)
+    else:
+        _outcomes(item, question.points, feedback)
+    if isinstance(qbody, Cloze):
+        for n in range(1, len(qbody.blanks) + 1):
+            _float_outcome(item, blank_outcome(n), "float")
+    elif isinstance(qbody, Ordering):
+        for ident, base_type in ordering_outcomes(qbody):
+            _float_outcome(item, ident, base_type)
+            if ident == ORDER_RIGHT:
+                # Two gradings can be one computation (2 items); readers take the name from here.
+                decl = item[-1]
+                decl.set("interpretation", f"{GRADING_INTERPRETATION}{qbody.grading.value}")
     if hints:
         item.set("adaptive", "true")
         hints_taken = _sub(
@@ -1091,6 +1719,10 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
         score = item.find(_q("outcomeDeclaration"))
         assert score is not None and score.get("identifier") == "SCORE"
         score.set("normalMinimum", num(min(qbody.credits) * question.points))
+    if isinstance(qbody, Cloze) and cloze_min_credit(qbody) < 0:
+        score = item.find(_q("outcomeDeclaration"))
+        assert score is not None and score.get("identifier") == "SCORE"
+        score.set("normalMinimum", num(cloze_min_credit(qbody) * question.points))
     _sub(item, "stylesheet", href=STYLESHEET_HREF, type="text/css")
     item.append(body)
     if len(rp):
@@ -1324,7 +1956,8 @@ def _item_ref(parent: etree._Element, draw: Draw, question: Question) -> None:
     points = draw.points_of(question)
     # The points weight first: Canvas reads the first <weight> it finds (see WEIGHT_ID).
     _sub(ref, "weight", identifier=WEIGHT_ID, value=num(points))
-    _sub(ref, "weight", identifier=SCALE_ID, value=num(points / question.points))
+    # A description scores 0 whatever its scale: 1.
+    _sub(ref, "weight", identifier=SCALE_ID, value=num(points / question.points) if question.points else "1")
 
 
 def assessment_test_tree(assessment: Assessment) -> etree._Element:
@@ -1490,6 +2123,9 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                     "qti21.canvas-partial-credit",
                 )
             )
+        canvas = _canvas_new_kinds(q)
+        if canvas is not None:
+            out.append(_warn(loc, f"question {q.id!r}: {canvas}", f"qti21.canvas-{q.type.value}"))
         if q.feedback.partial is not None or q.hints:
             what = " and ".join(
                 x
@@ -1519,6 +2155,42 @@ def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
                 )
             )
     return out
+
+
+def _canvas_new_kinds(q: Question) -> str | None:
+    """What Canvas's QTI 2 import does with a cloze, an ordering or a description item
+    (shared/reference/lms-notes.md: Canvas's own converter run on such items)."""
+    body = q.body
+    if isinstance(body, Description):
+        return (
+            "Canvas cannot import a QTI 2.1 item without interaction (question_type_educated_guesser.rb "
+            "finds no type; AssessmentItemConverter raises): it becomes an Error question"
+        )
+    if isinstance(body, Ordering):
+        return (
+            "Canvas imports an orderInteraction from a package valid against the QTI 2.1 profile as an "
+            "Error question (order_interaction.rb is reached only with Canvas's own manifest metadata)"
+        )
+    if isinstance(body, Cloze):
+        kinds = set(interaction_types(q))
+        if kinds == {"textEntryInteraction"}:
+            return (
+                "Canvas imports the blanks as fill_in_multiple_blanks (fill_in_the_blank.rb "
+                "process_text_entry): one answer per blank (its correctResponse), the tolerance of a "
+                "number blank, the weights, partial credits and feedback lost"
+            )
+        if kinds == {"inlineChoiceInteraction"}:
+            return (
+                "Canvas imports the blanks as multiple_dropdowns (fill_in_the_blank.rb process_inline): "
+                "the right choice of each fully right, the weights, partial credits and feedback lost"
+            )
+        return (
+            "Canvas's importer takes an item mixing blank kinds for fill_in_multiple_blanks "
+            "(educatedly_guess_type tries textEntry first): a drop-down blank becomes a text answer "
+            "(its choice identifier) missing from the text, raw inlineChoice elements stay in the "
+            "question text, and a choiceInteraction blank is lost"
+        )
+    return None
 
 
 def loss_warnings(quiz: Quiz) -> list[Diagnostic]:
@@ -1570,11 +2242,36 @@ def loss_warnings(quiz: Quiz) -> list[Diagnostic]:
                 # uploadInteraction would take a file, but Canvas's converter and lmsexport's
                 # reader take none: the essay stays one text answer.
                 lost.append(("attachments", "the essay's file attachments (the item takes text only)"))
+        if isinstance(body, Ordering):
+            lost += _ordering_losses(body)
         for element, what in lost:
             out.append(
                 _warn(loc, f"question {q.id!r}: QTI 2.1 cannot carry {what}", f"qti21.{element}-not-carried")
             )
     return out
+
+
+NATIVE_GRADINGS = frozenset(OrderingGrading)
+"""The ordering gradings an item's response processing computes: all of qtype_ordering's nine."""
+
+
+def _ordering_losses(body: Ordering) -> list[tuple[str, str]]:
+    """What an orderInteraction item cannot say of an ordering (see _write_ordering)."""
+    lost: list[tuple[str, str]] = []
+    if body.select is not OrderingSelect.ALL:
+        lost.append(
+            (
+                "ordering-select",
+                f"showing {body.select_count} of the {len(body.items)} items per attempt (QTI 2.1 "
+                "draws no subset of an interaction's choices; minChoices/maxChoices say how many the "
+                "learner must order, not which are shown): every item is shown and graded",
+            )
+        )
+    if body.numbering is not Numbering.NONE:
+        lost.append(("ordering-numbering", f"the numbering {body.numbering.value} of the items"))
+    if body.show_grading and body.grading is not OrderingGrading.ALL_OR_NOTHING:
+        lost.append(("ordering-show-grading", "showing which items scored (no QTI 2.1 outcome says it)"))
+    return lost
 
 
 def item_warnings(member: Member) -> list[Diagnostic]:

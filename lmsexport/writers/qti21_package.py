@@ -81,9 +81,12 @@ def _qti_metadata(parent: etree._Element, question: Question) -> None:
     _el(md, QTIMD_NS, "timeDependent", "false")
     # The standard namespace on purpose: Canvas then guesses the type from the item, which works;
     # interactionType in the imsqti_v2p1 namespace breaks its text-entry import.
-    _el(md, QTIMD_NS, "interactionType", qti21.INTERACTIONS[question.type])
+    # One per kind of interaction the item holds (a cloze's blanks), none for a description.
+    for kind in qti21.interaction_types(question):
+        _el(md, QTIMD_NS, "interactionType", kind)
     _el(md, QTIMD_NS, "feedbackType", _feedback_type(question))
-    _el(md, QTIMD_NS, "solutionAvailable", "false" if question.type is QuestionType.ESSAY else "true")
+    no_solution = question.type in (QuestionType.ESSAY, QuestionType.DESCRIPTION)
+    _el(md, QTIMD_NS, "solutionAvailable", "false" if no_solution else "true")
     _el(md, QTIMD_NS, "toolName", qti21.TOOL_NAME)
     _el(md, QTIMD_NS, "toolVersion", __version__)
 
@@ -125,7 +128,13 @@ def _item_resource(resources: etree._Element, quiz: Quiz, question: Question) ->
         build_item_resource(resources, quiz, question)
         return
     lang = quiz.lang_of(question)
-    key = (question.type, _feedback_type(question), lang, len(question.tags))
+    key = (
+        question.type,
+        _feedback_type(question),
+        lang,
+        len(question.tags),
+        *qti21.interaction_types(question),
+    )
     skeleton = _RESOURCE_SKELETONS.get(key)
     if skeleton is None:
         holder = etree.Element(f"{{{CP_NS}}}resources", nsmap=MANIFEST_NSMAP)

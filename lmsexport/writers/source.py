@@ -22,25 +22,39 @@ import yaml
 from ..model import (
     Answer,
     Assessment,
+    Blank,
     Choice,
+    ChoiceBlank,
+    ChoiceDisplay,
+    Cloze,
+    Description,
     Draw,
     Essay,
+    Gap,
     Hint,
+    LineBreak,
     Matching,
     MultipleChoice,
+    NumberBlank,
     Numerical,
     NumericKey,
+    Ordering,
+    OrderingSelect,
     OutcomeFeedback,
+    Para,
     Question,
     QuestionType,
     Quiz,
     Rich,
     ShortAnswer,
     SingleChoice,
+    Str,
     Text,
+    TextBlank,
     TrueFalse,
     UnitGrading,
     UnitInput,
+    default_multiple_credits,
     is_full,
 )
 from ..moodle import format_percent
@@ -131,6 +145,50 @@ class _Texts:
         return plain_to_markdown(text) if self.markdown else text
 
 
+_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+"""What str.splitlines() or YAML take for a line break: never inside a plain cloze stem's line."""
+
+
+def plain_cloze_stem(stem: Text) -> str | None:
+    """A cloze stem as the plain text the loader reads back into the same tree (source.py
+    _cloze_stem: paragraphs, line breaks, `[[n]]` markers, `\\[[` for a literal `[[`), or None
+    when it has markup or white space a plain text cannot give back."""
+    if not isinstance(stem, Rich):
+        return None
+    paras: list[str] = []
+    for block in stem.blocks:
+        if not isinstance(block, Para) or not block.children:
+            return None
+        lines = [""]
+        for x, following in zip(block.children, (*block.children[1:], None), strict=True):
+            if isinstance(x, Str):
+                if any(b in x.text for b in _BREAKS):
+                    return None
+                if x.text.endswith("\\") and isinstance(following, Gap):
+                    return None  # `\[[1]]` would read as a literal `[[`
+                lines[-1] += x.text.replace("[[", "\\[[")
+            elif isinstance(x, Gap):
+                lines[-1] += f"[[{x.n}]]"
+            elif isinstance(x, LineBreak):
+                lines.append("")
+            else:
+                return None
+        # The loader strips the text and a line's spaces; str.strip() is the stricter of both.
+        if any(not line or line != line.strip() for line in lines):
+            return None
+        paras.append("\n".join(lines))
+    return "\n\n".join(paras) if paras else None
+
+
+def _cloze_text(q: Question) -> Text:
+    """A cloze stem as needs_markup and the writer see it: plain when it can be, else Rich."""
+    if isinstance(q.body, Cloze):
+        plain = plain_cloze_stem(q.stem)
+        if plain is not None:
+            return plain
+    return q.stem
+
+
 def _question(q: Question, text: _Texts) -> dict[str, Any]:
     out: dict[str, Any] = {"id": q.id}
     if q.type is not QuestionType.SINGLE:
@@ -141,13 +199,16 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
         out["name"] = q.name
     if q.difficulty:
         out["difficulty"] = q.difficulty.value
-    if q.points != 1:
+    if q.points != 1 and not isinstance(q.body, Description):
         out["points"] = _num(q.points)
     if q.penalty is not None:
         out["penalty"] = _num(q.penalty)
     if q.tags:
         out["tags"] = _Flow(q.tags)
-    out["stem"] = text(q.stem)
+    if isinstance(q.body, Cloze) and not text.markdown:
+        out["stem"] = _cloze_text(q)  # needs_markup made sure it is plain
+    else:
+        out["stem"] = text(q.stem)
     match q.body:
         case SingleChoice(choices) as body:
             # Today's form when it says it all: one key (`correct: true`), every other choice 0.
@@ -177,6 +238,12 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
                 out["distractors"] = list(distractors)
         case Essay() as body:
             _essay(body, out, text)
+        case Cloze(blanks):
+            out["blanks"] = [_blank(b, text) for b in blanks]
+        case Ordering() as body:
+            _ordering(body, out, text)
+        case Description():
+            pass
         case _:
             assert_never(q.body)
     if q.feedback:
@@ -293,6 +360,58 @@ def _essay(body: Essay, out: dict[str, Any], text: _Texts) -> None:
         out["max_bytes"] = body.max_bytes
 
 
+def _blank(blank: Blank, text: _Texts) -> dict[str, Any]:
+    """One blank of a cloze question, in the keys of the question type it scores like."""
+    out: dict[str, Any] = {}
+    match blank:
+        case TextBlank(answers, case_sensitive, other_feedback):
+            out["type"] = "short_answer"
+            if case_sensitive:
+                out["case_sensitive"] = True
+            out["answers"] = [_answer(a, text) for a in answers]
+            if other_feedback is not None:
+                out["other_feedback"] = text(other_feedback)
+        case NumberBlank(keys, other_feedback):
+            out["type"] = "numerical"
+            _numerical(Numerical(keys, other_feedback=other_feedback), out, text)
+        case ChoiceBlank(choices, display, multiple, shuffle):
+            out["type"] = "choice"
+            if display is not ChoiceDisplay.DROPDOWN:
+                out["display"] = display.value
+            if multiple:
+                out["multiple"] = True
+            if shuffle:
+                out["shuffle"] = True
+            if multiple:
+                expected = default_multiple_credits([c.earns for c in choices])
+                flags = all(abs(a - c.credit) < 1e-6 for a, c in zip(expected, choices, strict=True))
+            else:
+                flags = len(SingleChoice(choices).key_indexes) == 1 and all(
+                    c.full or c.credit == 0 for c in choices
+                )
+            out["choices"] = [_choice(c, text, flags) for c in choices]
+        case _:
+            assert_never(blank)
+    if blank.weight != 1:
+        out["weight"] = blank.weight
+    return out
+
+
+def _ordering(body: Ordering, out: dict[str, Any], text: _Texts) -> None:
+    default = Ordering(items=())
+    out["items"] = [text(item) for item in body.items]
+    if body.grading is not default.grading:
+        out["grading"] = body.grading.value
+    if body.select is not OrderingSelect.ALL:
+        out["select"] = {"type": body.select.value, "count": body.select_count}
+    if body.layout is not default.layout:
+        out["layout"] = body.layout.value
+    if body.numbering is not default.numbering:
+        out["numbering"] = body.numbering.value
+    if body.show_grading != default.show_grading:
+        out["show_grading"] = body.show_grading
+
+
 def _outcome_feedback(feedback: OutcomeFeedback, text: _Texts) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("correct", "partial", "incorrect"):
@@ -316,8 +435,9 @@ def _hint(hint: Hint, text: _Texts) -> str | dict[str, Any]:
 
 
 def question_texts(q: Question) -> list[Text | None]:
-    """Every text of a question, in reading order (for needs_markup)."""
-    texts: list[Text | None] = [q.stem, q.explanation, q.feedback.correct, q.feedback.partial]
+    """Every text of a question, in reading order (for needs_markup); a cloze stem plain
+    when plain_cloze_stem can write it."""
+    texts: list[Text | None] = [_cloze_text(q), q.explanation, q.feedback.correct, q.feedback.partial]
     texts += [q.feedback.incorrect, *(h.text for h in q.hints)]
     match q.body:
         case SingleChoice(choices) | MultipleChoice(choices):
@@ -332,6 +452,21 @@ def question_texts(q: Question) -> list[Text | None]:
             texts += [p.left for p in pairs]
         case Essay(template=template, grader_info=grader_info):
             texts += [template, grader_info]
+        case Cloze(blanks):
+            for blank in blanks:
+                match blank:
+                    case TextBlank(answers, _, other_feedback):
+                        texts += [a.feedback for a in answers] + [other_feedback]
+                    case NumberBlank(keys, other_feedback):
+                        texts += [k.feedback for k in keys] + [other_feedback]
+                    case ChoiceBlank(choices):
+                        texts += [t for c in choices for t in (c.text, c.feedback)]
+                    case _:
+                        assert_never(blank)
+        case Ordering(items):
+            texts += list(items)
+        case Description():
+            pass
         case _:
             assert_never(q.body)
     return texts

@@ -156,13 +156,32 @@
         active = active.concat(chosen);
       });
     }
+//#if structured
+    // Descriptions keep their place but are not counted: "Question n of m" numbers questions.
+    var counted = active.filter(function (i) { return data.questions[i].type !== "description"; });
+//#endif
     active.forEach(function (i, n) {
       var section = questions[i];
       section.setAttribute("data-position", String(n + 1));
+//#if structured
+      var qnum = section.querySelector(".qnum");
+      if (qnum) {
+        qnum.textContent = fill(ui.question_of, counted.indexOf(i) + 1, counted.length);
+      }
+//#else
       section.querySelector(".qnum").textContent = fill(ui.question_of, n + 1, active.length);
+//#endif
+//#if parametric
+      if (data.questions[i].variants) {
+        drawVariant(i, section);
+      }
+//#endif
       if (data.questions[i].shuffle) {
         shuffleChoices(section);
       }
+//#if structured
+      drawStructured(data.questions[i], section);
+//#endif
     });
     state.active = active;
     if (totalEl) {
@@ -217,7 +236,13 @@
     });
     nav.hidden = !one;
     toggle.textContent = one ? ui.review_all : ui.one_at_a_time;
+//#if structured
+    var counted = state.active.filter(function (i) { return data.questions[i].type !== "description"; });
+    var shownNumber = counted.indexOf(current);
+    position.textContent = one && shownNumber >= 0 ? fill(ui.question_of, shownNumber + 1, counted.length) : "";
+//#else
     position.textContent = one ? fill(ui.question_of, state.current + 1, total) : "";
+//#endif
     prevBtn.disabled = state.current === 0;
     nextBtn.disabled = state.current === total - 1;
   }
@@ -357,8 +382,60 @@
   }
 
   function numericKeys(q) {
+//#if parametric
+    if (q.near) {
+      return [{ near: q.near, credit: 1, feedback: null }];
+    }
+//#endif
     return q.keys || [{ bounds: q.bounds, credit: 1, feedback: null }];
   }
+//#if parametric
+
+  // ---------------------------------------------------------------- parametric questions
+  //
+  // A parametric question's variants are in its data ("variants": what differs from one to the
+  // next) and its texts in <template>s named by them. Each attempt draws one, never the one the
+  // previous attempt showed (when there are two or more), and puts it in place: its fields in
+  // the question's data (the key, the ids of its explanation, feedback and hints), its stem in
+  // the stem's element, its choices' numbers in their labels.
+
+  var lastVariant = {};
+
+  function drawVariant(i, section) {
+    var q = data.questions[i];
+    var k = q.variants.length;
+    var prev = lastVariant[i];
+    var pick;
+    if (prev === undefined || k < 2) {
+      pick = below(random, k);
+    } else {
+      pick = below(random, k - 1);
+      if (pick >= prev) {
+        pick += 1;
+      }
+    }
+    lastVariant[i] = pick;
+    var v = q.variants[pick];
+    Object.keys(v).forEach(function (name) { q[name] = v[name]; });
+    section.setAttribute("data-variant", String(q.variant));
+    if (v.stem) {
+      var stem = document.getElementById(section.id + "-stem");
+      stem.replaceChildren(cloned(v.stem));
+    }
+    if (v.choices) {
+      choiceInputs(section).forEach(function (input) {
+        var text = input.closest("label").querySelector("[data-role=choice-text]");
+        text.textContent = v.choices[Number(input.getAttribute("data-choice-index"))];
+      });
+    }
+  }
+
+  // variants.accepts(key, tolerance, response, "lmsexport"): |v - key| <= margin, both computed
+  // by the writer, so the page decides as Python does; any other key: its bounds.
+  function holds(key, v) {
+    return key.near ? Math.abs(v - key.near[0]) <= key.near[1] : inBounds(v, key.bounds);
+  }
+//#endif
 
   function unitIndex(q, name) {
     var wanted = canon(name);
@@ -406,9 +483,15 @@
     var keys = numericKeys(q);
     for (var i = 0; i < keys.length; i++) {
       var unitRight;
+//#if parametric
+      if (holds(keys[i], scaled)) {
+        unitRight = unit === null || known;
+      } else if (unit !== null && holds(keys[i], value)) {
+//#else
       if (inBounds(scaled, keys[i].bounds)) {
         unitRight = unit === null || known;
       } else if (unit !== null && inBounds(value, keys[i].bounds)) {
+//#endif
         unitRight = false;
       } else {
         continue;
@@ -437,6 +520,486 @@
     return { credit: snap(right / q.key.length), right: right, of: q.key.length };
   }
 
+//#if structured
+  // ---------------------------------------------------------------- cloze and ordering
+  //
+  // Scored exactly as lmsexport/scoring.py (the reference every format is tested against) says,
+  // which transcribes Moodle's qtype_multianswer and qtype_ordering.
+
+  // A new attempt's draw for a cloze (its shuffled choice blanks, in blank order) or an
+  // ordering (its items drawn, then shuffled): after the question's own choices, so that pages
+  // without these kinds draw exactly as before.
+  function drawStructured(q, section) {
+    slice(section.querySelectorAll("[data-mark]")).forEach(function (n) { n.removeAttribute("data-mark"); });
+    if (q.type === "cloze") {
+      q.blanks.forEach(function (b, k) {
+        if (b.kind === "choice" && b.shuffle) {
+          shuffleBlank(section, k + 1);
+        }
+      });
+    } else if (q.type === "ordering") {
+      drawOrdering(q, section);
+    }
+  }
+
+  function blankControls(section, n) {
+    return slice(section.querySelectorAll("[data-blank=\"" + n + "\"]"));
+  }
+
+  // A choice blank's options (a <select>'s, after its empty one) or labels, in a new order.
+  function shuffleBlank(section, n) {
+    var first = blankControls(section, n)[0];
+    var holder = first.tagName === "SELECT" ? first : first.closest("[data-blank-group]");
+    var nodes = first.tagName === "SELECT"
+      ? slice(holder.querySelectorAll("option[data-choice-index]"))
+      : slice(holder.querySelectorAll("label"));
+    var index = function (node) {
+      var c = node.matches("[data-choice-index]") ? node : node.querySelector("[data-choice-index]");
+      return Number(c.getAttribute("data-choice-index"));
+    };
+    nodes.sort(function (x, y) { return index(x) - index(y); });
+    shuffled(random, nodes).forEach(function (node) { holder.appendChild(node); });
+  }
+
+  // What the learner gave blank n: the typed text, the picked index (null: none), or the
+  // picked indexes of a multiple choice blank.
+  function blankResponse(section, b, n) {
+    var controls = blankControls(section, n);
+    if (b.kind !== "choice") {
+      return controls[0].value;
+    }
+    if (controls[0].tagName === "SELECT") {
+      return controls[0].value === "" ? null : Number(controls[0].value);
+    }
+    var picks = controls.filter(function (c) { return c.checked; }).map(function (c) {
+      return Number(c.getAttribute("data-choice-index"));
+    });
+    if (b.multiple) {
+      return picks;
+    }
+    return picks.length ? picks[0] : null;
+  }
+
+  // PHP's trim(): space, tab, line feed, carriage return, NUL and vertical tab only.
+  function phpTrim(s) {
+    return s.replace(/^[ \t\n\r\0\x0b]+|[ \t\n\r\0\x0b]+$/g, "");
+  }
+
+  // qtype_shortanswer_question::compare_string_with_wildcard: the whole NFC answer, each run of
+  // unescaped * any text but a line break in a wildcard answer, case-insensitively (simple
+  // Unicode case folding, as PCRE's /iu) unless the blank is case sensitive.
+  function textMatches(answer, wildcard, caseSensitive, given) {
+    var text = answer.normalize("NFC");
+    var escape = function (bit) { return bit.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&"); };
+    var body = wildcard
+      ? text.split(/(?<!\\)\*+/).map(function (bit) { return escape(bit.replace(/\\\*/g, "*")); }).join("[^\\n]*")
+      : escape(text);
+    return new RegExp("^(?:" + body + ")$", caseSensitive ? "u" : "iu").test(given);
+  }
+
+  // qtype_numerical_answer_processor::apply_units with no units (scoring.parse_number), after
+  // reading Urdu and Arabic keyboards as the numerical question does (their digits, the Arabic
+  // decimal and thousands separators, a Unicode minus, the bidi marks RTL input methods
+  // insert): trimmed, spaces go; e, x10^, *10^ introduce an exponent; with a "." or several
+  // "," the commas are thousands separators, else a "," is the decimal point; the longest
+  // number at the start counts, and what follows is ignored (a cloze's number has no unit).
+  function blankNumber(raw) {
+    var s = phpTrim(raw).replace(/[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, "")
+      .replace(/[\u0660-\u0669]/g, function (d) { return String(d.charCodeAt(0) - 0x660); })
+      .replace(/[\u06f0-\u06f9]/g, function (d) { return String(d.charCodeAt(0) - 0x6f0); })
+      .replace(/\u066b/g, ".").replace(/\u066c/g, ",").replace(/\u2212/g, "-").replace(/ /g, "");
+    s = s.replace(/(?:e|E|(?:x|\*|\u00d7)10(?:\^|\*\*))([+-]?[0-9]+)/g, "e$1");
+    if (s.indexOf(".") >= 0 || (s.match(/,/g) || []).length > 1) {
+      s = s.replace(/,/g, "");
+    } else {
+      s = s.replace(",", ".");
+    }
+    var m = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[-+]?[0-9]+)?/.exec(s);
+    return m ? Number(m[0]) : NaN;
+  }
+
+  // One blank's credit (before its weight) and the template of the feedback it earns.
+  function blankCredit(b, response) {
+    if (response === null) {
+      return { credit: 0, feedback: null };
+    }
+    if (b.kind === "text") {
+      var given = phpTrim(response.normalize("NFC"));
+      if (given === "") {
+        return { credit: 0, feedback: null };
+      }
+      for (var i = 0; i < b.answers.length; i++) {
+        if (textMatches(b.answers[i], b.wildcard[i], b.caseSensitive, given)) {
+          return { credit: b.credit[i], feedback: b.feedback[i] };
+        }
+      }
+      return { credit: 0, feedback: b.other || null };
+    }
+    if (b.kind === "number") {
+      if (phpTrim(response) === "") {
+        return { credit: 0, feedback: null };
+      }
+      var v = blankNumber(response);
+      for (var k = 0; k < b.keys.length && !isNaN(v); k++) {
+        // The key's interval as scoring.key_interval widens it, computed by the writer.
+        if (v >= b.keys[k].bounds[0] && v <= b.keys[k].bounds[1]) {
+          return { credit: b.keys[k].credit, feedback: b.feedback[k] };
+        }
+      }
+      return { credit: 0, feedback: b.other || null };
+    }
+    if (b.multiple) {
+      var sum = 0;
+      response.forEach(function (j) { sum += b.credit[j]; });
+      return { credit: Math.min(1, Math.max(0, sum)), feedback: null, picks: response };
+    }
+    return { credit: b.credit[response], feedback: b.feedback[response] };
+  }
+
+  // qtype_multianswer_question::grade_response: the blanks' credits weighted by their weights,
+  // unanswered blanks counting 0, nothing clamped (a negative choice credit can make it negative).
+  function scoreCloze(q, section) {
+    var total = 0;
+    var weights = 0;
+    var blanks = q.blanks.map(function (b, k) {
+      var response = blankResponse(section, b, k + 1);
+      var r = blankCredit(b, response);
+      r.response = response;
+      total += b.weight * r.credit;
+      weights += b.weight;
+      return r;
+    });
+    var right = blanks.filter(function (r) { return r.credit >= 1 - EPS; }).length;
+    return { credit: snap(total / weights), blanks: blanks, right: right, of: blanks.length };
+  }
+
+  // The right answer of a blank as the learner is shown it: a text blank's full-credit answers,
+  // a number blank's key, a choice blank's right choices (their words, from the page).
+  function blankKey(section, b, n) {
+    if (b.kind === "text") {
+      // A wildcard pattern only when no full-credit answer is a word to type as it stands.
+      var full = b.answers.filter(function (_, i) { return b.credit[i] >= 1 - EPS; });
+      var words = b.answers.filter(function (_, i) { return b.credit[i] >= 1 - EPS && !b.wildcard[i]; });
+      return words.length ? words : full;
+    }
+    if (b.kind === "number") {
+      return [b.keyText];
+    }
+    var controls = blankControls(section, n);
+    return b.key.map(function (i) {
+      if (controls[0].tagName === "SELECT") {
+        return controls[0].querySelector("option[data-choice-index=\"" + i + "\"]").textContent;
+      }
+      var input = controls.filter(function (c) { return c.getAttribute("data-choice-index") === String(i); })[0];
+      return input.closest("label").textContent.trim();
+    });
+  }
+
+  // After submitting, each blank says how it scored where it stands (a symbol, and its words
+  // for screen readers) and the list under the text says it in full: the mark, the right
+  // answer of a blank short of full credit, the feedback its response earned.
+  function showClozeResults(q, section, result) {
+    var fieldset = section.querySelector("fieldset");
+    var list = el("ol", "blank-results");
+    list.setAttribute("data-role", "blank-results");
+    result.blanks.forEach(function (r, k) {
+      var b = q.blanks[k];
+      var n = k + 1;
+      var kind = r.credit >= 1 - EPS ? "ok" : r.credit > EPS ? "part" : "bad";
+      var symbol = { ok: "\u2713", part: "\u25d0", bad: "\u2717" }[kind];
+      var word = { ok: ui.correct, part: ui.partly_correct, bad: ui.incorrect }[kind];
+      var box = section.querySelector("[data-blank-box=\"" + n + "\"]");
+      box.classList.add({ ok: "is-right", part: "is-part", bad: "is-wrong" }[kind]);
+      box.setAttribute("data-mark", kind);
+      var inline = uiLang(el("span", "blank-mark " + kind), q.lang);
+      var sym = el("span", "sym", symbol);
+      sym.setAttribute("aria-hidden", "true");
+      inline.appendChild(sym);
+      inline.appendChild(el("span", "visually-hidden", fill(ui.blank_n, n) + ": " + word));
+      box.appendChild(inline);
+      var li = el("li", "blank-result " + kind);
+      li.setAttribute("data-blank-result", String(n));
+      var head = uiLang(el("p", "blank-head"), q.lang);
+      head.appendChild(el("span", "label", fill(ui.blank_n, n)));
+      head.appendChild(el("span", null, ": "));
+      head.appendChild(badge(symbol, word, kind, data.uiLang));
+      li.appendChild(head);
+      if (kind !== "ok") {
+        var key = el("p", "key-line");
+        key.appendChild(uiLang(el("span", "label", ui.key_answer), q.lang));
+        key.appendChild(el("span", null, ": "));
+        blankKey(section, b, n).forEach(function (v, i) {
+          if (i > 0) {
+            key.appendChild(el("span", null, " \u00b7 "));
+          }
+          var value = el("bdi", "t", v);
+          if (b.kind === "number") {
+            value.dir = "ltr";
+          }
+          key.appendChild(value);
+        });
+        li.appendChild(key);
+      }
+      var feedbacks = r.picks ? r.picks.map(function (j) { return b.feedback[j]; }) : [r.feedback];
+      feedbacks.forEach(function (id) {
+        if (id) {
+          li.appendChild(feedbackBox(id));
+        }
+      });
+      list.appendChild(li);
+    });
+    fieldset.appendChild(list);
+  }
+
+  // Before another try (a hint that clears wrong parts): every blank short of full credit.
+  function clearWrongBlanks(q, section) {
+    scoreCloze(q, section).blanks.forEach(function (r, k) {
+      if (r.credit < 1 - EPS) {
+        blankControls(section, k + 1).forEach(function (c) {
+          if (c.tagName === "SELECT" || c.type === "text") {
+            c.value = "";
+          } else {
+            c.checked = false;
+          }
+        });
+      }
+    });
+  }
+
+  function orderList(section) {
+    return section.querySelector("ol[data-role=ordering]");
+  }
+
+  function itemIndex(li) {
+    return Number(li.getAttribute("data-item-index"));
+  }
+
+  function shownItems(list) {
+    return slice(list.children).filter(function (li) { return !li.hidden; });
+  }
+
+  // An attempt's items (qtype_ordering's start_attempt): every one, select_count of them drawn
+  // at random and kept in their right order, or select_count adjacent ones from a random
+  // start; then shuffled, again while they stand in the right order (never shown solved).
+  function drawOrdering(q, section) {
+    var o = q.ordering;
+    var list = orderList(section);
+    var all = slice(list.children);
+    all.sort(function (x, y) { return itemIndex(x) - itemIndex(y); });
+    var n = all.length;
+    var k = o.select === "all" ? n : Math.min(n, Math.max(2, o.selectCount));
+    var shown = all.map(function (_, i) { return i; });
+    if (k < n && o.select === "random") {
+      shown = sample(random, shown, k);
+    } else if (k < n) {
+      var start = below(random, n - k + 1);
+      shown = shown.slice(start, start + k);
+    }
+    var order = shuffled(random, shown);
+    while (order.join() === shown.join()) {
+      order = shuffled(random, shown);
+    }
+    all.forEach(function (li) { li.hidden = shown.indexOf(itemIndex(li)) < 0; });
+    order.forEach(function (i) { list.appendChild(all[i]); });
+    all.forEach(function (li) {
+      if (li.hidden) {
+        list.appendChild(li);
+      }
+    });
+    updateMoves(list);
+  }
+
+  // The first item cannot go up nor the last down: their buttons say so (aria-disabled, not
+  // disabled, so that the focus stays on a button that has just moved its item to the end).
+  function updateMoves(list) {
+    var items = shownItems(list);
+    items.forEach(function (li, p) {
+      li.querySelector("[data-action=move-up]").setAttribute("aria-disabled", String(p === 0));
+      li.querySelector("[data-action=move-down]").setAttribute("aria-disabled", String(p === items.length - 1));
+    });
+  }
+
+  // One step up or down; the focus stays on the button pressed (moving an element takes the
+  // focus away from it), and the polite live region says where the item now is.
+  function moveItem(button) {
+    if (state.submitted || button.getAttribute("aria-disabled") === "true") {
+      return;
+    }
+    var li = button.closest("li");
+    var list = li.parentNode;
+    var items = shownItems(list);
+    var p = items.indexOf(li);
+    var up = button.getAttribute("data-action") === "move-up";
+    var to = up ? p - 1 : p + 1;
+    if (to < 0 || to >= items.length) {
+      return;
+    }
+    list.insertBefore(li, up ? items[to] : items[to].nextSibling);
+    updateMoves(list);
+    button.focus();
+    announce.textContent = ui.moved_to.replace("{item}", li.getAttribute("data-item-name"))
+      .replace("{n}", String(to + 1)).replace("{total}", String(items.length));
+  }
+
+  // qtype_ordering_question::grade_response (scoring.ordering_credit) over Moodle's answer ids
+  // (index + 1: 0 is its "no neighbour"), with what each item scored out of what it could
+  // (get_ordering_item_score, for show_grading).
+  function nextIds(ids, last) {
+    var out = {};
+    var iMax = ids.length - 1;
+    var next = 0;
+    if (!last) {
+      next = ids[iMax];
+      iMax -= 1;
+    }
+    for (var i = iMax; i >= 0; i--) {
+      out[ids[i]] = next;
+      next = ids[i];
+    }
+    return out;
+  }
+
+  function prevNextIds(ids, every) {
+    var out = {};
+    var next = ids.slice();
+    var prev = [];
+    while (next.length) {
+      var id = next.shift();
+      out[id] = every ? [prev.slice(), next.slice()] : [[prev.length ? prev[0] : 0], [next.length ? next[0] : 0]];
+      prev.unshift(id);
+    }
+    return out;
+  }
+
+  function orderedSubsets(positions, contiguous) {
+    var subsets = [];
+    positions.forEach(function (value, p) {
+      var isNew = true;
+      var fresh = [];
+      var snapshot = subsets.map(function (s) { return s.slice(); });
+      snapshot.forEach(function (subset, s) {
+        var end = positions[subset[subset.length - 1]];
+        if (value === end + 1) {
+          isNew = false;
+          subsets[s].push(p);
+        } else if (!contiguous && value > end) {
+          isNew = false;
+          fresh.push(subset);
+          subsets[s].push(p);
+        }
+      });
+      if (isNew) {
+        fresh.push([p]);
+      }
+      subsets = subsets.concat(fresh);
+    });
+    return subsets;
+  }
+
+  function orderingScores(grading, correct, current) {
+    var got = 0;
+    var of = 0;
+    var items = {};
+    var count = function (list, within) {
+      return list.filter(function (v) { return within.indexOf(v) >= 0; }).length;
+    };
+    if (grading === "all_or_nothing" || grading === "absolute_position") {
+      correct.forEach(function (id, p) {
+        var ok = current[p] === id ? 1 : 0;
+        got += ok;
+        of += 1;
+        items[current[p]] = [ok, 1];
+      });
+      if (grading === "all_or_nothing" && got < of) {
+        got = 0;
+      }
+    } else if (grading === "relative_next_exclude_last" || grading === "relative_next_include_last") {
+      var last = grading === "relative_next_include_last";
+      var curNext = nextIds(current, last);
+      var corNext = nextIds(correct, last);
+      Object.keys(corNext).forEach(function (id) {
+        var ok = id in curNext && curNext[id] === corNext[id] ? 1 : 0;
+        got += ok;
+        of += 1;
+        items[id] = [ok, 1];
+      });
+    } else if (grading === "relative_one_previous_and_next" || grading === "relative_all_previous_and_next") {
+      var every = grading === "relative_all_previous_and_next";
+      var curPn = prevNextIds(current, every);
+      var corPn = prevNextIds(correct, every);
+      Object.keys(corPn).forEach(function (id) {
+        var right = count(curPn[id][0], corPn[id][0]) + count(curPn[id][1], corPn[id][1]);
+        var most = corPn[id][0].length + corPn[id][1].length;
+        got += right;
+        of += most;
+        items[id] = [right, most];
+      });
+    } else if (grading === "longest_ordered_subset" || grading === "longest_contiguous_subset") {
+      var positions = current.map(function (id) { return correct.indexOf(id); });
+      var best = [];
+      orderedSubsets(positions, grading === "longest_contiguous_subset").forEach(function (subset) {
+        if (subset.length > Math.max(1, best.length)) {
+          best = subset;
+        }
+      });
+      got = best.length;
+      of = current.length;
+      current.forEach(function (id, p) { items[id] = [best.indexOf(p) >= 0 ? 1 : 0, 1]; });
+    } else if (grading === "relative_to_correct") {
+      var most = correct.length - 1;
+      correct.forEach(function (id, p) {
+        var score = Math.max(0, most - Math.abs(p - current.indexOf(id)));
+        got += score;
+        of += most;
+        items[id] = [score, most];
+      });
+    }
+    return { credit: of === 0 ? 0 : got / of, items: items };
+  }
+
+  function scoreOrdering(q, section) {
+    var response = shownItems(orderList(section)).map(itemIndex);
+    var shown = response.slice().sort(function (x, y) { return x - y; });
+    var plus = function (i) { return i + 1; };
+    var scores = orderingScores(q.ordering.grading, shown.map(plus), response.map(plus));
+    return { credit: snap(scores.credit), items: scores.items, shown: shown, response: response };
+  }
+
+  // After submitting: with show_grading, which items scored (all of what they could, part,
+  // nothing), as a symbol and in words; and the right order of the items shown.
+  function showOrderingResults(q, section, result) {
+    var list = orderList(section);
+    if (q.ordering.showGrading) {
+      shownItems(list).forEach(function (li) {
+        var score = result.items[itemIndex(li) + 1];
+        if (!score || score[1] === 0) {
+          return;
+        }
+        var kind = score[0] >= score[1] ? "ok" : score[0] > 0 ? "part" : "bad";
+        li.classList.add({ ok: "is-right", part: "is-part", bad: "is-wrong" }[kind]);
+        var word = kind === "bad" ? ui.item_not_scored : ui.item_scored;
+        var symbol = { ok: "\u2713", part: "\u25d0", bad: "\u2717" }[kind];
+        var mark = badge(symbol, word + (kind === "part" ? " " + score[0] + "/" + score[1] : ""), kind, q.lang);
+        mark.setAttribute("data-role", "item-mark");
+        li.appendChild(mark);
+      });
+    }
+    var box = el("div", "ordering-key");
+    box.setAttribute("data-role", "ordering-key");
+    box.appendChild(uiLang(el("p", "label", ui.correct_order), q.lang));
+    var key = el("ol", list.className.replace("ordering", "ordering-key-list"));
+    result.shown.forEach(function (i) {
+      var li = el("li", "ord-item");
+      li.setAttribute("data-key-index", String(i));
+      li.appendChild(el("span", "ord-num")).setAttribute("aria-hidden", "true");
+      var text = list.querySelector("li[data-item-index=\"" + i + "\"] .ord-text").cloneNode(true);
+      li.appendChild(text);
+      key.appendChild(li);
+    });
+    box.appendChild(key);
+    section.querySelector("fieldset").appendChild(box);
+  }
+//#endif
   var scorers = {
     single: scoreChoices,
     multiple: scoreChoices,
@@ -445,6 +1008,10 @@
     numerical: scoreNumber,
     matching: scoreMatching
   };
+//#if structured
+  scorers.cloze = scoreCloze;
+  scorers.ordering = scoreOrdering;
+//#endif
 
   // The combined feedback a credit earns: full, some, none (or a penalty).
   function outcomeOf(credit) {
@@ -454,6 +1021,11 @@
   // Whether "n of m right" means something for a question (Moodle counts the right picks of a
   // multiple choice question and the right pairs of a matching one).
   function countsRight(q) {
+//#if structured
+    if (q.type === "cloze") {
+      return true; // its right blanks (qtype_multianswer's hints show the number of right parts)
+    }
+//#endif
     return q.type === "multiple" || q.type === "matching";
   }
 
@@ -647,6 +1219,12 @@
       if (q.type === "essay") {
         section.setAttribute("data-result", "ungraded");
         showEssay(section);
+//#if structured
+      } else if (q.type === "description") {
+        // Nothing to score: its explanation (Moodle's general feedback), if any, and no mark.
+        showExplanation(q, section.querySelector("[data-role=description]"));
+        return;
+//#endif
       } else {
         result = scorers[q.type](q, section);
         outcome = outcomeOf(result.credit);
@@ -671,6 +1249,12 @@
         showKeyLine(q, fieldset, ui.key_answer, [q.keyText], "ltr");
       } else if (q.type === "matching") {
         showMatchingResults(q, section);
+//#if structured
+      } else if (q.type === "cloze") {
+        showClozeResults(q, section, result);
+      } else if (q.type === "ordering") {
+        showOrderingResults(q, section, result);
+//#endif
       }
       if (result && result.feedback) {
         fieldset.appendChild(feedbackBox(result.feedback));
@@ -717,6 +1301,10 @@
       if (scorers[q.type](q, section).credit < 1 - EPS) {
         section.querySelector("[data-role=answer-input]").value = "";
       }
+//#if structured
+    } else if (q.type === "cloze") {
+      clearWrongBlanks(q, section);
+//#endif
     }
   }
 
@@ -783,6 +1371,11 @@
     });
     questions.forEach(function (section) {
       section.removeAttribute("data-result");
+//#if structured
+      if (section.getAttribute("data-type") === "description") {
+        return;
+      }
+//#endif
       section.querySelector("[data-role=mark]").textContent = "";
       lock(section.querySelector("fieldset"), false);
       slice(section.querySelectorAll("textarea")).forEach(function (t) {
@@ -827,6 +1420,12 @@
     if (button) {
       takeHint(questions.indexOf(button.closest("section[data-question-id]")));
     }
+//#if structured
+    var move = event.target.closest("[data-action=move-up], [data-action=move-down]");
+    if (move) {
+      moveItem(move);
+    }
+//#endif
   });
   form.addEventListener("input", function (event) {
     if (event.target.tagName === "TEXTAREA") {
