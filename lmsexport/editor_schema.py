@@ -67,9 +67,51 @@ def _value(v: spec.Value) -> dict[str, Any]:
         percent = {"type": "string", "pattern": rf"^\s*[+]?{sign}(\d+(\.\d*)?|\.\d+)\s*%\s*$"}
         return {"anyOf": [number, percent]}
     if kind == "count":
-        return {"type": "integer", "minimum": 1}
+        out = {"type": "integer", "minimum": 1}
+        if v.maximum is not None:
+            out["maximum"] = int(v.maximum)
+        return out
     if kind == "whole":
-        return {"type": "integer", "minimum": int(v.minimum or 0)}
+        out = {"type": "integer", "minimum": int(v.minimum or 0)}
+        if v.maximum is not None:
+            out["maximum"] = int(v.maximum)
+        return out
+    if kind == "formula":
+        # a formula is a text or a bare number (`answer: 42`); the loader parses it
+        out = {"type": ["string", "number"], "pattern": "\\S"}
+        if v.max_len:
+            out["maxLength"] = v.max_len
+        out["description"] = "A formula (docs/formulas.md): numbers, variables, + - * / ^, functions."
+        return out
+    if kind == "tolerance":
+        return {
+            "anyOf": [
+                {"type": "number", "minimum": 0},
+                {"type": "string", "pattern": r"^\s*(\d+(\.\d*)?|\.\d+)\s*%\s*$"},
+            ]
+        }
+    if kind == "names":
+        assert v.item is not None
+        return {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": spec.VARIABLE_NAME_PATTERN},
+            "additionalProperties": _value(v.item),
+        }
+    if kind == "list-or-map":
+        assert v.item is not None
+        return {
+            "anyOf": [
+                {"type": "array", "items": _value(v.item), "minItems": 1},
+                {"$ref": f"#/definitions/{v.ref}"},
+            ]
+        }
+    if kind == "count-or-list":
+        assert v.item is not None
+        count: dict[str, Any] = {"type": "integer", "minimum": 1}
+        if v.maximum is not None:
+            count["maximum"] = int(v.maximum)
+        return {"anyOf": [count, {"type": "array", "items": _value(v.item), "minItems": 1}]}
     if kind == "enum":
         return {"enum": list(v.values)}
     if kind == "range":

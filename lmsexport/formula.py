@@ -17,7 +17,7 @@ import difflib
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 # --------------------------------------------------------------------------- errors
 
@@ -724,6 +724,9 @@ def plain_number(x: float) -> str:
     return text
 
 
+_WIDE = Context(prec=800)
+
+
 def format_value(x: float, decimals: int | None = None) -> str:
     """A value as every target stores and shows it: `decimals` places, halves away from zero,
     applied to the shortest decimal form of the float (2.675 -> "2.68", although the binary
@@ -735,7 +738,8 @@ def format_value(x: float, decimals: int | None = None) -> str:
         return plain_number(x)
     if decimals < 0:
         raise ValueError("decimals must be >= 0")
-    d = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    # Enough digits for any float at any decimals (the default context's 28 refuse 1.2e24 at 4).
+    d = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=_WIDE)
     text = format(d, "f")
     if text.startswith("-") and d == 0:
         text = text[1:]
@@ -1210,16 +1214,31 @@ _MOODLE_BACK: dict[str, str] = {
 """PHP function -> the lmsexport function of the same value and arity (the rest: _moodle_call)."""
 
 
-def _trunc(x: Expr) -> Expr:
-    """PHP's (int) of a float, truncation toward zero: max(floor(x), 0) + min(ceil(x), 0)."""
-    if isinstance(x, Num) and x.value == int(x.value):
+def _natural(x: Expr, naturals: Collection[str]) -> bool:
+    """Whether `x` is a whole number >= 0 for every dataset item (names in `naturals` are)."""
+    match x:
+        case Num(value=v):
+            return v >= 0 and v == int(v)
+        case Var(name=name):
+            return name in naturals
+        case BinOp(op="+" | "*", left=a, right=b):
+            return _natural(a, naturals) and _natural(b, naturals)
+    return False
+
+
+def _trunc(x: Expr, naturals: Collection[str] = ()) -> Expr:
+    """PHP's (int) of a float, truncation toward zero: max(floor(x), 0) + min(ceil(x), 0);
+    x itself for a whole number >= 0, floor(a / b) for a quotient of two of them."""
+    if (isinstance(x, Num) and x.value == int(x.value)) or _natural(x, naturals):
         return x
+    if isinstance(x, BinOp) and x.op == "/" and _natural(x.left, naturals) and _natural(x.right, naturals):
+        return Call("floor", (x,), x.pos)
     return BinOp(
         "+", Call("max", (Call("floor", (x,)), Num(0.0))), Call("min", (Call("ceil", (x,)), Num(0.0)))
     )
 
 
-def from_moodle(text: str, names: Mapping[str, str] | None = None) -> Expr:
+def from_moodle(text: str, names: Mapping[str, str] | None = None, naturals: Collection[str] = ()) -> Expr:
     """A Moodle calculated-question formula (what `<answer><text>` or a `{=...}` holds) as an
     lmsexport tree of the same value for every dataset item.
 
@@ -1233,7 +1252,9 @@ def from_moodle(text: str, names: Mapping[str, str] | None = None) -> Expr:
     `rad2deg`, `expm1`, `log1p`, `sinh`, `cosh`, `tanh` by their definitions. PHP's `%` is
     integer modulo of the operands truncated toward zero, with the dividend's sign: `a % b` is
     A - B*trunc(A/B) with A, B the truncated operands, trunc(x) = max(floor(x), 0) + min(ceil(x),
-    0). Numbers: decimal, with an exponent; a literal with a leading 0 is octal in PHP (010 = 8).
+    0), which is the operand itself for a whole number >= 0 (`naturals`: the names whose every
+    dataset value is one), so `{a} % {b}` reads `a - b * floor(a / b)` for such datasets.
+    Numbers: decimal, with an exponent; a literal with a leading 0 is octal in PHP (010 = 8).
 
     Anything else raises TranslationError (PHP's comparisons, `?:`, atan2, bindec, is_nan...:
     Moodle computes them, lmsexport's language has no counterpart) or FormulaSyntaxError (what
@@ -1292,8 +1313,8 @@ def from_moodle(text: str, names: Mapping[str, str] | None = None) -> Expr:
             op = take()
             right = unary(depth)
             if op.text == "%":
-                a, b = _trunc(node), _trunc(right)
-                node = BinOp("-", a, BinOp("*", b, _trunc(BinOp("/", a, b, op.pos))), op.pos)
+                a, b = _trunc(node, naturals), _trunc(right, naturals)
+                node = BinOp("-", a, BinOp("*", b, _trunc(BinOp("/", a, b, op.pos), naturals)), op.pos)
             else:
                 node = BinOp(op.text, node, right, op.pos)
         return node
@@ -1327,7 +1348,8 @@ def from_moodle(text: str, names: Mapping[str, str] | None = None) -> Expr:
             if peek().kind in ("num", "var", "name"):
                 # Moodle pastes the value in: `{a}{b}` is the digits of a then b. Not a formula.
                 raise TranslationError(
-                    f"{t.text} is followed by {peek().text!r}: Moodle pastes the two values together", peek().pos
+                    f"{t.text} is followed by {peek().text!r}: Moodle pastes the two values together",
+                    peek().pos,
                 )
             return Var(name, t.pos)
         if t.kind == "name":
@@ -1377,7 +1399,11 @@ def _moodle_call(name: str, args: tuple[Expr, ...], pos: int) -> Expr:
     if name == "round" and n == 1:
         return Call("round", args, pos)
     if name == "round" and n == 2:
-        scale = BinOp("^", Num(10.0), args[1], pos)
+        # PHP's round(float $num, int $precision): the precision is (int) of the argument.
+        places = (
+            args[1] if isinstance(args[1], Num) and args[1].value == int(args[1].value) else _trunc(args[1])
+        )
+        scale = BinOp("^", Num(10.0), places, pos)
         return BinOp("/", Call("round", (BinOp("*", args[0], scale, pos),), pos), scale, pos)
     if name == "fmod" and n == 2:
         x, y = args

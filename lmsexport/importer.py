@@ -36,6 +36,8 @@ from .model import (
     Blank,
     Block,
     BulletList,
+    Calculated,
+    CalculatedChoice,
     Choice,
     ChoiceBlank,
     ChoiceDisplay,
@@ -728,6 +730,11 @@ class _Finisher:
                 elif ordering.select is OrderingSelect.ALL and ordering.select_count:
                     ordering = replace(ordering, select_count=0)
                 q = replace(q, body=ordering)
+            case Calculated() | CalculatedChoice():
+                fitted_q = _fit_parametric(q, skip, drop)
+                if fitted_q is None:
+                    return None
+                q = fitted_q
             case TrueFalse() | Essay() | Description():
                 pass
             case _:
@@ -1026,6 +1033,99 @@ def _fit_blank(
             return fitted
         case _:
             assert_never(blank)
+
+
+def _fit_parametric(q: Question, skip, drop) -> Question | None:  # type: ignore[no-untyped-def]
+    """A parametric question as the loader accepts it: a brace of a text that is no placeholder
+    of a declared name made literal (a Moodle `{=...}` the reader left, a stray `{`), decimals
+    within 0..9, the key shown with its decimals inside the tolerance (decimals raised, as
+    Moodle's dataset page asks), at most MAX_VARIANTS variants; then every variant checked as
+    the loader checks it (variants.draw with them given), the question skipped with the first
+    problem when one remains."""
+    from .errors import SourceError
+    from .formula import format_value, round_value
+    from .source import MAX_VARIANTS, _finest
+    from .variants import Given, accepts, draw, escape_problems
+
+    body = q.body
+    assert isinstance(body, Calculated | CalculatedChoice)
+    params = body.params
+    names = {n: "0" for n in [*(v.name for v in params.variables), *(d.name for d in params.derived)]}
+    escaped: list[str] = []
+
+    def fix(text: Text | None) -> Text | None:
+        if text is None:
+            return None
+        out, tokens = escape_problems(text, names)
+        escaped.extend(t for t in tokens if t not in escaped)
+        return out
+
+    q = _map_texts(q, fix)
+    if isinstance(body, CalculatedChoice):
+        body = replace(body, choices=tuple(replace(c, feedback=fix(c.feedback)) for c in body.choices))
+    if escaped:
+        shown = ", ".join(repr(t) for t in escaped)
+        drop(f"{shown} in its texts, which name no variable: kept as literal text")
+    variants = body.variants
+    if len(variants) > MAX_VARIANTS:
+        drop(f"its variants after the first {MAX_VARIANTS} (of {len(variants)})")
+        variants = variants[:MAX_VARIANTS]
+    decimals = min(max(body.decimals, 0), 9)
+    if decimals != body.decimals:
+        drop(f"its {body.decimals} decimals, written as {decimals}")
+    tolerance = replace(body.tolerance, value=abs(body.tolerance.value))
+    if isinstance(body, Calculated):
+        need = max(
+            (
+                _finest(v.answer, tolerance)
+                for v in variants
+                if v.answer is not None and not accepts(v.answer, tolerance, round_value(v.answer, decimals))
+            ),
+            default=decimals,
+        )
+        if need > decimals:
+            drop(
+                f"its key shown with {decimals} decimals, outside its tolerance in some variant: shown with "
+                f"{min(need, 9)}"
+            )
+            decimals = min(need, 9)
+    names_only = [v.name for v in params.variables]
+    given = [Given({n: x for n, x in v.values if n in names_only}) for v in variants]
+    try:
+        if isinstance(body, Calculated):
+            drawn = draw(
+                q.id, params, answer=body.answer, tolerance=tolerance, decimals=decimals, given=given
+            )
+            body = replace(
+                body, params=params, decimals=decimals, tolerance=tolerance, variants=drawn.variants
+            )
+        else:
+            drawn = draw(
+                q.id,
+                params,
+                choices=[c.formula for c in body.choices],
+                correct=[i for i, c in enumerate(body.choices) if c.earns],
+                tolerance=tolerance,
+                decimals=decimals,
+                given=given,
+            )
+            for v in drawn.variants:
+                texts = [format_value(x, decimals) for x in v.choices]
+                if len(set(texts)) < len(texts):
+                    skip(f"two of its choices show the same value in variant {v.number}")
+                    return None
+            body = replace(
+                body, params=params, decimals=decimals, tolerance=tolerance, variants=drawn.variants
+            )
+    except SourceError as exc:
+        skip(f"its variants do not check: {exc.diagnostics[0].message}")
+        return None
+    if isinstance(body, Calculated) and any(
+        not accepts(v.answer, tolerance, round_value(v.answer, decimals)) for v in body.variants if v.answer
+    ):
+        skip("its key, shown with 9 decimals, is still outside its tolerance")
+        return None
+    return replace(q, body=body)
 
 
 def _texts(q: Question) -> list[Text]:

@@ -517,6 +517,8 @@ META_CHECKS: dict[str, Callable[[object], bool]] = {
     ),
     "template_rich": lambda v: v is True,
     "template_html": _is_text,
+    # a parametric question's definition (Moodle XML; checked field by field by the reader)
+    "parametric": lambda v: isinstance(v, dict),
     # quiz metadata
     "id": lambda v: isinstance(v, str) and bool(_ID_RE.match(v)),
     "title": _is_text,

@@ -79,17 +79,23 @@ PENALTY = {
     "description": "0.0000000",
     "gapselect": "0.3333333",
     "ddwtos": "0.3333333",
+    "calculated": "0.3333333",
+    "calculatedsimple": "0.3333333",
+    "calculatedmulti": "0.3333333",
 }
 """`<penalty>` as Moodle exports a question saved with its editing form's default (a decimal
 of 7 places, as the database holds it): true/false 1 (a second try is always right), essay 0.
 The model's `penalty: None` (the LMS's default) is written as this, and read back from it."""
 
-COMBINED_FEEDBACK_TYPES = frozenset({"multichoice", "matching", "match", "ordering", "gapselect", "ddwtos"})
+COMBINED_FEEDBACK_TYPES = frozenset(
+    {"multichoice", "matching", "match", "ordering", "gapselect", "ddwtos", "calculatedmulti"}
+)
 """Types whose import reads `<correctfeedback>`, `<partiallycorrectfeedback>`,
 `<incorrectfeedback>` and `<shownumcorrect/>` (import_combined_feedback() is called by
 import_multichoice() and import_match(), and by qtype_ordering's, qtype_gapselect's and
-qtype_ddwtos's import_from_xml()): true/false, short answer, numerical, essay, cloze and
-description questions have no feedback by outcome in Moodle."""
+qtype_ddwtos's import_from_xml(); import_calculated() reads it for the three calculated types,
+and qtype_calculatedmulti shows it as multichoice does): true/false, short answer, numerical,
+calculated, essay, cloze and description questions have no feedback by outcome in Moodle."""
 HINT_PARTS_TYPES = frozenset(
     {"multichoice", "matching", "match", "cloze", "multianswer", "ordering", "gapselect", "ddwtos"}
 )
@@ -501,3 +507,74 @@ ORDERING_GRADINGS = {
 ORDERING_GRADING_ALIASES = {"ABS": "ABSOLUTE_POSITION", "ABSOLUTE": "ABSOLUTE_POSITION"}
 """set_options_for_import() also takes these; anything unknown is RELATIVE_NEXT_EXCLUDE_LAST."""
 ORDERING_NUMBERINGS = ("none", "123", "abc", "ABCD", "iii", "IIII")
+
+
+# -- calculated questions --------------------------------------------------------------------
+
+CALCULATED_TYPES = frozenset({"calculated", "calculatedsimple", "calculatedmulti"})
+"""qformat_xml::import_question() reads all three with import_calculated()."""
+MAX_DATASET_ITEMS = 100
+"""qtype_calculated's MAX_DATASET_ITEMS: the items editor keeps at most 100 per dataset."""
+DEFAULT_DATASET = ("uniform", 1.0, 10.0, 1)
+"""What Moodle's dataset form proposes for a new wildcard (distribution, minimum, maximum,
+decimals): qtype_calculated's datasetdefinitions form, 'uniform:1.0:10.0:1'."""
+TOLERANCE_TYPES = {1: "relative", 2: "nominal", 3: "geometric"}
+"""`<tolerancetype>` (qtype_numerical_answer::get_tolerance_interval())."""
+PARAM_META = "parametric"
+"""The key of lmsexport's comment holding a parametric question's definition (variables, derived
+values, constraints and formulas as the author wrote them), which Moodle XML has no element for."""
+
+_FORMULA_PLACEHOLDER = re.compile(r"\{[A-Za-z][A-Za-z0-9\-_\s]*\}")
+_SAFE_OPS = r"\-+/*%>:\\~<?=!"
+_OPNUM = rf"[{_SAFE_OPS}.0-9eE]"
+_FORMULA_CALL = re.compile(rf"(^|[{_SAFE_OPS},(])([a-z0-9_]*)\(({_OPNUM}+(,{_OPNUM}+((,{_OPNUM}+)+)?)?)?\)")
+_ONE_ARG_FUNCTIONS = frozenset(
+    {
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bindec", "ceil", "cos", "cosh",
+        "decbin", "decoct", "deg2rad", "exp", "expm1", "floor", "is_finite", "is_infinite", "is_nan",
+        "log10", "log1p", "octdec", "rad2deg", "sin", "sinh", "sqrt", "tan", "tanh",
+    }
+)  # fmt: skip
+FORMULAS_IN_TEXT = re.compile(r"\{=([^{}]*(?:\{[^{}]+\}[^{}]*)*)\}")
+"""qtype_calculated's FORMULAS_IN_TEXT_REGEX: `{=...}` in a text, wildcards allowed inside."""
+
+
+def find_formula_errors(formula: str) -> str | None:
+    """qtype_calculated_find_formula_errors() (questiontype.php, Moodle 4.x), which
+    validate_question_data() runs on import: None when Moodle accepts the formula, else why not
+    (Moodle's string key and the culprit). Comments and PHP tags are refused first; then every
+    `{name}` is 1.0, the text is lower-cased without spaces, and each call of a whitelisted
+    function (with its arity) or parenthesis is replaced by 1.0 until none is left; what remains
+    may hold only operators, digits, `.`, `e`/`E`. `^` is not among them: it is PHP's xor."""
+    for start in ("//", "/*", "#", "<?", "?>"):
+        if start in formula:
+            return f"illegalformulasyntax {start}"
+    formula = _FORMULA_PLACEHOLDER.sub("1.0", formula).replace(" ", "").lower()
+    while m := _FORMULA_CALL.search(formula):
+        whole, before, name, a3, a4, a5 = (m.group(i) for i in range(6))
+        if name == "":
+            if a4 or not a3:
+                return f"illegalformulasyntax {whole}"
+        elif name == "pi":
+            if a3:
+                return "functiontakesnoargs pi"
+        elif name in _ONE_ARG_FUNCTIONS:
+            if a4 or not a3:
+                return f"functiontakesonearg {name}"
+        elif name in ("log", "round"):
+            if a5 or not a3:
+                return f"functiontakesoneortwoargs {name}"
+        elif name in ("atan2", "fmod", "pow"):
+            if a5 or not a4:
+                return f"functiontakestwoargs {name}"
+        elif name in ("min", "max"):
+            if not a4:
+                return f"functiontakesatleasttwo {name}"
+        else:
+            return f"unsupportedformulafunction {name}"
+        if before:
+            formula = formula.replace(whole, before + "1.0")
+        else:
+            formula = re.sub("^" + re.escape(name) + r"\([^)]*\)", "1.0", formula, count=1)
+    bad = re.search(rf"[^{_SAFE_OPS}.0-9eE]+", formula)
+    return f"illegalformulasyntax {bad.group(0)}" if bad else None

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from . import sourcespec as spec
 from .errors import Diagnostic, Severity, SourceError
@@ -31,19 +31,26 @@ from .model import (
     Bank,
     Blank,
     Body,
+    CalcChoice,
+    Calculated,
+    CalculatedChoice,
     Choice,
     ChoiceBlank,
     ChoiceDisplay,
     Cloze,
+    Constraint,
+    Derived,
     Description,
     Difficulty,
     Draw,
     Essay,
+    Formula,
     Gap,
     Hint,
     Inline,
     Layout,
     LineBreak,
+    ListVariable,
     Matching,
     Media,
     MultipleChoice,
@@ -57,10 +64,12 @@ from .model import (
     OutcomeFeedback,
     Pair,
     Para,
+    Parameters,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    RangeVariable,
     ResponseFormat,
     Rich,
     Section,
@@ -70,10 +79,14 @@ from .model import (
     Str,
     Text,
     TextBlank,
+    Tolerance,
+    ToleranceKind,
     TrueFalse,
     Unit,
     UnitGrading,
     UnitInput,
+    Variable,
+    Variant,
     default_multiple_credits,
     exact_credit,
     gaps_of,
@@ -81,6 +94,9 @@ from .model import (
     plain_text,
 )
 from .moodle import FILE_TYPE_RE
+
+if TYPE_CHECKING:
+    from .variants import Given
 
 # Documented limits (docs/source-format.md#limits).
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -439,6 +455,8 @@ class _Ctx:
     reported in reading order, so the next search starts after it (two equal needles, two
     positions)."""
 
+    variants: int | None = None
+    """The quiz's `variants:`, the count of every parametric question that gives none."""
     errors: int = 0
 
     def error(self, node: Node | SourceLoc, message: str, rule: str, hint: str | None = None) -> None:
@@ -813,7 +831,9 @@ def _question(ctx: _Ctx, node: Node, index: int) -> Question | None:
 
     _header(ctx, keys, fields)
 
-    body = _body(ctx, keys, node, what, qtype)
+    body = _body(ctx, keys, node, what, qtype, qid)
+    if qtype in (QuestionType.CALCULATED, QuestionType.CALCULATED_CHOICE):
+        _check_texts(ctx, keys, stem, fields)
     if qtype is QuestionType.CLOZE and isinstance(stem, Rich):
         _check_gaps(ctx, keys, what, stem)
     if len(ctx.diags) > errors_before or qid is None or stem is None or body is None:
@@ -922,8 +942,40 @@ def _fraction(ctx: _Ctx, node: Node, what: str, rule: str) -> float | None:
     return None if value is None else exact_credit(value)
 
 
+def _check_texts(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], stem: Text | None, fields: dict[str, Any]
+) -> None:
+    """The {name} placeholders of a parametric question's texts (choice feedback is checked
+    with its choices): each names a variable or derived value. Checked even when the body has
+    problems of its own, so that every problem of the question is reported at once."""
+    if "variables" not in keys:
+        return  # reported as missing; every placeholder would be unknown
+    names = _declared_names(keys)
+    if "stem" in keys:
+        _check_placeholders(ctx, keys["stem"][1], stem, names)
+    if "explanation" in keys:
+        _check_placeholders(ctx, keys["explanation"][1], fields.get("explanation"), names)
+    feedback = fields.get("feedback")
+    if "feedback" in keys and feedback is not None and keys["feedback"][1].kind == "map":
+        for k, v in keys["feedback"][1].value:
+            if k.kind == "scalar" and k.value in ("correct", "partial", "incorrect"):
+                _check_placeholders(ctx, v, getattr(feedback, k.value), names)
+    hints = fields.get("hints")
+    if "hints" in keys and hints and keys["hints"][1].kind == "seq":
+        for item, hint in zip(keys["hints"][1].value, hints, strict=False):
+            text_node = item
+            if item.kind == "map":
+                text_node = next((v for k, v in item.value if k.kind == "scalar" and k.value == "text"), item)
+            _check_placeholders(ctx, text_node, hint.text, names)
+
+
 def _body(
-    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, qtype: QuestionType
+    ctx: _Ctx,
+    keys: dict[str, tuple[Node, Node]],
+    node: Node,
+    what: str,
+    qtype: QuestionType,
+    qid: str | None = None,
 ) -> Body | None:
     """The type's own keys -> its body; None after an error."""
     match qtype:
@@ -955,6 +1007,10 @@ def _body(
             return _ordering(ctx, keys, node, what)
         case QuestionType.DESCRIPTION:
             return Description()
+        case QuestionType.CALCULATED:
+            return _calculated(ctx, keys, node, what, qid)
+        case QuestionType.CALCULATED_CHOICE:
+            return _calculated_choice(ctx, keys, node, what, qid)
         case _:
             assert_never(qtype)
 
@@ -970,10 +1026,15 @@ def _percent(value: float) -> str:
     return "0" if text == "-0" else text
 
 
-def _credit(ctx: _Ctx, node: Node, what: str, negative: bool = True) -> float | None:
+def _credit(ctx: _Ctx, node: Node, what: str, negative: bool = True, grades: bool = True) -> float | None:
     """A credit: a number from -1 to 1 (0 to 1 unless ``negative``), or a percent text "50%",
     that Moodle's list of grades holds (GIFT and Moodle XML cannot carry any other). The exact
-    fraction it stands for is returned: "33.33333%" is 1/3."""
+    fraction it stands for is returned: "33.33333%" is 1/3.
+
+    ``grades=False`` (a cloze blank's credits): any fraction. Moodle's embedded answers take any
+    percentage in a blank (qtype_multianswer's ANSWER_ALTERNATIVE_FRACTION_REGEX
+    `=|%(-?[0-9]+(?:[.,][0-9]*)?)%`; its own fixture multianswer-all-types.xml has `%66%`); only
+    a question's top-level fractions are checked against the grade list on import."""
     from fractions import Fraction
 
     from .moodle import allowed_grade, format_percent, nearest_grade
@@ -1013,6 +1074,8 @@ def _credit(ctx: _Ctx, node: Node, what: str, negative: bool = True) -> float | 
             "source.bad-credit",
         )
         return None
+    if not grades:
+        return exact_credit(float(value))
     grade = allowed_grade(value)
     if grade is None:
         near = nearest_grade(value)
@@ -1059,7 +1122,7 @@ def _choices(
             continue
         text = _rich(ctx, ckeys["text"][1], "choice text")
         correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
-        credit = _credit(ctx, ckeys["credit"][1], "credit") if "credit" in ckeys else None
+        credit = _credit(ctx, ckeys["credit"][1], "credit", grades=not blank) if "credit" in ckeys else None
         feedback = _rich(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
         lang = _lang(ctx, ckeys["lang"][1], "lang") if "lang" in ckeys else None
         if "correct" in ckeys and "credit" in ckeys:
@@ -1204,7 +1267,7 @@ def _short_answer(
     answers: list[Answer] | None = None
     errors_before = len(ctx.diags)
     if _require(ctx, keys, node, what, ("answers",)):
-        answers = _answers(ctx, keys["answers"][1])
+        answers = _answers(ctx, keys["answers"][1], blank)
         if answers is not None and not answers and len(ctx.diags) == errors_before:
             ctx.error(
                 keys["answers"][1],
@@ -1240,7 +1303,7 @@ def _short_answer(
     return ShortAnswer(tuple(answers), case_sensitive, other)
 
 
-def _answers(ctx: _Ctx, node: Node) -> list[Answer] | None:
+def _answers(ctx: _Ctx, node: Node, blank: bool = False) -> list[Answer] | None:
     items = _list(ctx, node, "answers")
     if items is None:
         return None
@@ -1256,7 +1319,9 @@ def _answers(ctx: _Ctx, node: Node) -> list[Answer] | None:
                 continue
             text_node = akeys["text"][1]
             if "credit" in akeys:
-                fields["credit"] = _credit(ctx, akeys["credit"][1], "credit", negative=False)
+                fields["credit"] = _credit(
+                    ctx, akeys["credit"][1], "credit", negative=False, grades=not blank
+                )
             if "feedback" in akeys:
                 fields["feedback"] = _rich(ctx, akeys["feedback"][1], "feedback")
             if "wildcard" in akeys:
@@ -1577,6 +1642,549 @@ def _select(ctx: _Ctx, node: Node, count: int, fields: dict[str, Any]) -> None:
     fields["select_count"] = n
 
 
+# --------------------------------------------------------------------------- parametric questions
+#
+# A calculated or calculated_choice question declares variables, derived values and constraints
+# (docs/formulas.md); variants.draw draws its variants with the question id's seed (or checks an
+# explicit list) and reports every problem at its position inside the formula's scalar.
+
+MAX_VARIANTS = 1000
+"""The most variants one question may ask for (Moodle keeps 100, Canvas 200: their writers keep
+the first ones and warn); a limit on the size of what a build writes."""
+_TOLERANCE_PERCENT_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*\Z")
+
+
+def _formula(ctx: _Ctx, node: Node, what: str) -> Formula | None:
+    """A formula: a text or a bare number, kept as written; its loc is where its text starts,
+    so variants.at(loc, offset) points at a character of it."""
+    if node.kind != "scalar" or (node.tag in (_NULL, _BOOL) and not node.quoted):
+        ctx.error(
+            node,
+            f"{what} must be a formula (text such as '16*N/G'), not {node.describe()}",
+            "source.wrong-type",
+        )
+        return None
+    text = node.value.strip()
+    if not text:
+        ctx.error(node, f"{what} is empty", "source.empty-text")
+        return None
+    limit = spec.FORMULA.max_len or MAX_TEXT_CHARS
+    if len(text) > limit:
+        ctx.error(node, f"{what} is {len(text):,} characters long; the limit is {limit:,}", "source.too-long")
+        return None
+    loc = ctx.locate(node, text.split("\n")[0]) if node.quoted else node.loc
+    return Formula(text, loc)
+
+
+def _decimals(ctx: _Ctx, node: Node, what: str) -> int | None:
+    value = _int_of(node)
+    top = int(spec.DECIMALS.maximum or 9)
+    if value is not None and 0 <= value <= top:
+        return value
+    shown = node.value if node.kind == "scalar" else node.describe()
+    ctx.error(node, f"{what} must be a whole number from 0 to {top}, not '{shown}'", "source.bad-decimals")
+    return None
+
+
+def _tolerance(ctx: _Ctx, node: Node, what: str) -> Tolerance | None:
+    """A number >= 0 (absolute) or a percent text '1%' (relative: the fraction 0.01)."""
+    if node.kind == "scalar" and node.tag in (_INT, _FLOAT):
+        value = _number(ctx, node, what)
+        if value is None:
+            return None
+        if value < 0:
+            ctx.error(node, f"{what} must be 0 or more, not {value:g}", "source.bad-tolerance")
+            return None
+        return Tolerance(value, ToleranceKind.ABSOLUTE)
+    if node.kind == "scalar" and (m := _TOLERANCE_PERCENT_RE.match(node.value)):
+        from decimal import Decimal
+
+        return Tolerance(float(Decimal(m.group(1)) / 100), ToleranceKind.RELATIVE)
+    shown = repr(node.value) if node.kind == "scalar" else node.describe()
+    ctx.error(
+        node,
+        f"{what} must be a number (absolute) or a percent such as '1%' (relative), not {shown}",
+        "source.bad-tolerance",
+    )
+    return None
+
+
+def _variables(ctx: _Ctx, node: Node) -> tuple[Variable, ...] | None:
+    from .variants import digits
+
+    if node.kind != "map" or not node.value:
+        ctx.error(
+            node,
+            f"variables must be a mapping of names to ranges or lists, not {node.describe()}"
+            if node.kind != "map"
+            else "variables is empty",
+            "source.wrong-type" if node.kind != "map" else "param.no-variables",
+            hint="write 'variables: {N: {min: 1, max: 70}, G: [8, 16, 32]}'",
+        )
+        return None
+    errors_before = len(ctx.diags)
+    out: list[Variable] = []
+    for key, value in node.value:
+        if key.kind != "scalar":
+            ctx.error(key, f"a variable's name must be text, not {key.describe()}", "source.wrong-type")
+            continue
+        name = str(key.value)
+        what = f"variable {name}"
+        if value.kind == "seq":
+            numbers = [_number(ctx, item, f"a value of {what}") for item in value.value]
+            if None not in numbers:
+                out.append(ListVariable(name, tuple(x for x in numbers if x is not None), loc=key.loc))
+            continue
+        if value.kind != "map":
+            ctx.error(
+                value,
+                f"{what} must be a range {{min: ..., max: ...}} or a list of values, not {value.describe()}",
+                "source.wrong-type",
+                hint=f"write '{name}: {{min: 1, max: 70}}' or '{name}: [8, 16, 32]'",
+            )
+            continue
+        vkeys = _mapping(ctx, value, what, spec.VARIABLE.names)
+        if vkeys is None:
+            continue
+        for a, b in spec.VARIABLE.exclusive:
+            if a in vkeys and b in vkeys:
+                ctx.error(
+                    vkeys[b][0],
+                    f"{what} has both '{a}' and '{b}'",
+                    "param.range-and-values",
+                    hint=spec.VARIABLE.exclusive_hints[(a, b)],
+                )
+        decimals = _decimals(ctx, vkeys["decimals"][1], "decimals") if "decimals" in vkeys else None
+        if "values" in vkeys:
+            items = _list(ctx, vkeys["values"][1], "values") or []
+            numbers = [_number(ctx, item, f"a value of {what}") for item in items]
+            if decimals is not None:
+                for item, x in zip(items, numbers, strict=True):
+                    if x is not None and digits(x) > decimals:
+                        ctx.error(
+                            item,
+                            f"{what}: {x:g} has more digits than its {decimals} decimals",
+                            "param.bad-range",
+                            hint="raise decimals: a text shows every value with them, the formulas "
+                            "use the value as written",
+                        )
+            if None not in numbers and len(ctx.diags) == errors_before:
+                out.append(
+                    ListVariable(name, tuple(x for x in numbers if x is not None), decimals, loc=key.loc)
+                )
+            continue
+        if not _require(ctx, vkeys, value, what, ("min", "max")):
+            continue
+        low = _number(ctx, vkeys["min"][1], "min")
+        high = _number(ctx, vkeys["max"][1], "max")
+        step = _number(ctx, vkeys["step"][1], "step") if "step" in vkeys else None
+        if (
+            low is None
+            or high is None
+            or ("step" in vkeys and step is None)
+            or ("decimals" in vkeys and decimals is None)
+        ):
+            continue
+        if decimals is None:
+            decimals = max(digits(low), digits(step)) if step is not None else digits(low)
+        elif digits(low) > decimals:
+            ctx.error(
+                vkeys["min"][1],
+                f"{what}: min {low:g} has more digits than its {decimals} decimals",
+                "param.bad-range",
+                hint="raise decimals, or round min",
+            )
+            continue
+        if step is None:
+            step = 1.0 if "decimals" not in vkeys else float(f"1e-{decimals}")
+        out.append(RangeVariable(name, low, high, step, decimals, loc=key.loc))
+    if len(ctx.diags) > errors_before:
+        return None
+    return tuple(out)
+
+
+def _derived(ctx: _Ctx, node: Node) -> tuple[Derived, ...] | None:
+    if node.kind != "map":
+        ctx.error(
+            node,
+            f"derived must be a mapping of names to formulas, not {node.describe()}",
+            "source.wrong-type",
+            hint="write 'derived: {total: 16*N}'",
+        )
+        return None
+    errors_before = len(ctx.diags)
+    out: list[Derived] = []
+    for key, value in node.value:
+        if key.kind != "scalar":
+            ctx.error(key, f"a derived value's name must be text, not {key.describe()}", "source.wrong-type")
+            continue
+        name = str(key.value)
+        what = f"derived value {name}"
+        decimals: int | None = None
+        if value.kind == "map":
+            dkeys = _mapping(ctx, value, what, spec.DERIVED.names)
+            if dkeys is None or not _require(ctx, dkeys, value, what, spec.DERIVED.required):
+                continue
+            f = _formula(ctx, dkeys["formula"][1], f"the formula of {what}")
+            if "decimals" in dkeys:
+                decimals = _decimals(ctx, dkeys["decimals"][1], "decimals")
+        else:
+            f = _formula(ctx, value, what)
+        if f is not None:
+            out.append(Derived(name, f, decimals, loc=key.loc))
+    if len(ctx.diags) > errors_before:
+        return None
+    return tuple(out)
+
+
+def _constraints(ctx: _Ctx, node: Node) -> tuple[Constraint, ...] | None:
+    items = [node] if node.kind == "scalar" else _list(ctx, node, "constraints")
+    if items is None:
+        return None
+    errors_before = len(ctx.diags)
+    out = [f for item in items if (f := _formula(ctx, item, "a constraint")) is not None]
+    if len(ctx.diags) > errors_before:
+        return None
+    return tuple(Constraint(f) for f in out)
+
+
+def _variants(ctx: _Ctx, node: Node, what: str, listed: bool = True) -> int | list[Given] | None:
+    """`variants:` a count, or (``listed``: a question's) the variants themselves (a list of
+    {variable: value})."""
+    from .variants import Given
+
+    if node.kind == "scalar" or not listed:
+        count = _int_of(node)
+        if count is None or not 1 <= count <= MAX_VARIANTS:
+            shown = node.value if node.kind == "scalar" else node.describe()
+            ctx.error(
+                node,
+                f"{what} must be a whole number from 1 to {MAX_VARIANTS}"
+                + (", or a list of variants" if listed else "")
+                + f", not '{shown}'",
+                "source.bad-count",
+                hint="Moodle keeps 100 variants, Canvas 200",
+            )
+            return None
+        return count
+    items = _list(ctx, node, what)
+    if items is None:
+        return None
+    if not items or len(items) > MAX_VARIANTS:
+        ctx.error(
+            node,
+            f"{what} lists {len(items)} variants; give 1 to {MAX_VARIANTS}",
+            "source.bad-count",
+        )
+        return None
+    errors_before = len(ctx.diags)
+    out: list[Given] = []
+    for i, item in enumerate(items):
+        if item.kind != "map":
+            ctx.error(
+                item,
+                f"variant {i + 1} must be a mapping of variables to values, not {item.describe()}",
+                "source.wrong-type",
+                hint="write '- {N: 12, G: 8}'",
+            )
+            continue
+        values: dict[str, float] = {}
+        locs: dict[str, SourceLoc] = {}
+        for key, value in item.value:
+            if key.kind != "scalar":
+                ctx.error(key, f"a variable's name must be text, not {key.describe()}", "source.wrong-type")
+                continue
+            if key.value in values:
+                ctx.error(key, f"variant {i + 1} gives {key.value} twice", "source.duplicate-key")
+                continue
+            x = _number(ctx, value, f"{key.value} in variant {i + 1}")
+            if x is not None:
+                values[key.value] = x
+                locs[key.value] = value.loc
+        out.append(Given(values, item.loc, locs))
+    if len(ctx.diags) > errors_before:
+        return None
+    return out
+
+
+def _parameters(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str
+) -> tuple[Parameters, int | list[Given] | None] | None:
+    """The Parameters of a parametric question and its `variants` as written (None: the
+    quiz's default). None after an error."""
+    errors_before = len(ctx.diags)
+    if not _require(ctx, keys, node, what, ("variables",)):
+        return None
+    variables = _variables(ctx, keys["variables"][1])
+    derived = _derived(ctx, keys["derived"][1]) if "derived" in keys else ()
+    constraints = _constraints(ctx, keys["constraints"][1]) if "constraints" in keys else ()
+    variants = _variants(ctx, keys["variants"][1], "variants") if "variants" in keys else None
+    if len(ctx.diags) > errors_before or variables is None or derived is None or constraints is None:
+        return None
+    count = variants if isinstance(variants, int) else None
+    return Parameters(variables, derived, constraints, count), variants
+
+
+def _declared_names(keys: dict[str, tuple[Node, Node]]) -> dict[str, str]:
+    """Every name a text may write as {name} (the keys of `variables` and `derived` as written),
+    with a stand-in value: the check needs no numbers, nor a body without problems."""
+    names: dict[str, str] = {}
+    for key in ("variables", "derived"):
+        if key in keys and keys[key][1].kind == "map":
+            names.update({str(k.value): "0" for k, _ in keys[key][1].value if k.kind == "scalar"})
+    return names
+
+
+def _check_placeholders(ctx: _Ctx, node: Node, text: Text | None, names: dict[str, str]) -> None:
+    """Every {name} of a text names a variable or derived value; every other brace is doubled."""
+    from .variants import text_problems
+
+    for token, exc in text_problems(text, names):
+        ctx.error(ctx.locate(node, token), exc.message, "param.placeholder", exc.hint)
+
+
+def _draw_variants(
+    ctx: _Ctx,
+    qid: str,
+    node: Node,
+    params: Parameters,
+    written: int | list[Given] | None,
+    **kwargs: Any,
+) -> tuple[Variant, ...] | None:
+    """The variants: drawn (the question's count, else the quiz's, else the default) or the
+    explicit list, checked; every problem reported (variants.draw's positions), None after one."""
+    from .errors import SourceError
+    from .variants import draw
+
+    given = written if isinstance(written, list) else None
+    count = written if isinstance(written, int) else ctx.variants
+    try:
+        drawn = draw(qid, params, count=count, loc=node.loc, given=given, **kwargs)
+    except SourceError as exc:
+        for d in exc.diagnostics:
+            ctx.error(d.loc, d.message, d.rule or "param", d.hint)
+        return None
+    for w in drawn.warnings:
+        ctx.warn(w.loc, w.message, w.rule or "param", w.hint)
+    return drawn.variants
+
+
+def _calculated(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, qid: str | None
+) -> Calculated | None:
+    errors_before = len(ctx.diags)
+    read = _parameters(ctx, keys, node, what)
+    answer: Formula | None = None
+    tolerance = Tolerance()
+    decimals = 2
+    if _require(ctx, keys, node, what, ("answer",)):
+        anode = keys["answer"][1]
+        if anode.kind == "map":
+            akeys = _mapping(ctx, anode, "the answer", spec.CALCULATED_ANSWER.names)
+            if akeys is not None and _require(
+                ctx, akeys, anode, "the answer", spec.CALCULATED_ANSWER.required
+            ):
+                answer = _formula(ctx, akeys["formula"][1], "the answer's formula")
+                if "tolerance" in akeys:
+                    tolerance = _tolerance(ctx, akeys["tolerance"][1], "tolerance") or tolerance
+                if "decimals" in akeys:
+                    decimals = _decimals(ctx, akeys["decimals"][1], "decimals") or 0
+        else:
+            answer = _formula(ctx, anode, "the answer")
+    units = _units(ctx, keys["units"][1]) if "units" in keys else ()
+    if len(ctx.diags) > errors_before or read is None or answer is None or units is None or qid is None:
+        return None
+    params, written = read
+    variants = _draw_variants(
+        ctx, qid, node, params, written, answer=answer, tolerance=tolerance, decimals=decimals
+    )
+    if variants is None:
+        return None
+    # The key shown with its decimals (Moodle's correctanswerlength, what the HTML quiz shows
+    # after submitting) must itself be graded right, as Moodle's dataset page checks it
+    # (qtype_calculated comment_on_datasetitems: "ERROR ... outside limits of true value").
+    from . import formula as fm
+    from .variants import accepts
+
+    for v in variants:
+        assert v.answer is not None
+        shown = fm.round_value(v.answer, decimals)
+        if not accepts(v.answer, tolerance, shown):
+            need = _finest(v.answer, tolerance)
+            ctx.error(
+                answer.loc or node.loc,
+                f"the answer shown with {decimals} decimals ({fm.format_value(v.answer, decimals)}) is "
+                f"outside the tolerance of the key {fm.format_value(v.answer)} in variant {v.number} "
+                f"({', '.join(f'{n}={fm.format_value(x)}' for n, x in v.values)})",
+                "param.tolerance-finer-than-decimals",
+                hint=f"show more decimals ({need} or more), or widen the tolerance",
+            )
+            return None
+    return Calculated(params, answer, tolerance, decimals, units, variants)
+
+
+def _finest(key: float, tolerance: Tolerance) -> int:
+    """The fewest decimals with which `key`, rounded, is accepted under `tolerance`."""
+    from . import formula as fm
+    from .variants import accepts
+
+    for d in range(0, 10):
+        if accepts(key, tolerance, fm.round_value(key, d)):
+            return d
+    return 10
+
+
+def _calculated_choice(
+    ctx: _Ctx, keys: dict[str, tuple[Node, Node]], node: Node, what: str, qid: str | None
+) -> CalculatedChoice | None:
+    errors_before = len(ctx.diags)
+    read = _parameters(ctx, keys, node, what)
+    multiple = _bool(ctx, keys["multiple"][1], "multiple") if "multiple" in keys else False
+    decimals = _decimals(ctx, keys["decimals"][1], "decimals") if "decimals" in keys else 2
+    tolerance = _tolerance(ctx, keys["tolerance"][1], "tolerance") if "tolerance" in keys else Tolerance()
+    choices: list[CalcChoice] = []
+    flags: list[bool] = []
+    explicit = False
+    flag_node: Node | None = None
+    if _require(ctx, keys, node, what, ("choices",)):
+        items = _list(ctx, keys["choices"][1], "choices") or []
+        if keys["choices"][1].kind == "seq" and len(items) < 2:
+            ctx.error(
+                keys["choices"][1],
+                f"{what} has {len(items)} choice(s); at least 2 are needed",
+                "source.too-few-choices",
+            )
+        names = _declared_names(keys)
+        for i, item in enumerate(items):
+            cwhat = f"choice {i + 1}"
+            ckeys = _mapping(ctx, item, cwhat, spec.CALCULATED_CHOICE.names)
+            if ckeys is None or not _require(ctx, ckeys, item, cwhat, spec.CALCULATED_CHOICE.required):
+                continue
+            f = _formula(ctx, ckeys["formula"][1], f"the formula of {cwhat}")
+            if "correct" in ckeys and "credit" in ckeys:
+                ctx.error(
+                    ckeys["credit"][0],
+                    f"{cwhat} has both 'correct' and 'credit'",
+                    "source.correct-and-credit",
+                    hint=spec.CHOICE.exclusive_hints[("correct", "credit")],
+                )
+                continue
+            correct = _bool(ctx, ckeys["correct"][1], "correct") if "correct" in ckeys else False
+            credit = _credit(ctx, ckeys["credit"][1], "credit") if "credit" in ckeys else None
+            feedback = _rich(ctx, ckeys["feedback"][1], "feedback") if "feedback" in ckeys else None
+            if "feedback" in ckeys and "variables" in keys:
+                _check_placeholders(ctx, ckeys["feedback"][1], feedback, names)
+            if f is None or correct is None or ("credit" in ckeys and credit is None):
+                continue
+            if "correct" in ckeys and flag_node is None:
+                flag_node = ckeys["correct"][0]
+            explicit = explicit or credit is not None
+            value = credit if credit is not None else (1.0 if correct else 0.0)
+            choices.append(CalcChoice(f, value, feedback, loc=item.loc))
+            flags.append(bool(correct))
+    if (
+        len(ctx.diags) > errors_before
+        or read is None
+        or multiple is None
+        or decimals is None
+        or tolerance is None
+        or qid is None
+    ):
+        return None
+    key_node = keys["choices"][0]
+    qtype = QuestionType.MULTIPLE if multiple else QuestionType.SINGLE
+    if explicit and flag_node is not None and multiple:
+        ctx.error(
+            flag_node,
+            f"{what} gives its choices credits, so no choice of it can use 'correct'",
+            "source.mixed-credit",
+            hint="give every choice that earns or costs something its 'credit', or mark the right ones "
+            "'correct: true' and give none a credit",
+        )
+        return None
+    if not explicit and multiple:
+        choices = [
+            replace(c, credit=x) for c, x in zip(choices, default_multiple_credits(flags), strict=True)
+        ]
+    full = [c for c in choices if c.full]
+    if not any(c.earns for c in choices):
+        ctx.error(
+            key_node,
+            f"{what} has no correct choice",
+            "source.no-correct-choice",
+            hint="mark the right choice with 'correct: true'",
+        )
+        return None
+    if qtype is QuestionType.SINGLE and not explicit and len(full) > 1:
+        ctx.error(
+            key_node,
+            f"{what} marks {len(full)} choices correct but picks one",
+            "source.several-correct",
+            hint="use 'multiple: true' (check boxes); or, when each of them alone is fully right, "
+            "'credit: 1' on each",
+        )
+        return None
+    if qtype is QuestionType.SINGLE and not full:
+        best = max(c.credit for c in choices)
+        ctx.warn(
+            key_node,
+            f"{what}: no choice earns full credit (the best earns {_percent(best)}%)",
+            "source.no-full-credit",
+            hint="give the best choice 'credit: 1'; as it is, no response earns the full points "
+            "(Moodle imports it with a notice)",
+        )
+    elif qtype is QuestionType.SINGLE and len(full) > 1:
+        ctx.warn(
+            key_node,
+            f"{what} has {len(full)} choices that each earn full credit",
+            "source.several-full-credit",
+            hint="each of them alone earns the full points; if a learner should pick them together, "
+            "use 'multiple: true'",
+        )
+    if multiple and not is_full(sum(c.credit for c in choices if c.credit > 0)):
+        ctx.warn(
+            key_node,
+            f"{what}: the credits of its right choices add up to "
+            f"{_percent(sum(c.credit for c in choices if c.credit > 0))}%, not 100%",
+            "source.credit-sum",
+            hint="make the positive credits add up to 1",
+        )
+    params, written = read
+    variants = _draw_variants(
+        ctx,
+        qid,
+        node,
+        params,
+        written,
+        choices=[c.formula for c in choices],
+        correct=[i for i, c in enumerate(choices) if c.earns],
+        tolerance=tolerance,
+        decimals=decimals,
+    )
+    if variants is None:
+        return None
+    # Two choices that show the same number in some variant (distractors among themselves: draw
+    # compares each with the keys) would be two equal options on the page.
+    from . import formula as fm
+
+    for v in variants:
+        shown: dict[str, int] = {}
+        for i, x in enumerate(v.choices):
+            text = fm.format_value(x, decimals)
+            if text in shown:
+                j = shown[text]
+                ctx.error(
+                    choices[i].formula.loc or node.loc,
+                    f"choices {j + 1} and {i + 1} both show {text} in variant {v.number} "
+                    f"({', '.join(f'{n}={fm.format_value(y)}' for n, y in v.values)})",
+                    "param.equal-choices",
+                    hint="add a constraint that keeps them apart, or show more decimals",
+                )
+                return None
+            shown[text] = i
+    return CalculatedChoice(params, tuple(choices), multiple, decimals, tolerance, variants)
+
+
 # --------------------------------------------------------------------------- numerical
 
 _UNIT_KEYS = ("unit_grading", "unit_penalty", "unit_input", "units_left")
@@ -1607,7 +2215,9 @@ def _numerical(
             key = _numeric(ctx, kkeys, item, kwhat)
             fields: dict[str, Any] = {}
             if "credit" in kkeys:
-                fields["credit"] = _credit(ctx, kkeys["credit"][1], "credit", negative=False)
+                fields["credit"] = _credit(
+                    ctx, kkeys["credit"][1], "credit", negative=False, grades=not blank
+                )
             if "feedback" in kkeys:
                 fields["feedback"] = _rich(ctx, kkeys["feedback"][1], "feedback")
             if key is not None and None not in fields.values():
@@ -2024,6 +2634,9 @@ def _quiz(ctx: _Ctx, root: Node) -> Quiz | None:
                 fields["category"] = category
     if "shuffle" in keys:
         fields["shuffle"] = _bool(ctx, keys["shuffle"][1], "shuffle")
+    if "variants" in keys:
+        count = _variants(ctx, keys["variants"][1], "the quiz's variants", listed=False)
+        ctx.variants = count if isinstance(count, int) else None
     questions: list[Question] = []
     if "questions" in keys:
         items = _list(ctx, keys["questions"][1], "questions")

@@ -137,6 +137,12 @@ QUIZ = Mapping(
         Key("category", SHORT, "Question-bank category path 'a/b/c'."),
         Key("shuffle", BOOL, "Whether an LMS may shuffle the choices (default true)."),
         Key(
+            "variants",
+            Value("count", maximum=1000),
+            "How many variants each calculated question draws when it does not say (default 20; "
+            "Moodle keeps 100, Canvas 200).",
+        ),
+        Key(
             "questions", Value("list", item=Value("map", ref="question"), min_items=1), "The questions.", True
         ),
     ),
@@ -406,7 +412,7 @@ PARAMETER_KEYS = (
     ),
     Key(
         "variants",
-        Value("count-or-list", item=Value("names", item=Value("number")), maximum=200),
+        Value("count-or-list", item=Value("names", item=Value("number")), maximum=1000),
         "How many variants to draw (default: the quiz's 'variants', else 20; Moodle keeps 100, Canvas "
         "200), or the variants themselves: a list of {variable: value}.",
     ),
@@ -633,6 +639,11 @@ def blank(kind: str) -> Mapping:
     )
 
 
+def _and(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def question(qtype: QuestionType) -> Mapping:
     """The mapping of one question type: the common keys, then the type's own."""
     own = {k.name for k in TYPE_KEYS[qtype]}
@@ -641,7 +652,7 @@ def question(qtype: QuestionType) -> Mapping:
         for k in keys:
             if k.name not in own:
                 owners.setdefault(k.name, []).append(other.value)
-    foreign = {name: " and ".join(types) + " questions" for name, types in owners.items()}
+    foreign = {name: _and(types) + " questions" for name, types in owners.items()}
     common: tuple[Key, ...] = COMMON_QUESTION
     if qtype is QuestionType.DESCRIPTION:
         common = tuple(k for k in COMMON_QUESTION if k.name not in DESCRIPTION_REFUSED)

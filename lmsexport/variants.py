@@ -82,6 +82,8 @@ __all__ = [
     "seed_for",
     "substitute",
     "substitute_text",
+    "text_problems",
+    "escape_problems",
     "shown_values",
     "instantiate",
     "variant_id",
@@ -132,6 +134,33 @@ def domain(v: Variable) -> tuple[float, ...]:
     n = int((Decimal(repr(v.high)) - low) / step) + 1
     q = Decimal(1).scaleb(-v.decimals)
     return tuple(float((low + i * step).quantize(q)) for i in range(max(n, 0)))
+
+
+class _Grid(Sequence[float]):
+    """A range variable's values, computed on demand (a range of a billion values costs
+    nothing until drawn from): value i is low + i * step, exact in decimal."""
+
+    def __init__(self, v: RangeVariable) -> None:
+        self.low, self.step = Decimal(repr(v.low)), Decimal(repr(v.step))
+        self.n = max(int((Decimal(repr(v.high)) - self.low) / self.step) + 1, 0)
+        self.q = Decimal(1).scaleb(-v.decimals)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.n))]
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return float((self.low + i * self.step).quantize(self.q))
+
+
+def _values(v: Variable) -> Sequence[float]:
+    """domain(v) without building it: a list's values, or a range's grid computed on demand."""
+    if isinstance(v, ListVariable):
+        return v.values
+    return _Grid(v)
 
 
 def accepts(key: float, tolerance: Tolerance, response: float, target: str = "lmsexport") -> bool:
@@ -309,7 +338,7 @@ def draw(
         raise SourceError(errors)
 
     # 2. The candidates: enumerate a small space, sample a large one.
-    domains = [domain(v) for v in params.variables]
+    domains = [_values(v) for v in params.variables]
     names = [v.name for v in params.variables]
     rng = random.Random(seed_for(question_id))
     size = math.prod(len(d) for d in domains)
@@ -765,6 +794,107 @@ def placeholders(text: str) -> list[tuple[str, int]]:
     for m in _PLACEHOLDER.finditer(text):
         if m.group(1) is not None:
             out.append((m.group(1), m.start()))
+    return out
+
+
+def text_problems(text: Text | None, values: Mapping[str, str]) -> list[tuple[str, SubstitutionError]]:
+    """Every brace problem `substitute_text` would raise for this text, each with the token it
+    is about (`{n}`, `{`), in reading order: what the loader reports, all at once."""
+    out: list[tuple[str, SubstitutionError]] = []
+    for part in _plain_parts(text):
+        for m in _PLACEHOLDER.finditer(part):
+            try:
+                substitute(m.group(0), values)
+            except SubstitutionError as exc:
+                out.append((m.group(0), SubstitutionError(exc.message, m.start(), exc.hint)))
+    return out
+
+
+def escape_problems(text: Text, values: Mapping[str, str]) -> tuple[Text, list[str]]:
+    """The text with every brace token `text_problems` would report made literal (`{` -> `{{`,
+    `}` -> `}}`, `{=x}` -> `{{=x}}`), and those tokens: what an importer does with a brace that
+    names no variable (a Moodle inline formula, a literal brace), so that the loader reads it."""
+    found: list[str] = []
+
+    def fix(s: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            token = m.group(0)
+            try:
+                substitute(token, values)
+            except SubstitutionError:
+                found.append(token)
+                return token.replace("{", "{{").replace("}", "}}")
+            return token
+
+        return _PLACEHOLDER.sub(one, s)
+
+    if isinstance(text, str):
+        return fix(text), found
+
+    def inl(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            match x:
+                case Str(text=t):
+                    out.append(Str(fix(t)))
+                case Emph(children=c):
+                    out.append(Emph(inl(c)))
+                case Strong(children=c):
+                    out.append(Strong(inl(c)))
+                case Link(url=u, children=c, title=t):
+                    out.append(Link(u, inl(c), t))
+                case _:
+                    out.append(x)
+        return tuple(out)
+
+    def blk(b: Block) -> Block:
+        match b:
+            case Para(children=c):
+                return Para(inl(c))
+            case BulletList(items=items):
+                return BulletList(tuple(tuple(blk(x) for x in item) for item in items))
+            case OrderedList(items=items, start=start):
+                return OrderedList(tuple(tuple(blk(x) for x in item) for item in items), start)
+            case Table(header=h, rows=rows, aligns=a):
+                return Table(tuple(inl(c) for c in h), tuple(tuple(inl(c) for c in r) for r in rows), a)
+        return b
+
+    return Rich(tuple(blk(b) for b in text.blocks)), found
+
+
+def _plain_parts(text: Text | None) -> list[str]:
+    """The strings of a text that `substitute` reads outside TeX (Str inlines, never code)."""
+    if text is None:
+        return []
+    if isinstance(text, str):
+        return [text]
+    out: list[str] = []
+
+    def inlines(xs: tuple[Inline, ...]) -> None:
+        for x in xs:
+            match x:
+                case Str(text=t):
+                    out.append(t)
+                case Emph(children=c) | Strong(children=c) | Link(children=c):
+                    inlines(c)
+
+    def block(b: Block) -> None:
+        match b:
+            case Para(children=c):
+                inlines(c)
+            case BulletList(items=items) | OrderedList(items=items):
+                for item in items:
+                    for x in item:
+                        block(x)
+            case Table(header=h, rows=rows):
+                for cell in h:
+                    inlines(cell)
+                for row in rows:
+                    for cell in row:
+                        inlines(cell)
+
+    for b in text.blocks:
+        block(b)
     return out
 
 

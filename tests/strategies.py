@@ -17,15 +17,26 @@ penalties and essay options. Without it, today's subset (right/wrong flags, no s
 choice blanks), orderings and descriptions. Without it, only the kinds before issue 23, so that
 existing callers draw what they always drew. `structured_questions(qid)` draws only the new
 kinds; `blanks()`, `clozes()`, `orderings()` and `cloze_stem(n)` are the parts.
+
+`parametric=True` (on questions, quizzes, banks, rich_banks_with_assessments) also draws issue
+24's kinds: calculated and calculated_choice questions (`calculateds()`, `calculated_choices()`,
+`parametric_questions(qid)`), their variants drawn by variants.draw with the question id's seed
+or given explicitly, as the loader reads them; their texts show a {name} of each name and keep
+every other brace literal (`{{`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 from typing import TypeVar, assert_never
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
+from lmsexport import formula as fm
+from lmsexport import variants as V
+from lmsexport.errors import SourceError
 from lmsexport.model import (
     Answer,
     Assessment,
@@ -34,6 +45,9 @@ from lmsexport.model import (
     Block,
     Body,
     BulletList,
+    CalcChoice,
+    Calculated,
+    CalculatedChoice,
     Candidate,
     Choice,
     ChoiceBlank,
@@ -41,11 +55,14 @@ from lmsexport.model import (
     Cloze,
     Code,
     CodeBlock,
+    Constraint,
+    Derived,
     Description,
     Difficulty,
     Draw,
     Emph,
     Essay,
+    Formula,
     Gap,
     Hint,
     Image,
@@ -53,6 +70,7 @@ from lmsexport.model import (
     Layout,
     LineBreak,
     Link,
+    ListVariable,
     Matching,
     Math,
     Media,
@@ -68,10 +86,12 @@ from lmsexport.model import (
     OutcomeFeedback,
     Pair,
     Para,
+    Parameters,
     Pool,
     Question,
     QuestionType,
     Quiz,
+    RangeVariable,
     ResponseFormat,
     Rich,
     Section,
@@ -82,10 +102,14 @@ from lmsexport.model import (
     Table,
     Text,
     TextBlank,
+    Tolerance,
+    ToleranceKind,
     TrueFalse,
     Unit,
     UnitGrading,
     UnitInput,
+    Variable,
+    Variant,
     default_multiple_credits,
     exact_credit,
     is_full,
@@ -277,7 +301,9 @@ def essays(draw: st.DrawFn) -> Essay:
 
 STRUCTURED_TYPES = (QuestionType.CLOZE, QuestionType.ORDERING, QuestionType.DESCRIPTION)
 """The kinds issue 23 added (drawn only with structured=True)."""
-CLASSIC_TYPES = tuple(t for t in QuestionType if t not in STRUCTURED_TYPES)
+PARAMETRIC_TYPES = tuple(t for t in QuestionType if t.value in ("calculated", "calculated_choice"))
+"""The kinds issue 24 added (drawn only with parametric=True)."""
+CLASSIC_TYPES = tuple(t for t in QuestionType if t not in STRUCTURED_TYPES and t not in PARAMETRIC_TYPES)
 """The kinds before issue 23: what every strategy draws by default."""
 
 BLANK_ANSWER = ANSWER.filter(lambda s: not any(c in s for c in "\n\t\x85\u2028"))
@@ -414,8 +440,212 @@ def orderings(draw: st.DrawFn, everything: bool = False) -> Ordering:
     )
 
 
+# --------------------------------------------------------------------------- parametric (issue 24)
+
+_VAR_NAMES = ("N", "G", "p", "m", "x_1", "Gpu")
+_LIST_VALUES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 0.5, 1.25, 3.0)
+_ANSWERS = (
+    "{a} + {b}",
+    "{a} * {b} + 1",
+    "16*{a}/{b}",
+    "({a} + 1) / ({b} + 1)",
+    "sqrt({a}) + {b}",
+    "2^{a} / 8",
+)
+"""Answer templates over two (possibly equal) names, every value > 0.01 for values >= 0.05."""
+
+
 @st.composite
-def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False) -> Body:
+def parameters(draw: st.DrawFn) -> Parameters:
+    """Variables as the loader reads them: whole ranges, decimal ranges with a step, lists (with
+    or without decimals), maybe a derived value and a constraint every variant meets; the
+    count a few variants (None, the default 20, sometimes)."""
+    names = draw(st.lists(st.sampled_from(_VAR_NAMES), min_size=1, max_size=3, unique=True))
+    variables: list[Variable] = []
+    for n in names:
+        kind = draw(st.sampled_from(["int", "dec", "list"]))
+        if kind == "int":
+            low = draw(st.integers(1, 50))
+            variables.append(RangeVariable(n, float(low), float(low + draw(st.integers(0, 30))), 1.0, 0))
+        elif kind == "dec":
+            d = draw(st.integers(1, 2))
+            step = Decimal(draw(st.sampled_from([1, 2, 5]))).scaleb(-d)
+            low = Decimal(draw(st.integers(1, 40))).scaleb(-d)
+            high = low + step * draw(st.integers(0, 12))
+            variables.append(RangeVariable(n, float(low), float(high), float(step), d))
+        else:
+            values = draw(st.lists(st.sampled_from(_LIST_VALUES), min_size=1, max_size=5, unique=True))
+            variables.append(ListVariable(n, tuple(values), draw(st.sampled_from([None, 2]))))
+    derived: tuple[Derived, ...] = ()
+    if draw(st.booleans()):
+        derived = (Derived("total", Formula(f"2*{names[0]} + 1"), draw(st.sampled_from([None, 0, 2]))),)
+    constraints: tuple[Constraint, ...] = ()
+    if draw(st.booleans()):
+        constraints = (Constraint(Formula(f"{names[-1]} > 0 and {names[0]} < 1000")),)
+    count = draw(st.sampled_from([1, 2, 3, 5, 1, 2, None]))
+    return Parameters(tuple(variables), derived, constraints, count)
+
+
+def _explicit(
+    qid: str, params: Parameters, variants: tuple[Variant, ...], **kwargs: object
+) -> tuple[Variant, ...]:
+    """The drawn variants given back as an explicit list, last first (an imported dataset)."""
+    names = [v.name for v in params.variables]
+    given = [V.Given({n: x for n, x in v.values if n in names}) for v in reversed(variants)]
+    return V.draw(qid, replace(params, count=None), given=given, **kwargs).variants  # type: ignore[arg-type]
+
+
+@st.composite
+def calculateds(draw: st.DrawFn, qid: str = "q") -> Calculated:
+    """A calculated question as the loader reads it: its variants drawn with its id's seed (or
+    given explicitly), the key shown with its decimals inside the tolerance in every variant."""
+    params = draw(parameters())
+    names = [v.name for v in params.variables] + [d.name for d in params.derived]
+    a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    answer = Formula(draw(st.sampled_from(_ANSWERS)).format(a=a, b=b))
+    decimals = draw(st.integers(0, 4))
+    if draw(st.booleans()):
+        tolerance = Tolerance(float(Decimal(draw(st.sampled_from([1, 2, 5]))).scaleb(-decimals)))
+    else:
+        tolerance = Tolerance(draw(st.sampled_from([0.01, 0.05, 0.125])), ToleranceKind.RELATIVE)
+        decimals = 4
+    kwargs = {"answer": answer, "tolerance": tolerance, "decimals": decimals}
+    try:
+        variants = V.draw(qid, params, **kwargs).variants  # type: ignore[arg-type]
+        if draw(st.integers(0, 2)) == 0:
+            params = replace(params, count=None)
+            variants = _explicit(qid, params, variants, **kwargs)
+    except SourceError:
+        assume(False)
+        raise
+    assume(
+        all(V.accepts(v.answer, tolerance, fm.round_value(v.answer, decimals)) for v in variants if v.answer)
+    )
+    units = draw(st.sampled_from([(), (Unit("GB"),), (Unit("GB"), Unit("MB", 1000.0))]))
+    return Calculated(params, answer, tolerance, decimals, units, variants)
+
+
+def _no_braces(text: Text) -> Text:
+    """A text whose braces are literal: each doubled (`{{`), outside TeX and code."""
+    if isinstance(text, str):
+        return text.replace("{", "{{").replace("}", "}}")
+
+    def inl(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for x in xs:
+            match x:
+                case Str(t):
+                    out.append(Str(t.replace("{", "{{").replace("}", "}}")))
+                case Emph(c):
+                    out.append(Emph(inl(c)))
+                case Strong(c):
+                    out.append(Strong(inl(c)))
+                case Link(url=u, children=c, title=t):
+                    out.append(Link(u, inl(c), t))
+                case _:
+                    out.append(x)
+        return tuple(out)
+
+    def blk(b: Block) -> Block:
+        match b:
+            case Para(c):
+                return Para(inl(c))
+            case BulletList(items):
+                return BulletList(tuple(tuple(blk(x) for x in item) for item in items))
+            case OrderedList(items, start):
+                return OrderedList(tuple(tuple(blk(x) for x in item) for item in items), start)
+            case Table(header, rows, aligns):
+                return Table(
+                    tuple(inl(c) for c in header), tuple(tuple(inl(c) for c in r) for r in rows), aligns
+                )
+        return b
+
+    return Rich(tuple(blk(b) for b in text.blocks))
+
+
+def placeholder_safe(text: Text | None, names: dict[str, str]) -> Text | None:
+    """The text unchanged when its braces are placeholders of `names` or escapes, else with every
+    brace made literal: what a parametric question's texts must be for the loader (idempotent)."""
+    if text is None or not V.text_problems(text, names):
+        return text
+    return _no_braces(text)
+
+
+def parametric_texts(question: Question) -> Question:
+    """A parametric question's texts made valid for its names (see placeholder_safe)."""
+    body = question.body
+    if not isinstance(body, Calculated | CalculatedChoice):
+        return question
+    names = {
+        n: "0" for n in [*(v.name for v in body.params.variables), *(d.name for d in body.params.derived)]
+    }
+
+    def fix(t: Text | None) -> Text | None:
+        return placeholder_safe(t, names)
+
+    if isinstance(body, CalculatedChoice):
+        body = replace(body, choices=tuple(replace(c, feedback=fix(c.feedback)) for c in body.choices))
+    fb = question.feedback
+    stem = fix(question.stem)
+    assert stem is not None
+    return replace(
+        question,
+        stem=stem,
+        body=body,
+        explanation=fix(question.explanation),
+        feedback=replace(fb, correct=fix(fb.correct), partial=fix(fb.partial), incorrect=fix(fb.incorrect)),
+        hints=tuple(replace(h, text=fix(h.text) or h.text) for h in question.hints),
+    )
+
+
+@st.composite
+def calculated_choices(draw: st.DrawFn, qid: str = "q") -> CalculatedChoice:
+    """A calculated_choice as the loader reads it: the key a formula, the distractors the key
+    shifted (never equal to it, nor to each other, in any variant), single or multiple."""
+    params = draw(parameters())
+    names = [v.name for v in params.variables] + [d.name for d in params.derived]
+    a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    key = draw(st.sampled_from(_ANSWERS)).format(a=a, b=b)
+    shifts = draw(st.lists(st.sampled_from([1, 2, 3, 5]), min_size=1, max_size=3, unique=True))
+    formulas = [key, *(f"{key} + {k}" for k in shifts)]
+    order = draw(st.permutations(range(len(formulas))))
+    formulas = [formulas[i] for i in order]
+    multiple = draw(st.booleans())
+    if multiple:
+        flags = [i == order.index(0) or draw(st.booleans()) for i in range(len(formulas))]
+        if all(flags):
+            flags[order.index(0) - 1 if order.index(0) else 1] = False
+        credits = default_multiple_credits(flags)
+    else:
+        credits = tuple(1.0 if i == order.index(0) else 0.0 for i in range(len(formulas)))
+    feedback = [draw(st.none() | TEXT) for _ in formulas]
+    choices = tuple(
+        CalcChoice(Formula(f), c, fb) for f, c, fb in zip(formulas, credits, feedback, strict=True)
+    )
+    decimals = draw(st.integers(0, 3))
+    tolerance = draw(st.sampled_from([Tolerance(), Tolerance(0.1)]))
+    kwargs = {
+        "choices": [c.formula for c in choices],
+        "correct": [i for i, c in enumerate(choices) if c.earns],
+        "tolerance": tolerance,
+        "decimals": decimals,
+    }
+    try:
+        variants = V.draw(qid, params, **kwargs).variants  # type: ignore[arg-type]
+        if draw(st.integers(0, 2)) == 0:
+            params = replace(params, count=None)
+            variants = _explicit(qid, params, variants, **kwargs)
+    except SourceError:
+        assume(False)
+        raise
+    for v in variants:
+        shown = [fm.format_value(x, decimals) for x in v.choices]
+        assume(len(set(shown)) == len(shown))
+    return CalculatedChoice(params, choices, multiple, decimals, tolerance, variants)
+
+
+@st.composite
+def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False, qid: str = "q") -> Body:
     """A body of the given kind, as the loader reads it from today's source format (with
     ``everything``, from the source format with issue 22's keys)."""
     match qtype:
@@ -467,6 +697,10 @@ def bodies(draw: st.DrawFn, qtype: QuestionType, everything: bool = False) -> Bo
             return draw(orderings(everything))
         case QuestionType.DESCRIPTION:
             return Description()
+        case QuestionType.CALCULATED:
+            return draw(calculateds(qid))
+        case QuestionType.CALCULATED_CHOICE:
+            return draw(calculated_choices(qid))
         case _:
             assert_never(qtype)
 
@@ -488,10 +722,14 @@ def questions(
     qtype: QuestionType | None = None,
     everything: bool = False,
     structured: bool = False,
+    parametric: bool = False,
 ) -> Question:
-    """A question of ``qtype``, else of any kind (issue 23's too only with ``structured``)."""
-    qtype = qtype or draw(st.sampled_from(list(QuestionType) if structured else list(CLASSIC_TYPES)))
-    body = draw(bodies(qtype, everything))
+    """A question of ``qtype``, else of any kind (issue 23's too only with ``structured``, issue
+    24's only with ``parametric``)."""
+    kinds = list(CLASSIC_TYPES) + (list(STRUCTURED_TYPES) if structured else [])
+    kinds += list(PARAMETRIC_TYPES) if parametric else []
+    qtype = qtype or draw(st.sampled_from(kinds))
+    body = draw(bodies(qtype, everything, qid))
     stem: Text = draw(cloze_stem(len(body.blanks))) if isinstance(body, Cloze) else draw(TEXT)
     description = isinstance(body, Description)
     question = Question(
@@ -503,8 +741,15 @@ def questions(
         lang=draw(LANG),
         tags=draw(TAGS),
     )
+    if isinstance(body, Calculated | CalculatedChoice):
+        # The stem shows the numbers: a placeholder of each name, the rest of its braces literal.
+        names = [v.name for v in body.params.variables] + [d.name for d in body.params.derived]
+        stem = question.stem
+        assert isinstance(stem, str)
+        shown = " ".join(f"{n}={{{n}}}" for n in names)
+        question = replace(question, stem=f"{_no_braces(stem)} {shown}")
     if not everything:
-        return question
+        return parametric_texts(question)
     if not description:
         question = replace(
             question,
@@ -517,7 +762,14 @@ def questions(
     name = draw(st.none() | NAME)
     if name is not None and name != name_from_stem(question):
         question = replace(question, name=name)
-    return question
+    return parametric_texts(question)
+
+
+def parametric_questions(qid: str, everything: bool = False) -> st.SearchStrategy[Question]:
+    """A question of one of issue 24's kinds only: calculated or calculated_choice."""
+    return st.sampled_from(PARAMETRIC_TYPES).flatmap(
+        lambda t: questions(qid, t, everything=everything, parametric=True)
+    )
 
 
 def structured_questions(qid: str, everything: bool = False) -> st.SearchStrategy[Question]:
@@ -560,6 +812,7 @@ def quizzes(
     qids: list[str] | None = None,
     everything: bool = False,
     structured: bool = False,
+    parametric: bool = False,
 ) -> Quiz:
     if qids is None:
         qids = draw(st.lists(IDS, min_size=1, max_size=4, unique_by=str.casefold))
@@ -568,7 +821,10 @@ def quizzes(
             id=quiz_id,
             title=draw(TEXT),
             lang=draw(st.sampled_from(["ur", "en"])),
-            questions=tuple(draw(questions(i, everything=everything, structured=structured)) for i in qids),
+            questions=tuple(
+                draw(questions(i, everything=everything, structured=structured, parametric=parametric))
+                for i in qids
+            ),
             description=draw(st.none() | TEXT),
             difficulty=draw(st.none() | st.sampled_from(list(Difficulty))),
             category=draw(st.none() | st.sampled_from(["a/b", "llm-training/zero", "کورس/حصہ"])),
@@ -578,7 +834,9 @@ def quizzes(
 
 
 @st.composite
-def banks(draw: st.DrawFn, everything: bool = False, structured: bool = False) -> Bank:
+def banks(
+    draw: st.DrawFn, everything: bool = False, structured: bool = False, parametric: bool = False
+) -> Bank:
     """One to three quizzes; question ids unique across the bank, also ignoring case."""
     n = draw(st.integers(1, 3))
     qids = draw(st.lists(IDS, min_size=n, max_size=n + 6, unique_by=str.casefold))
@@ -588,7 +846,9 @@ def banks(draw: st.DrawFn, everything: bool = False, structured: bool = False) -
         else []
     )
     groups = [qids[a:b] for a, b in zip([0, *cuts], [*cuts, len(qids)], strict=True)]
-    return Bank(tuple(draw(quizzes(f"quiz-{i}", g, everything, structured)) for i, g in enumerate(groups)))
+    return Bank(
+        tuple(draw(quizzes(f"quiz-{i}", g, everything, structured, parametric)) for i, g in enumerate(groups))
+    )
 
 
 # --------------------------------------------------------------------------- rich text
@@ -851,7 +1111,7 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
             richer_items = tuple(maybe(t, INLINE_RICH) for t in items)
             if len(set(richer_items)) == len(richer_items):
                 body = replace(body, items=richer_items)
-        case Description():
+        case Description() | Calculated() | CalculatedChoice():
             pass
     feedback = question.feedback
     feedback = replace(
@@ -861,7 +1121,8 @@ def _richer_question(draw: st.DrawFn, question: Question) -> Question:
         incorrect=opt(feedback.incorrect),
     )
     hints = tuple(replace(h, text=maybe(h.text, RICH)) for h in question.hints)
-    return replace(question, stem=stem, explanation=explanation, body=body, feedback=feedback, hints=hints)
+    richer = replace(question, stem=stem, explanation=explanation, body=body, feedback=feedback, hints=hints)
+    return parametric_texts(richer)
 
 
 def _richer_blank(draw: st.DrawFn, blank: Blank, opt, maybe) -> Blank:  # type: ignore[no-untyped-def]
@@ -925,9 +1186,11 @@ def assessment_over(draw: st.DrawFn, bank: Bank, ident: str = "exam-0") -> Asses
 
 
 @st.composite
-def rich_banks_with_assessments(draw: st.DrawFn, everything: bool = False, structured: bool = False) -> Bank:
+def rich_banks_with_assessments(
+    draw: st.DrawFn, everything: bool = False, structured: bool = False, parametric: bool = False
+) -> Bank:
     """banks() with rich texts mixed in and one or two assessments over it."""
-    bank = draw(banks(everything, structured))
+    bank = draw(banks(everything, structured, parametric))
     quizzes = tuple(
         replace(
             quiz,

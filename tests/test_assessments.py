@@ -163,7 +163,7 @@ def test_check_reports_pools_and_sizes_of_the_seed_exam() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "assessment 'final-exam': 2 sections, 8 questions per attempt, 15 points"
     assert "  pool 'zero': 9 questions, picks 3" in lines
-    assert lines[-1].startswith("ok: 4 quizzes, 1 assessment, 32 questions")
+    assert lines[-1].startswith("ok: 5 quizzes, 1 assessment, 41 questions")
     report = json.loads(CliRunner().invoke(app, ["check", str(ROOT / "source"), "-r", "json"]).stdout)
     (exam,) = report["assessments"]
     assert report["counts"]["assessments"] == 1

@@ -945,7 +945,7 @@ def test_an_edited_image_in_a_bank_with_an_assessment(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     built(src, out)
     recolour(src / "img" / "1f1b-schedule.svg")
-    assert f"(3 of 4 {FROM_CACHE})" in built(src, out)
+    assert f"(4 of 5 {FROM_CACHE})" in built(src, out)
     assert tree(out) == fresh(src, tmp_path)
     check = build(str(src), "--out", str(out), "--check")
     assert check.exit_code == 0, check.stderr

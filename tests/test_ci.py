@@ -97,7 +97,7 @@ def test_seed_bank_checks_clean() -> None:
     result = run("check", "--report", "json")
     report = json.loads(result.stdout)
     assert result.exit_code == 0, result.stdout
-    assert report["counts"]["errors"] == 0 and report["counts"]["questions"] == 32
+    assert report["counts"]["errors"] == 0 and report["counts"]["questions"] == 41
     assert [a["id"] for a in report["assessments"]] == ["final-exam"]
 
 

@@ -203,3 +203,59 @@ def test_the_new_kinds_shapes(question: dict, accepted: bool) -> None:
     else:
         with pytest.raises(SourceError):
             load_text(text, "q.yaml")
+
+
+_CALC = {"type": "calculated", "stem": "{N} {G}", "variables": {"N": {"min": 1, "max": 70}, "G": [8, 16]}}
+
+
+@pytest.mark.parametrize(
+    ("question", "accepted"),
+    [
+        ({**_CALC, "answer": "16*N/G"}, True),
+        ({**_CALC, "answer": {"formula": "16*N/G", "tolerance": "1%", "decimals": 3}, "variants": 5}, True),
+        ({**_CALC, "answer": {"formula": "16*N/G", "tolerance": 0.05}, "variants": [{"N": 7, "G": 8}]}, True),
+        ({**_CALC, "answer": 42, "derived": {"t": "16*N", "u": {"formula": "t/G", "decimals": 1}}}, True),
+        ({**_CALC, "answer": "N", "constraints": ["G <= 8*N"], "units": [{"unit": "GB"}]}, True),
+        ({**_CALC, "answer": {"formula": "N", "tolerance": "about 1%"}}, False),
+        ({**_CALC, "answer": {"formula": "N", "decimals": 12}}, False),
+        ({**_CALC, "answer": {"tolerance": 0.1}}, False),
+        ({**_CALC, "answer": "N", "variants": 0}, False),
+        ({**_CALC, "answer": "N", "variants": [{"N": "seven"}]}, False),
+        ({**_CALC, "answer": "N", "variables": {"N": {"min": 1, "max": 2, "values": [1]}}}, False),
+        ({**_CALC, "answer": "N", "variables": {"N": 8}}, False),
+        ({**_CALC, "answer": "N", "variables": {"2N": [1]}}, False),
+        ({**_CALC, "answer": "N", "choices": []}, False),
+        ({**_CALC}, False),
+        (
+            {
+                **_CALC,
+                "type": "calculated_choice",
+                "multiple": True,
+                "decimals": 1,
+                "tolerance": "0.5%",
+                "choices": [{"formula": "N", "correct": True}, {"formula": "N + 1", "feedback": "{G}"}],
+            },
+            True,
+        ),
+        ({**_CALC, "type": "calculated_choice", "choices": [{"formula": "N", "correct": True}]}, False),
+        ({**_CALC, "type": "calculated_choice", "choices": [{"text": "a"}, {"text": "b"}]}, False),
+        ({**_CALC, "type": "calculated_choice", "answer": "N", "choices": []}, False),
+    ],
+)
+def test_the_parametric_shapes(question: dict, accepted: bool) -> None:
+    """Issue 24's shapes: variables (a range or a list), derived values, constraints, variants
+    (a count or a list), the answer (a formula, or {formula, tolerance, decimals}), choices as
+    formulas; the loader agrees on each."""
+    import json as _json
+
+    doc = {"id": "q", "title": "T", "lang": "en", "questions": [{"id": "a", "explanation": "e", **question}]}
+    assert (list(VALIDATOR.iter_errors(doc)) == []) is accepted, question
+    from lmsexport.errors import SourceError
+    from lmsexport.source import load_text
+
+    text = _json.dumps(doc, ensure_ascii=False)  # JSON is YAML
+    if accepted:
+        load_text(text, "q.yaml")
+    else:
+        with pytest.raises(SourceError):
+            load_text(text, "q.yaml")

@@ -38,10 +38,13 @@ from conftest import make_types_quiz
 from test_html_credits import credits_quiz, essays_quiz, question_of, units_quiz
 from test_html_writer import PAYLOADS, hostile_quiz, hostile_rich_quiz
 
+from lmsexport import variants as vt
 from lmsexport.model import (
     Answer,
     Assessment,
     Bank,
+    Calculated,
+    CalculatedChoice,
     Choice,
     CodeBlock,
     Description,
@@ -808,6 +811,9 @@ def _count(quiz: Quiz, kind: type, where: str) -> int:
     right ('all': explanations, the feedback of picked right choices too)."""
     texts: list = [quiz.description]
     for q in quiz.questions:
+        if isinstance(q.body, Calculated | CalculatedChoice):
+            # What an attempt shows: a variant (every variant has the same formulas and images).
+            q = vt.instantiate(q, q.body.variants[0])
         pairs = q.body.pairs if isinstance(q.body, Matching) else ()
         texts += [q.stem, *(c.text for c in _choices(q)), *(p.left for p in pairs)]
         if where == "all":

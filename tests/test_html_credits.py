@@ -19,6 +19,8 @@ from lmsexport.model import (
     Answer,
     Bank,
     BulletList,
+    Calculated,
+    CalculatedChoice,
     Choice,
     Cloze,
     Description,
@@ -421,8 +423,8 @@ def _uses_new_elements(q: Question) -> bool:
             extra = extra or bool(b.keys[0].feedback) or b.keys[0].credit != 1
         case Essay():
             extra = b.min_words is not None or b.max_words is not None
-        case Cloze() | Ordering() | Description():
-            extra = True  # issue 23's kinds: their data is new altogether
+        case Cloze() | Ordering() | Description() | Calculated() | CalculatedChoice():
+            extra = True  # issue 23's and 24's kinds: their data is new altogether
         case _:
             extra = False
     return extra or bool(q.hints or q.feedback)

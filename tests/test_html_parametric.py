@@ -15,8 +15,9 @@ from pathlib import Path
 import lxml.html
 import pytest
 from conftest import make_types_quiz
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import quizzes
 from test_html_writer import page_data, parse, visible_text
 
 from lmsexport import variants as vt
@@ -337,19 +338,31 @@ def near_bounds(rng: random.Random, key: float, margin: float, n: int = 24) -> l
 # --- sharing, secrecy, the page's code ----------------------------------------------------------
 
 
-def test_texts_the_same_in_every_variant_are_written_once(doc) -> None:
+def test_each_text_is_written_once_per_distinct_rendering(quiz: Quiz, doc) -> None:
     ids = [t.get("id") for t in doc.iter("template")]
     assert len(ids) == len(set(ids))
     zero1 = data_of(doc, "p-zero1")
     # "That is ZeRO-3." holds no placeholder: one template, named without a variant.
-    shared = [d["feedback"][1] for d in variant_data(zero1)]
-    assert set(shared) == {"q2-f1"}
+    assert {d["feedback"][1] for d in variant_data(zero1)} == {"q2-f1"}
     assert template_text(doc, "q2-f1") == "That is ZeRO-3."
-    assert [d["feedback"][0] for d in variant_data(zero1)][:2] == ["q2-v1-f0", "q2-v2-f0"]
+    # "... split over the {G} GPUs." names G only: one template per value of G, named after the
+    # first variant that shows it, and each variant's the text it shows.
+    body = quiz.questions[1].body
+    assert isinstance(body, CalculatedChoice)
+    right = {}
+    for v, d in zip(body.variants, variant_data(zero1), strict=True):
+        right.setdefault(v.env["G"], d["feedback"][0])
+        assert d["feedback"][0] == right[v.env["G"]]
+        assert template_text(doc, d["feedback"][0]).endswith(f" over the {v.env['G']:g} GPUs.")
+    assert len(right) == len(set(right.values())) > 1
+    first = {v.env["G"]: v.number for v in reversed(body.variants)}
+    assert sorted(right.values()) == sorted(f"q2-v{n}-f0" for n in first.values())
     zero3 = data_of(doc, "p-zero3")
     outcomes = [d["outcome"] for d in variant_data(zero3)]
-    assert {o["correct"] for o in outcomes} == {"q1-oc"} and outcomes[1]["incorrect"] == "q1-v2-oi"
+    assert {o["correct"] for o in outcomes} == {"q1-oc"}
     assert not [i for i in ids if re.fullmatch(r"q\d+-s", i)], "a stem template without a variant"
+    # Every variant's stem differs here, so each has its own.
+    assert len({d["stem"] for d in variant_data(zero3)}) == len(zero3["variants"])
 
 
 def test_nothing_of_the_key_in_the_visible_page(quiz: Quiz, doc) -> None:
@@ -477,3 +490,78 @@ def test_margin_for_any_key_and_tolerance(answers, value, relative, offsets) -> 
             for scale in (1e-9, 1e-7, 1e-6):
                 for r in (v.answer + m + off * scale * max(m, 1.0), v.answer - m + off * scale * max(m, 1.0)):
                     assert (abs(r - key) <= margin) == vt.accepts(v.answer, tolerance, r), (v.answer, r)
+
+
+# --- the parametric case (tests/cases/parametric) --------------------------------------------------
+
+CASE = HERE / "cases" / "parametric"
+CASE_PAGES = ("parametric", "parametric-plain", "parametric-exam")
+
+
+def case_bank():
+    from lmsexport.source import load_paths
+
+    return load_paths([CASE])
+
+
+@pytest.mark.parametrize("page_id", CASE_PAGES)
+def test_golden_case_pages(page_id: str, golden) -> None:
+    from lmsexport.writers import WriteContext
+    from lmsexport.writers.html import write
+
+    out = write(case_bank(), WriteContext(formats=("html",)))
+    golden(CASE / "expected" / "html" / f"{page_id}.html", out.files[f"html/{page_id}.html"])
+
+
+def test_case_variants_are_the_instantiated_questions() -> None:
+    """Every variant of the case's questions, as the page carries it, against instantiate."""
+    for quiz in case_bank().quizzes:
+        doc = parse(render_quiz(quiz))
+        for question in quiz.questions:
+            body = question.body
+            if not isinstance(body, Calculated | CalculatedChoice):
+                continue
+            q = data_of(doc, question.id)
+            assert [d["variant"] for d in variant_data(q)] == [v.number for v in body.variants]
+            for v, d in zip(body.variants, variant_data(q), strict=True):
+                inst = vt.instantiate(question, v)
+                if "stem" in d:
+                    assert template_text(doc, d["stem"]) == words(inst.stem)
+                if inst.explanation:
+                    assert template_text(doc, d["explanation"]) == words(inst.explanation)
+                if isinstance(body, Calculated):
+                    assert v.answer is not None and d["near"][0] == v.answer
+                    assert d["keyText"].split(" ")[0] == format_value(v.answer, body.decimals)
+                else:
+                    assert d["choices"] == [plain_text(c.text) for c in inst.body.choices]  # type: ignore[union-attr]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(quiz=quizzes(everything=True, structured=True, parametric=True))
+def test_any_parametric_quiz_renders_every_variant(quiz: Quiz) -> None:
+    """Any quiz of every kind (tests/strategies.py): each parametric question's variants are in
+    its data, in order, each a stem (or the one stem they share) and a key or choices, and every
+    id the data names is a template the page holds."""
+    doc = parse(render_quiz(quiz))
+    templates = {t.get("id") for t in doc.iter("template")}
+    for n, question in enumerate(quiz.questions, 1):
+        body = question.body
+        if not isinstance(body, Calculated | CalculatedChoice):
+            continue
+        q = next(x for x in page_data(doc)["questions"] if x["id"] == question.id)
+        box = section(doc, question.id)
+        assert box.get("id") == f"q{n}" and box.get("data-type") == question.type.value
+        for v, d in zip(body.variants, variant_data(q), strict=True):
+            assert d["variant"] == v.number
+            inst = vt.instantiate(question, v)
+            named = [d.get("stem"), d.get("explanation"), *(d.get("feedback") or [])]
+            named += [h["id"] for h in d.get("hints", [])] + list(d.get("outcome", {}).values())
+            assert {i for i in named if i} <= templates
+            if "stem" in d:
+                assert template_text(doc, d["stem"]) == words(inst.stem)
+            if isinstance(body, Calculated):
+                assert v.answer is not None and d["near"][0] == v.answer
+            else:
+                assert len(d["choices"]) == len(body.choices)

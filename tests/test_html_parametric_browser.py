@@ -14,6 +14,7 @@ import pytest
 import test_html_browser
 from browser import (
     answer,
+    page_questions,
     predict_attempts,
     question_box,
     review_all,
@@ -22,11 +23,11 @@ from browser import (
     submit,
 )
 from test_html_browser import _axe_violations, quiz_html
-from test_html_parametric import model_quiz, near_bounds
+from test_html_parametric import CASE_PAGES, case_bank, model_quiz, near_bounds
 
 from lmsexport import variants as vt
 from lmsexport.formula import format_value
-from lmsexport.model import Calculated, CalculatedChoice, Question, Quiz, plain_text
+from lmsexport.model import Assessment, Calculated, CalculatedChoice, Question, Quiz, plain_text
 
 browser = test_html_browser.browser
 open_page = test_html_browser.open_page
@@ -357,3 +358,53 @@ def test_without_javascript_the_first_variant_is_shown(open_page) -> None:
     assert (
         page.locator("template").count() > 0 and page.get_by_text(plain_text(first.explanation)).count() == 0
     )
+
+
+# --- the parametric case (tests/cases/parametric) ----------------------------------------------------
+
+
+def _case_page(page_id: str) -> tuple[bytes, Quiz | Assessment]:
+    from lmsexport.writers import WriteContext
+    from lmsexport.writers.html import write
+
+    bank = case_bank()
+    out = write(bank, WriteContext(formats=("html",))).files[f"html/{page_id}.html"]
+    page_of = next(x for x in (*bank.quizzes, *bank.assessments) if x.id == page_id)
+    return out, page_of
+
+
+@pytest.mark.parametrize("page_id", CASE_PAGES)
+def test_case_pages_right_then_wrong_then_right(open_page, page_id: str) -> None:
+    """Each case page over three attempts: the variants the seed predicts, each parametric
+    question's numbers changed from one attempt to the next, full marks for the right answers,
+    zero for wrong ones; axe-core finds nothing before and after submitting."""
+    html, page_of = _case_page(page_id)
+    loaded = open_page(html, name=f"{page_id}.html", query="?seed=24")
+    page = loaded.page
+    questions = {pq.question.id: pq for pq in page_questions(page_of)}
+    predicted = predict_attempts(page_of, 24, 3)
+    before: dict[str, int] = {}
+    for k, correct in enumerate((True, False, True)):
+        if k:
+            page.locator('[data-action="retry"]').click()
+        shown = shown_attempt(page)
+        assert (shown.ids, shown.variants) == (predicted[k].ids, predicted[k].variants), k
+        for qid, number in shown.variants.items():
+            body = questions[qid].question.body
+            assert isinstance(body, Calculated | CalculatedChoice)
+            if qid in before and len(body.variants) > 1:
+                assert number != before[qid], qid
+        before = shown.variants
+        if k == 0:
+            assert _axe_violations(page) == [], "one at a time"
+        review_all(page)
+        for qid in shown.ids:
+            answer(page, questions[qid].question, correct)
+        submit(page)
+        got = marks(page)
+        for qid in shown.ids:
+            earned, points = got[qid]
+            assert earned == (points if correct else 0), (k, qid)
+        if k < 2:
+            assert _axe_violations(page) == [], f"submitted ({'right' if correct else 'wrong'})"
+    assert loaded.errors == []

@@ -29,6 +29,8 @@ from lmsexport.model import (
     Answer,
     Assessment,
     Bank,
+    Calculated,
+    CalculatedChoice,
     Draw,
     Essay,
     Matching,
@@ -81,10 +83,17 @@ def _bounds(key: NumericKey, keep_answer: bool = True) -> NumericKey:
 
 def _kept(fmt: str, quiz: Quiz) -> Quiz:
     """What a format carries of a quiz (lmsexport's own files: everything but the listed losses)."""
-    if fmt in ("gift", "moodlexml"):
+    if fmt == "gift":  # a parametric question is its variants (writers/gift.py as_written)
+        from lmsexport.writers.gift import as_written
+
+        return replace(quiz, questions=tuple(x for q in quiz.questions for x in as_written(q)))
+    if fmt == "moodlexml":
         return quiz
+    from lmsexport.writers.qti21 import item_questions
+
     questions = []
-    for q in quiz.questions:
+    # QTI 2.1 too: each variant an item (writers/qti21.py item_questions).
+    for q in (x for y in quiz.questions for x in (item_questions(y) if fmt == "qti21" else (y,))):
         match q.body:
             case Numerical(keys):
                 # QTI 1.2 writes a range as vargte/varlte only: the answer inside it is not written.
@@ -191,6 +200,33 @@ def test_the_structured_case_comes_back_from_moodle_xml() -> None:
         assert [q.id for q in theirs[quiz.id].questions] == [q.id for q in quiz.questions]
         for mine, other in zip(quiz.questions, theirs[quiz.id].questions, strict=True):
             assert other == mine, _diff(replace(quiz, questions=(mine,)), replace(quiz, questions=(other,)))
+
+
+def test_the_parametric_case_comes_back_from_moodle_xml_with_its_variants() -> None:
+    """tests/cases/parametric (issue 24) through Moodle XML's calculated and calculatedmulti and
+    import: the YAML written (the variants as their count when the id's seed draws them again,
+    else as the explicit list) loads back as the same questions, every variant kept; through
+    Canvas's calculated_question the variants are kept too (its losses are named)."""
+    bank = load_paths([ROOT / "tests" / "cases" / "parametric"])
+    back, _ = _import(build(bank, ["moodlexml"]).files)
+    theirs = {q.id: q for quiz in back.quizzes for q in quiz.questions}
+    for quiz in bank.quizzes:
+        for mine in quiz.questions:
+            assert theirs[mine.id] == mine, _diff(
+                replace(quiz, questions=(mine,)), replace(quiz, questions=(theirs[mine.id],))
+            )
+    back, _ = _import(build(bank, ["qti12"]).files)
+    canvas = {q.id: q for quiz in back.quizzes for q in quiz.questions}
+    calculated = [q for quiz in bank.quizzes for q in quiz.questions if q.type.value == "calculated"]
+    kept = [q.id for q in calculated if q.id in canvas]
+    assert kept, "Canvas's calculated_question comes back"
+    for qid in kept:
+        mine = next(q for q in calculated if q.id == qid)
+        names = [v.name for v in mine.body.params.variables]  # type: ignore[union-attr]
+        ours = [tuple((n, x) for n, x in v.values if n in names) for v in mine.body.variants]  # type: ignore[union-attr]
+        got = [tuple((n, x) for n, x in v.values if n in names) for v in canvas[qid].body.variants]  # type: ignore[union-attr]
+        assert got == ours, qid
+        assert [v.answer for v in canvas[qid].body.variants] == [v.answer for v in mine.body.variants]  # type: ignore[union-attr]
 
 
 # --------------------------------------------------------------------------- foreign GIFT
@@ -403,11 +439,21 @@ STRUCTURED_QUIZ = "training-step-structure"
 def _seed_bank(fmt: str) -> Bank:
     """The repository's bank as a format carries it whole: Moodle XML all of it; the others
     without issue 23's quiz (cloze, ordering, description), whose losses there are by design,
-    named per question, and tested per format (tests/test_*_structured.py)."""
+    named per question, and tested per format (tests/test_*_structured.py), and without issue 24's
+    parametric questions (variants written as K questions, a group or a pool; the formula not
+    carried or rewritten: tested per format, tests/test_*_parametric.py)."""
     bank = load_paths([ROOT / "source"])
     if fmt == "moodlexml":
         return bank
-    return Bank(tuple(q for q in bank.quizzes if q.id != STRUCTURED_QUIZ), bank.assessments)
+    quizzes = tuple(
+        replace(
+            q,
+            questions=tuple(x for x in q.questions if not isinstance(x.body, Calculated | CalculatedChoice)),
+        )
+        for q in bank.quizzes
+        if q.id != STRUCTURED_QUIZ
+    )
+    return Bank(quizzes, bank.assessments)
 
 
 @pytest.mark.parametrize("fmt", ["gift", "moodlexml", "qti21"])

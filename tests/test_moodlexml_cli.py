@@ -25,7 +25,7 @@ def test_check_reads_the_committed_moodle_xml_back() -> None:
     assert result.exit_code == 0, result.stderr
     # final-exam.xml, an assessment's file, reads as the quiz of its 19 candidates.
     # What the writers cannot carry of the fourth quiz is warned about, never an error.
-    assert re.fullmatch(r"ok: 5 quizzes, 51 questions \(\d+ warnings\)\n", result.stdout), result.stdout
+    assert re.fullmatch(r"ok: 6 quizzes, 60 questions \(\d+ warnings\)\n", result.stdout), result.stdout
 
 
 def test_check_reads_yaml_gift_and_moodle_xml_together(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ SUPPORTED = frozenset(
     {
         "multichoice", "truefalse", "shortanswer", "numerical", "matching", "match", "essay",
         "cloze", "multianswer", "ordering", "description", "gapselect", "ddwtos",
+        "calculated", "calculatedsimple", "calculatedmulti",
     }
 )  # fmt: skip
 """The Moodle types lmsexport has."""
@@ -41,7 +42,29 @@ KNOWN_LOSSES: dict[str, Counter[str]] = {
             # Blanks inside <pre>: read as lines of inline code around the blanks.
             "a code block holding blanks": 6,
             "unlimited drag boxes": 4,
+            # Calculated questions (issue 24): wildcards inside <pre> (Moodle substitutes them
+            # there too; lmsexport's code is verbatim, so it is cut around them).
+            "a code block holding wildcards": 18,
+            "no dataset items": 1,
+            "shared datasets": 1,
+            # Two wrong answer formulas beside the right one (the model has one formula).
+            "the answer '{start}": 4,
+            "the feedback of the answer": 2,
+            # correctanswerlength 0 with a tolerance finer than a unit: shown with more decimals.
+            "the right answer shown with": 1,
         }
+    ),
+    "LucasWolfgang+QAS-Editor/calculatedsimple.xml": Counter(
+        {
+            "how the unit is entered": 1,
+            "the feedback for any other answer": 1,
+            "the feedback of the answer": 1,
+            "the right answer shown with": 1,
+        }
+    ),
+    # A calculated question with no dataset definitions and a 70% answer (Moodle imports it).
+    "AdrianoRuseler+python-scripts-for-moodle-questions/calculated.xml": Counter(
+        {"no dataset items": 1, "the credit of its answer": 1, "the feedback of the answer": 1}
     ),
     # Gaps whose group holds one choice (Moodle shows a drop-down list of one; a cloze blank needs 2).
     "AdrianoRuseler+python-scripts-for-moodle-questions/gapselects.xml": Counter(
@@ -52,7 +75,17 @@ KNOWN_LOSSES: dict[str, Counter[str]] = {
     ),
     "TU-Berlin-DIMA+moodle-tools/missing-wordsRef.xml": Counter({"a group of one choice": 3}),
     # A gapselect hint with options and no text: the model's hints have a text.
-    "LucasWolfgang+QAS-Editor/all.xml": Counter({"hint 2, which has options but no text": 1}),
+    "LucasWolfgang+QAS-Editor/all.xml": Counter(
+        {
+            "hint 2, which has options but no text": 1,
+            # A calculatedmulti whose two wrong choices are 1 in every variant (a syntax test).
+            "choice 3, which shows the same number": 1,
+            "the right answer shown with": 1,
+            "how the unit is entered": 1,
+            "the feedback for any other answer": 1,
+            "the feedback of the answer": 1,
+        }
+    ),
 }
 """Per file, what the model cannot hold, by the start of the message."""
 

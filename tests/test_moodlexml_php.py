@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
+from moodle_parametric import parametric_quizzes
 from strategies import quizzes
 from test_moodlexml_roundtrip import assessments
 from test_moodlexml_roundtrip import quizzes as rich_quizzes
@@ -68,6 +69,8 @@ def test_golden_files_read_the_same_in_php() -> None:
     paths += sorted((ROOT / "tests" / "cases" / "credits" / "expected" / "moodle").glob("*.xml"))
     # The bank of issue 23: cloze (Moodle's embedded answers), ordering and description questions.
     paths += sorted((ROOT / "tests" / "cases" / "structured" / "expected" / "moodle").glob("*.xml"))
+    # The bank of issue 24: calculated and calculatedmulti questions with their datasets.
+    paths += sorted((ROOT / "tests" / "cases" / "parametric" / "expected" / "moodle").glob("*.xml"))
     paths += sorted((ROOT / "dist" / "moodle").glob("*.xml"))
     assert len(paths) >= 10
     _assert_same(paths)
@@ -132,6 +135,23 @@ def test_any_quiz_reads_the_same_in_php(tmp_path_factory: pytest.TempPathFactory
         assert [d.format() for d in diags if d.severity.value == "error"] == []
         paths.append(folder / f"{n}.xml")
         paths[-1].write_bytes(data)
+    _assert_same(paths)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(parametric_quizzes(), min_size=6, max_size=6))
+def test_any_parametric_quiz_reads_the_same_in_php(
+    tmp_path_factory: pytest.TempPathFactory, batch: list[Quiz]
+) -> None:
+    """Datasets, formulas with `{=...}` and `**`, texts with wildcards: as PHP parses them."""
+    folder = tmp_path_factory.mktemp("php-parametric")
+    paths = []
+    for n, quiz in enumerate(batch):
+        data, diags = write_quiz(quiz)
+        assert [d.format() for d in diags if d.severity.value == "error"] == []
+        paths.append(folder / f"{n}.xml")
+        paths[-1].write_bytes(data)
+    assert any(b"<dataset_definitions>" in p.read_bytes() for p in paths)
     _assert_same(paths)
 
 

@@ -8,8 +8,11 @@ Canvas's own exports (instructure/qti's fixtures), round trips included."""
 
 from __future__ import annotations
 
+import io
 import math
+import zipfile
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -41,6 +44,7 @@ from lmsexport.model import (
     SingleChoice,
     Tolerance,
     ToleranceKind,
+    plain_text,
 )
 from lmsexport.readers.qti12 import read_document
 from lmsexport.validate_qti12 import validate_qti12_package, validate_qti12_tree
@@ -733,3 +737,162 @@ def test_a_literal_bracketed_name_in_the_text_is_named() -> None:
     q = replace(bubble(), stem="stages[p] = {p}, {m} micro-batches: bubble?")
     rules = [w.rule for w in qti12.lossy_warnings(quiz(q))]
     assert rules == ["qti12.brackets-not-carried"]
+
+
+# --------------------------------------------------------------------------- the parametric case
+
+PARAMETRIC = Path(__file__).parent / "cases" / "parametric"
+
+
+def _case() -> Bank:
+    from lmsexport.source import load_paths
+
+    return load_paths([PARAMETRIC])
+
+
+def test_the_parametric_packages_are_valid_and_golden(golden) -> None:  # type: ignore[no-untyped-def]
+    """tests/cases/parametric/expected/qti12/: every package of the case."""
+    out = build_qti12(_case(), CTX)
+    assert sorted(out.files) == [
+        "qti12/parametric-exam.zip",
+        "qti12/parametric-plain.zip",
+        "qti12/parametric.zip",
+    ]
+    for path, data in out.files.items():
+        assert validate_qti12_package(data, path) == []
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for name in zf.namelist():
+                golden(PARAMETRIC / "expected" / Path(path).with_suffix("").as_posix() / name, zf.read(name))
+
+
+def test_the_parametric_cartridges_are_valid_and_golden(golden) -> None:  # type: ignore[no-untyped-def]
+    """tests/cases/parametric/expected/{cc,cc11}/: both cartridges' files."""
+    from lmsexport.validate_qti12 import validate_cartridge
+    from lmsexport.writers.cc13 import build_cc11, build_cc13
+
+    bank = _case()
+    for build, fmt in ((build_cc13, "cc13"), (build_cc11, "cc11")):
+        out = build(bank, WriteContext(formats=(fmt,)))
+        for path, data in out.files.items():
+            assert validate_cartridge(data, path) == []
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for name in zf.namelist():
+                    golden(
+                        PARAMETRIC / "expected" / Path(path).with_suffix("").as_posix() / name, zf.read(name)
+                    )
+
+
+def test_canvas_computes_every_stored_answer_of_the_bank() -> None:
+    """Every var_set of every calculated_question the case's packages hold: the calcCmd port on
+    the stored formula and values gives the stored answer within its decimal places, and the
+    stored answer is the loader's key at its decimals."""
+    bank = _case()
+    models = {q.id: q for qz in bank.quizzes for q in qz.questions}
+    checked = 0
+    for data in build_qti12(bank, CTX).files.values():
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            docs = [etree.fromstring(zf.read(n)) for n in zf.namelist() if n.endswith(".xml")]
+        for doc in docs:
+            for item in doc.iter("item"):
+                calc = item.find("itemproc_extension/calculated")
+                if calc is None:
+                    continue
+                q = models[item.get("ident")]
+                assert isinstance(q.body, Calculated)
+                formula = calc.findtext("formulas/formula")
+                places = int(calc.find("formulas").get("decimal_places"))
+                for (values, answer), variant in zip(var_sets(item), q.body.variants, strict=True):
+                    got = canvas_evaluate(formula, {n: float(t) for n, t in values.items()})
+                    assert abs(got - float(answer)) <= 0.5 * 10**-places * (1 + 1e-9), (
+                        q.id,
+                        values,
+                        got,
+                        answer,
+                    )
+                    assert answer == fm.format_value(variant.answer or 0.0, q.body.decimals)
+                    checked += 1
+    assert checked >= 100
+
+
+def test_the_parametric_bank_comes_back_with_its_variants() -> None:
+    """The case's packages read back: every calculated question with its variants' values and
+    answers (at the decimals Canvas stores), its formula read back from Canvas's syntax (texts
+    compared as words: a one-paragraph Markdown text comes back as plain text)."""
+    bank = _case()
+    out = build_qti12(bank, CTX)
+    for qz in bank.quizzes:
+        data = out.files[f"qti12/{qz.id}.zip"]
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            back = {plain_text(q.stem): q for q in read(zf.read(f"{qz.id}/{qz.id}.xml"))}
+        for q in qz.questions:
+            if not isinstance(q.body, Calculated):
+                continue
+            got = back[plain_text(q.stem)]
+            assert isinstance(got.body, Calculated)
+            assert got.name == q.name
+            assert [
+                (v.env, float(fm.format_value(v.answer or 0.0, got.body.decimals))) for v in got.body.variants
+            ] == _kept(q), q.id
+            assert got.body.answer.text != "answer", q.id
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(st.data())
+def test_any_parametric_question_of_the_shared_strategies_is_valid_and_comes_back(
+    data: st.DataObject,
+) -> None:
+    """tests/strategies.py's parametric questions (SRC2's, as the loader reads them), in a quiz
+    with the other kinds: the Canvas package and both cartridges validate, and every
+    calculated question comes back with its variants (values and answers as Canvas stores them)."""
+    from strategies import parametric_questions
+
+    from lmsexport.validate_qti12 import validate_cartridge
+    from lmsexport.writers.cc13 import build_cc11, build_cc13
+
+    qs = [
+        data.draw(parametric_questions(f"p{i}", everything=True)) for i in range(data.draw(st.integers(1, 3)))
+    ]
+    qz = replace(quiz(*qs), lang="en")
+    bank = Bank((qz,))
+    out = build_qti12(bank, CTX)
+    (package,) = out.files.values()
+    assert validate_qti12_package(package) == []
+    for build, fmt in ((build_cc13, "cc13"), (build_cc11, "cc11")):
+        for path, cartridge in build(bank, WriteContext(formats=(fmt,))).files.items():
+            assert validate_cartridge(cartridge, path) == []
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        back = read(zf.read(f"{qz.id}/{qz.id}.xml"))
+    calculated_back = [q for q in back if isinstance(q.body, Calculated)]
+    mine = [q for q in qs if isinstance(q.body, Calculated)]
+    assert len(calculated_back) == len(mine)
+    for q, got in zip(mine, calculated_back, strict=True):
+        assert isinstance(got.body, Calculated) and isinstance(q.body, Calculated)
+        kept = _kept(q)[:200]
+        assert [
+            (v.env, float(fm.format_value(v.answer or 0.0, got.body.decimals))) for v in got.body.variants
+        ] == kept
+
+
+def test_lmsexport_import_build_import_keeps_the_variants() -> None:
+    """The whole path (`lmsexport import` to YAML, the loader, a build, an import again, as in
+    test_qti12._import_files): every calculated question of the case keeps its variants, values
+    and answers, and the second import is the first."""
+    from test_qti12 import _import_files
+
+    bank = _case()
+    once = _import_files(build_qti12(bank, CTX).files)
+    twice = _import_files(build_qti12(once, CTX).files)
+    got = {q.id: q for qz in once.quizzes for q in qz.questions if isinstance(q.body, Calculated)}
+    again = {q.id: q for qz in twice.quizzes for q in qz.questions if isinstance(q.body, Calculated)}
+    mine = [q for qz in bank.quizzes for q in qz.questions if isinstance(q.body, Calculated)]
+    assert sorted(got) == sorted(q.id for q in mine)
+    for q in mine:
+        body = got[q.id].body
+        assert isinstance(body, Calculated)
+        assert [
+            (v.env, float(fm.format_value(v.answer or 0.0, body.decimals))) for v in body.variants
+        ] == _kept(q)
+        assert again[q.id].body == body
+        assert again[q.id].stem == got[q.id].stem

@@ -152,8 +152,10 @@ def score(item: etree._Element, response: object) -> dict[str, object]:
 
 
 def test_every_item_and_the_test_are_valid(types_quiz: Quiz) -> None:
-    # Today's seven kinds (cloze, ordering and description are in tests/test_qti21_structured.py).
+    # Today's seven kinds (cloze, ordering and description are in tests/test_qti21_structured.py,
+    # the parametric ones in tests/test_qti21_parametric.py).
     new = {QuestionType.CLOZE, QuestionType.ORDERING, QuestionType.DESCRIPTION}
+    new |= {QuestionType.CALCULATED, QuestionType.CALCULATED_CHOICE}
     assert {q.type for q in types_quiz.questions} == set(QuestionType) - new
     for qid, item in items(types_quiz).items():
         assert validate_tree(item, "item", qid) == []

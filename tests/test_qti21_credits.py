@@ -93,6 +93,12 @@ def kept(quiz: Quiz, q: Question) -> Question:
             file_types=(),
             max_bytes=0,
         )
+    elif isinstance(body, ShortAnswer) and all(
+        a.wildcard and a.text.swapcase() == a.text for a in body.answers
+    ):
+        # Only patterns without a cased letter: nothing in the item tells the case sensitivity
+        # (readers/qti21.py _wildcard_of gives None), read as the model's default.
+        body = replace(body, case_sensitive=False)
     elif isinstance(body, ShortAnswer) and qti21._plain_short(body) and not body.case_sensitive:
         seen: dict[str, Answer] = {}
         for a in body.answers:  # one mapEntry per answer, compared ignoring case

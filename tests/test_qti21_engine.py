@@ -667,3 +667,66 @@ def test_a_description_scores_nothing_and_shows_its_explanation() -> None:
     got = session.outcome()
     assert got.score == 0.0 and got.shown == {qti21.EXPLANATION_ID}
     assert list(session.item.ResponseDeclaration) == []
+
+
+# --------------------------------------------------------------------------- parametric questions
+
+
+def _parametric_bank() -> list[tuple[Quiz, Question]]:
+    """Every parametric question to run: the ones built in Python (tests/parametric_models.py),
+    the parametric case and the bank's (source/) once the loader reads them."""
+    from lmsexport.model import Calculated, CalculatedChoice
+    from lmsexport.source import load_paths
+    from tests.parametric_models import parametric_quiz
+
+    quizzes = [parametric_quiz()]
+    root = Path(__file__).resolve().parent.parent
+    case = root / "tests" / "cases" / "parametric" / "parametric.yaml"
+    if (root.parent / "briefs" / "PARAMETRIC_READY").exists() or case.exists():
+        quizzes += load_paths([str(case)] if case.exists() else []).quizzes
+        quizzes += load_paths(sorted(str(p) for p in (root / "source").glob("*.yaml"))).quizzes
+    return [
+        (z.header, q)
+        for z in quizzes
+        for q in z.questions
+        if isinstance(q.body, Calculated | CalculatedChoice)
+    ]
+
+
+def test_every_variant_scores_its_key_full_and_a_wrong_value_zero() -> None:
+    """pyslet runs each variant's item as the package holds it: the key (at full precision and
+    as shown with the question's decimals, when lmsexport accepts that) scores the points, a
+    value outside the tolerance 0; for a choice question the right choice scores the points and
+    every distractor 0. The expected scores come from the model (variants.accepts), not from
+    the item."""
+    from lmsexport.formula import format_value
+    from lmsexport.model import Calculated
+    from lmsexport.variants import absolute_margin, accepts
+
+    ran = 0
+    negative = 0
+    for quiz, question in _parametric_bank():
+        body = question.body
+        for variant, item in zip(body.variants, qti21.item_questions(question), strict=True):  # type: ignore[union-attr]
+            p = item.points
+            if isinstance(body, Calculated):
+                key = variant.answer
+                assert key is not None
+                negative += key < 0
+                shown = float(format_value(key, body.decimals))
+                margin = absolute_margin(key, body.tolerance)
+                wrong = [key + 3 * margin + 1, key - 3 * margin - 1]
+                tries = [(key, p), *((w, 0.0) for w in wrong)]
+                if accepts(key, body.tolerance, shown):
+                    tries.append((shown, p))
+                for response, want in tries:
+                    got = Session(quiz, item).attempt(response)
+                    assert got.score == pytest.approx(want, abs=1e-9), (item.id, response, got)
+                    ran += 1
+            else:
+                for i, choice in enumerate(body.choices, 1):  # type: ignore[union-attr]
+                    response: object = [f"C{i}"] if body.multiple else f"C{i}"  # type: ignore[union-attr]
+                    got = Session(quiz, item).attempt(response)
+                    assert got.score == pytest.approx(p * choice.credit, abs=1e-9), (item.id, i, got)
+                    ran += 1
+    assert ran >= 60 and negative >= 1  # the negative keys need the absolute bounds (parametric-notes §3)

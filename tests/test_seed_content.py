@@ -176,3 +176,50 @@ def test_urdu_lines_of_the_structured_quiz_read_right_to_left() -> None:
                 if re.search(f"[{_ARABIC}]", line) and re.match(r"[(A-Za-z]", line):
                     bad.append(f"{question['id']}: {line[:50]}")
     assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- issue 24's questions
+
+PARAMETRIC_FILE = SOURCE_DIR / "zero-memory-arithmetic.yaml"
+"""Written here, not transcribed (like training-step-structure.yaml): the memory-arithmetic quiz,
+whose parametric questions (issue 24) draw their numbers per attempt."""
+
+
+def _parametric_questions() -> list[dict]:
+    return [
+        q for q in _load(PARAMETRIC_FILE)["questions"] if q.get("type") in ("calculated", "calculated_choice")
+    ]
+
+
+def test_the_memory_quiz_has_parametric_questions_for_each_zero_stage_and_the_bubble() -> None:
+    questions = _parametric_questions()
+    stages = set()
+    for q in questions:
+        derived = {
+            name: (v if isinstance(v, str) else v["formula"]) for name, v in (q.get("derived") or {}).items()
+        }
+        key = q["answer"]["formula"] if "answer" in q else q["choices"][0]["formula"]
+        stages.add(derived.get(key, key))
+    # ZeRO-1, 2, 3 per GPU (GB for Psi billion parameters on N_d GPUs) and the bubble
+    assert {"4*Psi + 12*Psi/Nd", "2*Psi + 14*Psi/Nd", "state/Nd", "idle/slots"} <= stages, stages
+    for q in questions:
+        assert str(q.get("explanation") or "").strip(), q["id"]
+        # every variable is shown in the stem, or the question cannot be answered
+        for name in q["variables"]:
+            assert "{" + name + "}" in q["stem"], (q["id"], name)
+
+
+def test_urdu_lines_of_the_parametric_questions_read_right_to_left() -> None:
+    """As for the structured quiz: no Urdu line starts with a Latin letter or a parenthesis,
+    choice feedback included."""
+    import re
+
+    bad = []
+    for question in _parametric_questions():
+        texts = _texts_of(question) + [c.get("feedback") or "" for c in question.get("choices") or []]
+        for text in texts:
+            for line in text.splitlines():
+                line = line.strip()
+                if re.search(f"[{_ARABIC}]", line) and re.match(r"[(A-Za-z]", line):
+                    bad.append(f"{question['id']}: {line[:50]}")
+    assert not bad, "\n".join(bad)

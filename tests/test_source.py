@@ -35,7 +35,7 @@ def test_seed_bank_loads() -> None:
     warnings: list = []
     bank = load_paths(["source"], warnings)
     assert [q.id for q in bank.quizzes] == sorted(q.id for q in bank.quizzes)
-    assert len(bank.quizzes) == 5 and bank.question_count == 36
+    assert len(bank.quizzes) == 5 and bank.question_count == 41
     assert [a.id for a in bank.assessments] == ["final-exam"]
     assert warnings == []
     for quiz in bank.quizzes:
@@ -56,7 +56,7 @@ def test_check_command_on_seed_bank() -> None:
     # the cartridges cannot carry of the fourth quiz) are counted, none is an error.
     lines = result.stdout.splitlines()
     assert lines[0].startswith("assessment 'final-exam': ")
-    assert re.fullmatch(r"ok: 5 quizzes, 1 assessment, 36 questions \(\d+ warnings, \d+ notes\)", lines[-1])
+    assert re.fullmatch(r"ok: 5 quizzes, 1 assessment, 41 questions \(\d+ warnings, \d+ notes\)", lines[-1])
 
 
 @pytest.mark.parametrize("name", ["bom.yaml", "crlf.yaml"])

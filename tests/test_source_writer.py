@@ -9,10 +9,12 @@ import jsonschema
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import MD_RICH, cloze_stem, quizzes
+from strategies import MD_RICH, cloze_stem, parametric_texts, quizzes
 
 from lmsexport.editor_schema import schema
 from lmsexport.model import (
+    Calculated,
+    CalculatedChoice,
     ChoiceBlank,
     Cloze,
     Code,
@@ -105,9 +107,12 @@ def _richly(quiz: Quiz, texts: st.DataObject) -> Quiz:
                 )
             case Ordering(items):
                 q = replace(q, body=replace(q.body, items=tuple(r() for _ in items)))
-            case Description():
+            case CalculatedChoice(choices=calc):
+                rich = tuple(replace(c, feedback=opt(c.feedback)) for c in calc)
+                q = replace(q, body=replace(q.body, choices=rich))
+            case Description() | Calculated():
                 pass
-        return q
+        return parametric_texts(q)
 
     def blank(b: object) -> object:
         match b:
@@ -200,6 +205,57 @@ def test_any_rich_quiz_with_cloze_questions_round_trips(quiz: Quiz, data: st.Dat
     _rich_round_trip(quiz, data)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(quizzes(parametric=True) | quizzes(everything=True, parametric=True))
+def test_any_plain_quiz_with_parametric_questions_round_trips(quiz: Quiz) -> None:
+    """Issue 24's kinds in a plain file: variables (ranges, steps, lists with or without
+    decimals), derived values, constraints, tolerances, units, credits; variants drawn again
+    from a count, or given as the explicit list, come back the same."""
+    assert _round_trip(quiz) == quiz
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(quizzes(parametric=True) | quizzes(everything=True, parametric=True), st.data())
+def test_any_rich_quiz_with_parametric_questions_round_trips(quiz: Quiz, data: st.DataObject) -> None:
+    """The same in a markdown file: placeholders and literal braces ({{ }}) in Markdown texts."""
+    assume(any(isinstance(q.body, Calculated | CalculatedChoice) for q in quiz.questions))
+    _rich_round_trip(quiz, data)
+
+
+def test_parametric_variants_are_written_as_a_count_or_as_the_list() -> None:
+    """A bank question's variants are written as its count (the loader draws the same ones);
+    variants the id's seed would not draw (an LMS's dataset) as the explicit list, in order."""
+    import lmsexport.variants as V
+    from lmsexport.model import Formula, ListVariable, Parameters, RangeVariable, Tolerance, ToleranceKind
+
+    params = Parameters((RangeVariable("N", 1, 70, 1, 0), ListVariable("G", (8.0, 16.0))), count=3)
+    answer = Formula("16*N/G")
+    tol = Tolerance(0.01, ToleranceKind.RELATIVE)
+    drawn = V.draw("z3", params, answer=answer, tolerance=tol, decimals=2).variants
+    body = Calculated(params, answer, tol, 2, (), drawn)
+    quiz = Quiz("q", "T", "en", (Question(id="z3", stem="{N} on {G}", body=body, explanation="e"),))
+    text, _ = write_quiz(quiz)
+    assert "variants: 3\n" in text and 'answer: {formula: "16*N/G", tolerance: "1%"}' in text, text
+    assert _round_trip(quiz) == quiz
+    given = [V.Given({"N": 12.0, "G": 8.0}), V.Given({"N": 70.0, "G": 16.0})]
+    explicit = V.draw(
+        "z3", replace(params, count=None), answer=answer, tolerance=tol, decimals=2, given=given
+    )
+    other = replace(
+        quiz,
+        questions=(
+            replace(
+                quiz.questions[0],
+                body=replace(body, params=replace(params, count=None), variants=explicit.variants),
+            ),
+        ),
+    )
+    text, _ = write_quiz(other)
+    assert "variants:\n    - {N: 12, G: 8}\n    - {N: 70, G: 16}\n" in text, text
+    back = _round_trip(other)
+    assert back == other and [v.answer for v in back.questions[0].body.variants] == [24.0, 70.0]  # type: ignore[union-attr]
+
+
 def test_a_cloze_stem_writes_its_markers_and_escapes_literal_brackets() -> None:
     """A stem of words, line breaks and gaps stays a plain text (`\\[[` for a literal `[[`);
     one with markup makes the file Markdown (`\\[\\[` there). Both load back as the same tree."""
@@ -225,7 +281,15 @@ def test_a_cloze_stem_writes_its_markers_and_escapes_literal_brackets() -> None:
 
 
 def test_the_repository_bank_round_trips() -> None:
-    bank = load_paths(["source", "tests/cases/types", "tests/cases/credits", "tests/cases/structured"])
+    bank = load_paths(
+        [
+            "source",
+            "tests/cases/types",
+            "tests/cases/credits",
+            "tests/cases/structured",
+            "tests/cases/parametric",
+        ]
+    )
     for quiz in bank.quizzes:
         if quiz.id in ("zero-memory-arithmetic", "structured"):
             continue  # images: see test_written_images_load

@@ -55,10 +55,54 @@ def structured_output(structured):
     return build(structured, FORMATS)
 
 
-def test_bank_has_every_type(bank, structured) -> None:
+PARAMETRIC = Path(__file__).resolve().parent / "cases" / "parametric"
+"""Issue 24's kinds (calculated, calculated_choice): a golden case of their own too."""
+PARAMETRIC_TYPES = {QuestionType.CALCULATED, QuestionType.CALCULATED_CHOICE}
+
+
+@pytest.fixture(scope="module")
+def parametric():
+    return load_paths([PARAMETRIC])
+
+
+@pytest.fixture(scope="module")
+def parametric_output(parametric):
+    return build(parametric, FORMATS)
+
+
+def test_bank_has_every_type(bank, structured, parametric) -> None:
     types = {q.type for quiz in bank.quizzes for q in quiz.questions}
     new = {q.type for quiz in structured.quizzes for q in quiz.questions}
-    assert types == set(QuestionType) - NEW_TYPES and new == NEW_TYPES
+    calculated = {q.type for quiz in parametric.quizzes for q in quiz.questions}
+    assert types == set(QuestionType) - NEW_TYPES - PARAMETRIC_TYPES and new == NEW_TYPES
+    assert calculated == PARAMETRIC_TYPES
+
+
+def test_every_parametric_kind_builds_valid_in_every_format(parametric_output, parametric) -> None:
+    """Every package of tests/cases/parametric is valid against the official schemas; what a
+    format cannot carry of a parametric question is a warning (or a note), never an error."""
+    files = parametric_output.files
+    names = {q.id for q in parametric.quizzes} | {a.id for a in parametric.assessments}
+    assert {p for p in files if p.startswith("qti21/")} == {f"qti21/{n}.zip" for n in names}
+    for path, data in files.items():
+        if path.startswith("qti21/"):
+            assert validate_package(data, path) == [], path
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for name in (n for n in zf.namelist() if n.endswith(".xml")):
+                    assert validate_xml_bytes(zf.read(name), name) == [], name
+        elif path.startswith("qti12/"):
+            assert validate_qti12_package(data, path) == [], path
+        elif path.endswith(".imscc"):
+            assert validate_cartridge(data, path) == [], path
+    assert {d.severity.value for d in parametric_output.warnings} <= {"warning", "note"}
+    # Moodle XML carries them natively, one <question> per parametric question
+    doc = etree.fromstring(files["moodle/parametric.xml"])
+    written = {
+        el.findtext("idnumber"): el.get("type") for el in doc.iter("question") if el.get("type") != "category"
+    }
+    quiz = next(q for q in parametric.quizzes if q.id == "parametric")
+    native = {QuestionType.CALCULATED: "calculated", QuestionType.CALCULATED_CHOICE: "calculatedmulti"}
+    assert written == {q.id: native[q.type] for q in quiz.questions}
 
 
 def test_every_new_kind_builds_valid_in_every_format(structured_output, structured) -> None:

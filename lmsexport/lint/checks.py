@@ -6,6 +6,7 @@ comments. Messages say what was found and where; hints say what to do.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -16,6 +17,8 @@ from ..errors import Diagnostic
 from ..model import (
     Answer,
     BulletList,
+    Calculated,
+    CalculatedChoice,
     ChoiceBlank,
     Cloze,
     Code,
@@ -48,6 +51,7 @@ from ..model import (
     Text,
     TextBlank,
     TrueFalse,
+    Variant,
     is_full,
     is_rtl,
     plain_text,
@@ -199,6 +203,8 @@ class QuizLinter:
                     self.blank(q, n, blank)
             if isinstance(q.body, Ordering) and self.on("LX204"):
                 self.ordering_items(q, q.body)
+            if isinstance(q.body, Calculated | CalculatedChoice) and self.on("LX110"):
+                self.parametric_variants(q, q.body)
             # A description asks nothing: no stem to word positively, no key to explain.
             if self.on("LX301") and not isinstance(q.body, Description):
                 self.negative_stem(q)
@@ -279,10 +285,59 @@ class QuizLinter:
             case Ordering(items):
                 for item in items:
                     yield item, lang, lambda: self.field(q, "items")
-            case Description():
+            case Description() | Calculated():
                 pass
+            case CalculatedChoice(choices=calc):
+                for cc in calc:
+                    if cc.feedback is not None:
+                        yield cc.feedback, lang, lambda at=cc.loc: at or self.field(q, "choices")  # type: ignore[misc]
             case _:
                 assert_never(q.body)
+
+    # ------------------------------------------------------------------ LX110
+
+    def parametric_variants(self, q: Question, body: Calculated | CalculatedChoice) -> None:
+        """Two variants whose stems read the same (each instantiated: its values shown with their
+        decimals) must have the same key as shown; else the stem does not determine the answer.
+        A question whose variants all read the same is reported too."""
+        from .. import formula as fm
+        from ..variants import shown_values, substitute_text
+
+        def key(v: Variant) -> str:
+            if isinstance(body, Calculated):
+                return fm.format_value(v.answer if v.answer is not None else math.nan, body.decimals)
+            right = [
+                fm.format_value(x, body.decimals)
+                for x, c in zip(v.choices, body.choices, strict=True)
+                if c.earns
+            ]
+            return ", ".join(right)
+
+        seen: dict[str, Variant] = {}
+        for v in body.variants:
+            try:
+                stem = plain_text(substitute_text(q.stem, shown_values(body.params, v)) or "")
+            except ValueError:
+                return  # the loader reports a bad placeholder
+            first = seen.setdefault(stem, v)
+            if first is not v and key(first) != key(v):
+                self.add(
+                    "LX110",
+                    self.field(q, "stem"),
+                    f"question '{q.id}': variants {first.number} and {v.number} show the same stem but "
+                    f"their keys differ ({key(first)} and {key(v)})",
+                    "show every value the key depends on in the stem, as {name}, with enough decimals",
+                    q.id,
+                )
+                return
+        if len(body.variants) > 1 and len(seen) == 1:
+            self.add(
+                "LX110",
+                self.field(q, "stem"),
+                f"question '{q.id}': all {len(body.variants)} variants show the same stem",
+                "write the variables into the stem as {name}: every attempt shows the same numbers",
+                q.id,
+            )
 
     def _blank_texts(
         self, q: Question, blank: TextBlank | NumberBlank | ChoiceBlank, lang: str

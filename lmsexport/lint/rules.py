@@ -145,6 +145,15 @@ RULES: dict[str, Rule] = {
             "maximum is then lower than it says.",
         ),
         Rule(
+            "LX110",
+            "parametric-variants-alike",
+            E,
+            "Two variants of a parametric question show the same stem but have different keys.",
+            "A learner cannot tell the variants apart, so the stem does not determine its answer: "
+            "a value the key depends on is not shown (a variable missing from the stem, or shown "
+            "with too few decimals). Every variant showing the same numbers defeats the point too.",
+        ),
+        Rule(
             "LX201",
             "all-of-the-above-shuffled",
             E,

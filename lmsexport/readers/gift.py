@@ -29,7 +29,7 @@ no place for:
   `::title::` equal to the name the writer derives from the stem is no name. A file from
   elsewhere is warned about where Moodle imports with a notice (several full-credit choices,
   weights not adding to 100%, no full-credit numerical key);
-* ordering questions (`{>N ...}`, Moodle's qtype_ordering, core since 4.3) are read as its
+* ordering questions (`{>N ...}`, Moodle's qtype_ordering, core since Moodle 4.4) are read as its
   import_from_gift() reads them (lmsexport.gift.ORDERING_HEAD, ordering_body): the items one a
   line, escapes left as Moodle's placeholders; what Moodle mangles is an error (a word its
   pattern does not read, LONGEST_ORDERED_SUBSET among them; an escape in an item; one item);
@@ -855,7 +855,7 @@ class _Block:
         if s == "":
             return {"qtype": "essay"}
         if s[0] == ">" and _ORDERING.match(s):
-            # Moodle's qtype_ordering (core since Moodle 4.3) takes `{>N ...}` before any core
+            # Moodle's qtype_ordering (core since Moodle 4.4) takes `{>N ...}` before any core
             # type is looked for (readquestion()'s try_importing_using_qtypes()).
             found = self._ordering(a)
             if found is not None:
@@ -1742,7 +1742,10 @@ def _read(
         assessment_meta = assessment_meta or _meta(item.comments, ASSESSMENT_META)
         mapper.foreign = not (quiz_meta or assessment_meta)
         if item.qtype == "category":
-            if category is not None and item.category != category and not assessment_meta:
+            # A parametric question's variants stand in a category below the quiz's
+            # (writers.gift.variants_block): not another category of the quiz.
+            below = category is not None and (item.category or "").startswith(category + "/")
+            if category is not None and item.category != category and not assessment_meta and not below:
                 mapper.warn(item, "a quiz has one category: this $CATEGORY is ignored", "gift.extra-category")
             category = category or item.category
             current = item.category

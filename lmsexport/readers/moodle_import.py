@@ -14,7 +14,7 @@ needs:
 * ids come from ``[id:...]`` and ID numbers; a question without one is named after its
   ``::name::`` / ``<name>`` (the importer makes both valid and unique);
 * what the model has no place for is a warning naming the question and a note above it in the
-  YAML, and question types lmsexport lacks (calculated, drag and drop, plugin types) are
+  YAML, and question types lmsexport lacks (image drag and drop, plugin types) are
   skipped (GIFT's descriptions and qtype_ordering questions are read, and lmsexport's own
   missing-word form of a one-blank cloze back as that cloze: readers/gift.py); a Moodle XML
   question is mapped as `check` maps it (readers/moodlexml.py ``to_model``: credits,
@@ -63,9 +63,6 @@ from .moodlexml import MoodleFile, MoodleText
 SKIPPED_KINDS = {
     "multianswer": "cloze",
     "cloze": "cloze",
-    "calculated": "calculated",
-    "calculatedsimple": "calculated",
-    "calculatedmulti": "calculated",
     "ddwtos": "drag-and-drop",
     "ddimageortext": "drag-and-drop",
     "ddmarker": "drag-and-drop",

@@ -1221,7 +1221,16 @@ class _Reader:
             quiz.description = meta["description"]  # type: ignore[assignment]
         sections = _children(el, "section")
         roots = [s for s in sections if s.get("ident") == "root_section"]
-        if own and len(sections) == 1 and roots and _children(roots[0], "section"):
+        if (
+            own
+            and len(sections) == 1
+            and roots
+            and _children(roots[0], "section")
+            # exam_tree's shape: only sections of ours under the root, none of them a group (a
+            # quiz's package with a calculated choice has items and a group there: read below)
+            and not _children(roots[0], "item")
+            and not any(_selection(s) is not None for s in _children(roots[0], "section"))
+        ):
             self._own_assessment(quiz, roots[0], member)
             return
         groups = [s for s in _all(el, "section") if _selection(s) is not None]

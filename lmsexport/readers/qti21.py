@@ -1678,14 +1678,39 @@ def _bases(el: etree._Element) -> list[str]:
 
 
 def _all_refs(section: _Section) -> list[tuple[str, dict[str, float]]]:
-    out = list(section.refs)
-    for s in section.subsections:
-        out += _all_refs(s)
+    """Every item reference of a section and its sub-sections, in document order."""
+    out: list[tuple[str, dict[str, float]]] = []
+    for child in section.order:
+        if isinstance(child, _Section):
+            out += _all_refs(child)
+        else:
+            out.append(child)  # type: ignore[arg-type]
     return out
 
 
-def _randomized(sections: list[_Section]) -> bool:
-    return any(s.select is not None or _randomized(s.subsections) for s in sections)
+VARIANTS_PREFIX = "_variants-"
+"""writers/qti21.py's sub-section of a parametric question's variants (one drawn per attempt)."""
+
+
+def _variants_of(section: _Section, own: bool) -> bool:
+    """Whether a section is lmsexport's own sub-section of one parametric question's variants."""
+    return own and section.select == 1 and section.identifier.startswith(VARIANTS_PREFIX)
+
+
+def _randomized(sections: list[_Section], own: bool = False) -> bool:
+    """Whether a test draws at random; lmsexport's variant sections do not count: a quiz with
+    parametric questions stays a quiz (their variants read as its questions)."""
+    return any(
+        (s.select is not None and not _variants_of(s, own)) or _randomized(s.subsections, own)
+        for s in sections
+    )
+
+
+def _variant_sections(sections: list[_Section], own: bool) -> list[_Section]:
+    out = []
+    for s in sections:
+        out += [s] if _variants_of(s, own) else _variant_sections(s.subsections, own)
+    return out
 
 
 class PackageReader:
@@ -1840,7 +1865,15 @@ class PackageReader:
         where = self.files.where(member)
         loc = self.files.loc(member, root.sourceline or 0)
         own = root.get("toolName") == "lmsexport"
-        if not _randomized(sections):
+        for s in _variant_sections(sections, own):
+            self.found.warn(
+                self.files.loc(member, 0),
+                f"the {len(s.refs)} variants of parametric question "
+                f"{s.identifier.removeprefix(VARIANTS_PREFIX)!r} are read as that many questions: QTI 2.1 "
+                "carries no formula, and the draw of one variant per attempt is not kept",
+                "import.not-carried",
+            )
+        if not _randomized(sections, own):
             quiz = DraftQuiz(
                 raw_id=test_id, title=title, lang=lang, origin=where, kind="QTI 2.1", own=own, loc=loc
             )
@@ -1914,7 +1947,10 @@ class PackageReader:
                 run.clear()
 
         for child in section.order:
-            if isinstance(child, _Section):
+            if isinstance(child, _Section) and _variants_of(child, listed.copies):
+                # A parametric question's variants, as in a quiz's test: listed questions.
+                run += self._fill(listed, _all_refs(child), weighted, apply_points=False)
+            elif isinstance(child, _Section):
                 flush()
                 self._draws(child, out, listed, weighted, where, lang, top=False)
             else:

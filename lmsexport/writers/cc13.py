@@ -36,6 +36,7 @@ warning naming the question (docs/canvas-qti12.md has the per-LMS details):
 | cloze | one item per blank (cloze_parts), each as its blank's kind | one question: several; drop-downs |
 | ordering | its matching question (qti12.ordering_as_matching), split | gradings but per position |
 | description | not written (the profile has no item without a response) | the whole question |
+| calculated, calculated_choice | variant 1 as a cc.fib or choice item; 1.3: the bank all | formula, draw |
 
 The profile's setvar can only Set, so an answer is right or wrong; its itemfeedback carries the
 rest as the Canvas flavour does (name as the item title, ``correct_fb``, ``general_incorrect_fb``,
@@ -595,9 +596,18 @@ def build_item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree.
                 # a numerical question's too (fib_answers): its numbers as text, with no case
                 qti12._write_short_answer(ctx, body, say_case=not isinstance(cc.source.body, Numerical))
             case (
-                MultipleChoice() | Numerical() | Matching() | Essay() | Cloze() | Ordering() | Description()
+                MultipleChoice()
+                | Numerical()
+                | Matching()
+                | Essay()
+                | Cloze()
+                | Ordering()
+                | Description()
+                | Calculated()
+                | CalculatedChoice()
             ):  # pragma: no cover
-                raise AssertionError(q.type)  # profiles of their own; matching, cloze, ordering split
+                # profiles of their own; matching, cloze, ordering split; parametric ones instantiated
+                raise AssertionError(q.type)
             case _:
                 assert_never(body)
     qti12.item_feedbacks(item, q, lang, STYLE)

@@ -49,7 +49,7 @@ question/format.php) and from running its importer (see the project's lms-notes)
   `data_uri` for why Moodle shows them, and where it does not: each is warned about).
 * Issue 23's kinds: a description is a question with no answer block (readquestion()'s
   description, defaultmark 0; its explanation cannot be written: there is no `####`); an
-  ordering is qtype_ordering's own form (core since Moodle 4.3), `{>count SELECT LAYOUT GRADING
+  ordering is qtype_ordering's own form (core since Moodle 4.4), `{>count SELECT LAYOUT GRADING
   SHOW NUMBERING` and the items one a line, as HTML escaped for import_from_gift(), which never
   unescapes them (lmsexport.gift.escape_ordering_item; LONGEST_ORDERED_SUBSET, which its pattern
   misspells, is written as LONGEST_CONTIGUOUS_SUBSET, named); a cloze of one blank is GIFT's
@@ -96,6 +96,8 @@ from ..model import (
     Answer,
     Assessment,
     Bank,
+    Calculated,
+    CalculatedChoice,
     Candidate,
     Choice,
     ChoiceBlank,
@@ -150,6 +152,7 @@ from ..moodle import (  # noqa: F401 - GRADE_TOLERANCE, MOODLE_GRADES, NAME_CHAR
     rebuild_instructions,
     text_to_html,
 )
+from ..variants import instantiate
 from . import Output, WriteContext
 from .richtext import Flavour, Renderer, append_text, to_html
 
@@ -520,6 +523,9 @@ class _QuestionWriter:
                 # readquestion(): a question without an answer block is a description.
                 self._description()
                 return ""
+            case Calculated() | CalculatedChoice():
+                # write_quiz writes each variant instead (variant_questions): GIFT has no formula.
+                raise TypeError(f"{self.q.id}: a parametric question is written as its variants")
             case _:
                 assert_never(body)
         return "\n".join([opener, *lines, *self._general_feedback(), "}"])
@@ -975,17 +981,113 @@ def _quiz_header(quiz: Quiz, diagnostics: list[Diagnostic]) -> str:
 
 
 def write_quiz(quiz: Quiz) -> tuple[str, list[Diagnostic]]:
-    """One quiz as GIFT text, plus every diagnostic (errors and warnings) found on the way."""
+    """One quiz as GIFT text, plus every diagnostic (errors and warnings) found on the way.
+
+    A parametric question is its variants in a category of their own below the quiz's
+    (variants_block); the questions after it go back to the quiz's category."""
     diagnostics: list[Diagnostic] = []
     blocks = [_quiz_header(quiz, diagnostics)]
+    home = category_path(quiz)[0]
+    away = False
     for question in quiz.questions:
         if not carried(question):
             diagnostics.append(_not_carried(quiz, question))
             continue
+        if is_parametric(question):
+            block, diags = variants_block(quiz, question, home)
+            blocks.append(block)
+            diagnostics.extend(diags)
+            away = True
+            continue
+        if away:
+            blocks.append(f"$CATEGORY: {home}")
+            away = False
         qw = _QuestionWriter(quiz, question)
         blocks.append(qw.write())
         diagnostics.extend(qw.diagnostics)
     return "\n\n".join(blocks) + "\n", diagnostics
+
+
+# --------------------------------------------------------------------------- parametric questions
+#
+# GIFT has no calculated question (readquestion() knows no such type, and qtype_calculated has no
+# GIFT hook: shared/reference/parametric-notes.md §2). What people do instead, and what lmsexport
+# writes: the variants as ordinary numerical (or multichoice) questions in a category of their
+# own, and the quiz draws "a random question" from that category, one variant per attempt.
+
+
+def is_parametric(question: Question) -> bool:
+    return isinstance(question.body, Calculated | CalculatedChoice)
+
+
+def variant_questions(question: Question) -> tuple[Question, ...]:
+    """A parametric question's variants as GIFT holds them, and as they read back: each one
+    variants.instantiate gives (id `<id>-v001`), named `<name> (n)` after the question's name,
+    else its id (a name derived from the stem would differ per variant but say nothing)."""
+    body = question.body
+    assert isinstance(body, Calculated | CalculatedChoice)
+    base = question.name if question.name is not None else question.id
+    out = []
+    for v in body.variants:
+        q = instantiate(question, v)
+        if isinstance(q.body, Numerical):
+            # A relative tolerance is a margin per variant (0.01 * 35 = 0.35000000000000003):
+            # 12 significant digits write it as the author would, and change it by < 1e-12.
+            keys = tuple(replace(k, tolerance=float(f"{k.tolerance:.12g}")) for k in q.body.keys)
+            q = replace(q, body=replace(q.body, keys=keys))
+        out.append(replace(q, name=f"{base} ({v.number})"))
+    return tuple(out)
+
+
+def as_written(question: Question) -> tuple[Question, ...]:
+    """What a quiz's GIFT file holds of a question: none (not carried), its variants, or itself."""
+    if not carried(question):
+        return ()
+    return variant_questions(question) if is_parametric(question) else (question,)
+
+
+def variant_category(parent: str, question: Question) -> str:
+    """The `$CATEGORY:` path a parametric question's variants are written under."""
+    return f"{parent}/{_category_name(question.id)}"
+
+
+def variants_block(quiz: Quiz, question: Question, parent: str) -> tuple[str, list[Diagnostic]]:
+    """A parametric question as GIFT text: a comment telling the instructor what to do, the
+    variants' category, each variant; with the variants' errors (all) and warnings (the first
+    variant's: every variant has the same losses) and `gift.variants-as-category`."""
+    variants = variant_questions(question)
+    category = variant_category(parent, question)
+    shown = category.removeprefix(ASSESSMENT_CONTEXT + "/")
+    kind = "multichoice" if isinstance(question.body, CalculatedChoice) else "numerical"
+    lines = [
+        f"// {question.id}: a calculated question as {len(variants)} {kind} questions, one per variant "
+        f"(GIFT has no formula). In the quiz, add 'a random question' from the category '{shown}', "
+        "not these questions themselves.",
+        f"$CATEGORY: {category}",
+    ]
+    diagnostics: list[Diagnostic] = [
+        Diagnostic(
+            question.loc or quiz.loc or SourceLoc(quiz.id),
+            f"question '{question.id}': GIFT has no calculated question: its formula and variables are "
+            f"not carried, its {len(variants)} variants are written as {kind} questions in the category "
+            f"'{shown}'",
+            Severity.WARNING,
+            "gift.variants-as-category",
+            f"in the Moodle quiz, add 'a random question' from the category '{shown}' (one variant per "
+            "attempt), or import Moodle XML, which carries the calculated question",
+        )
+    ]
+    blocks = ["\n".join(lines)]
+    for n, variant in enumerate(variants):
+        qw = _QuestionWriter(quiz, variant)
+        blocks.append(qw.write())
+        for d in qw.diagnostics:
+            if d.severity is Severity.ERROR:
+                diagnostics.append(d)
+            elif n == 0:  # the losses are the question's: named once, by its own id
+                own = d.message.replace(f"question '{variant.id}'", f"question '{question.id}'", 1)
+                diagnostics.append(replace(d, message=own))
+    return "\n\n".join(blocks), diagnostics
 
 
 def carried(question: Question) -> bool:
@@ -1093,9 +1195,36 @@ def write_assessment(assessment: Assessment) -> tuple[str, list[Diagnostic]]:
             for candidate in draw.candidates:
                 if not carried(candidate.question):
                     continue  # named by its quiz's file (gift.cloze-not-carried)
+                if is_parametric(candidate.question):
+                    # Its variants in a sub-category of the draw's (named by its quiz's file): the
+                    # instructor draws one of them where the draw's question stands.
+                    block, diags = variants_block(context, as_in_assessment(assessment, candidate), category)
+                    body += [block, f"$CATEGORY: {category}"]
+                    diagnostics.extend(_errors(diags))
+                    continue
                 qw = _QuestionWriter(context, as_in_assessment(assessment, candidate))
                 body.append(qw.write())
                 diagnostics.extend(_errors(qw.diagnostics))
+            inner = [c.question.id for c in draw.candidates if is_parametric(c.question)]
+            if inner:
+                shown = _shown_path(category)
+                how = (
+                    f"when adding the random question from '{shown}', tick 'Include questions from "
+                    "subcategories too' (Moodle then draws among all the variants, so a question weighs as "
+                    "many variants as it has)"
+                    if draw.is_random
+                    else f"add, in place of each, 'a random question' from '{shown}/<its id>'"
+                )
+                diagnostics.append(
+                    Diagnostic(
+                        draw.loc or where,
+                        f"assessment '{assessment.id}': draw '{draw.name}' holds parametric questions "
+                        f"({', '.join(inner)}), written as their variants in a category of their own below "
+                        f"the draw's: {how}",
+                        Severity.WARNING,
+                        "gift.variants-in-draw",
+                    )
+                )
             marks = {draw.points_of(c.question) for c in draw.candidates}
             if marks != {1.0}:
                 diagnostics.append(

@@ -57,12 +57,13 @@ question's points (in an assessment, `Draw.points_of`), as a credit times the po
   right. What the page carries (_parametric): the question's markup once, as its first variant
   (what a page without JavaScript shows), and each variant's texts that differ (stem,
   explanation, feedback, hints) pre-rendered into inert <template>s, with its key and choices
-  in the data; texts the same in every variant are written once. Pre-rendered, not rendered by
-  the script from data: a formula's MathML and a text's markup are made here once, and the
-  script never builds markup. A 20-variant question costs about 1 KB a variant (20.4 KB for the
-  ZeRO-3 question of tests/test_html_parametric.py with its explanation, hint and feedback;
-  24.5 KB for the pipeline bubble one, whose stem and explanation hold formulas), against 1.6 to
-  1.8 KB a variant as 20 questions of their own.
+  in the data; each text is written once per distinct rendering (a feedback without placeholders
+  once, a hint naming only {G} once per value of G). Pre-rendered, not rendered by the script
+  from data: a formula's MathML and a text's markup are made here once, and the script never
+  builds markup. A 20-variant question costs about 1 KB a variant (18.6 KB for the ZeRO-3
+  question of tests/test_html_parametric.py with its explanation, hint and feedback; 24.5 KB for
+  the pipeline bubble one, whose stem and explanation hold formulas), against 1.6 to 1.8 KB a
+  variant as 20 questions of their own; writing the page takes less time than writing those 20.
 The script and style of these kinds are only in pages that have them (`_features`: "structured",
 "parametric"), so a page without them carries exactly what it carried before they existed.
 Each hint taken before submitting costs the question's penalty (default 1/3) of its points, never
@@ -1154,12 +1155,12 @@ def _parametric(item: Item, ui: Ui) -> Parametric:
 
     The controls are the page's once (a number box with its units, or the choices); each
     variant's texts are pre-rendered into inert <template>s, as every other text waiting for
-    the script, named q<n>-v<k>-<suffix> (stem "s", explanation "x", feedback, hints...), and a
-    text that is the same in every variant (it holds no placeholder) is written once, as
-    q<n>-<suffix>. The data is the first variant's as an ordinary question would carry it,
-    split into what every variant shares and, in "variants", what differs (the stem's template,
-    the key, the choices' texts, the ids of the texts that differ); the script draws a variant
-    per attempt and puts its fields in place (quiz.js's drawVariant).
+    the script, named q<n>-v<k>-<suffix> (stem "s", explanation "x", feedback, hints...) after
+    the first variant k that renders them so, or q<n>-<suffix> when every variant does. The
+    data is the first variant's as an ordinary question would carry it, split into what every
+    variant shares and, in "variants", what differs (the stem's template, the key, the choices'
+    texts, the ids of the texts that differ); the script draws a variant per attempt and puts
+    its fields in place (quiz.js's drawVariant).
 
     Grading: a variant of a Calculated question is right when |response - key| <= margin,
     "near": [key, margin], with margin = the tolerance's absolute margin + 1e-9 * |key|, the
@@ -1177,28 +1178,31 @@ def _parametric(item: Item, ui: Ui) -> Parametric:
         stem = v.question.stem
         stem_html = str(escape(stem)) if isinstance(stem, str) else str(content(stem, v.lang))
         parts.append({"s": stem_html, **dict(_template_parts(v, ui))})
-    first = parts[0]
-    shared = [suffix for suffix, html in first.items() if all(p.get(suffix) == html for p in parts)]
-    varying = [suffix for suffix in first if suffix not in shared]
+    # Each text once per distinct rendering: q<n>-<suffix> when every variant's is the same,
+    # else q<n>-v<k>-<suffix> for the first variant k showing it (a hint naming only {G} is
+    # written once per value of G).
     qid = item.qid
-    out = [
-        f'<template id="{qid}-{suffix}">{first[suffix]}</template>\n' for suffix in shared if suffix != "s"
-    ]
+    first_of: dict[tuple[str, str], str] = {}
+    out: list[str] = []
     for v, p in zip(shown, parts, strict=True):
-        out += [
-            f'<template id="{v.qid}-{suffix}">{html}</template>\n'
-            for suffix, html in p.items()
-            if suffix not in shared
-        ]
+        for suffix, html in p.items():
+            if (suffix, html) in first_of:
+                continue
+            alone = all(other.get(suffix) == html for other in parts)
+            tid = f"{qid}-{suffix}" if alone else f"{v.qid}-{suffix}"
+            first_of[suffix, html] = tid
+            if not (alone and suffix == "s"):  # a stem every variant shares is the page's own
+                out.append(f'<template id="{tid}">{html}</template>\n')
     datas = []
-    for v, variant in zip(shown, question.body.variants, strict=True):
+    for v, p, variant in zip(shown, parts, question.body.variants, strict=True):
         d = _key_data(v, ui)
         d["id"] = question.id
         d["variant"] = variant.number
-        if "s" in varying:
-            d["stem"] = f"{v.qid}-s"
-        names = {f"{v.qid}-{suffix}": f"{qid}-{suffix}" for suffix in shared}
+        d["stem"] = f"{v.qid}-s"
+        names = {f"{v.qid}-{suffix}": first_of[suffix, html] for suffix, html in p.items()}
         d = {k: (_rename(x, names) if k in _ID_FIELDS else x) for k, x in d.items()}
+        if d["stem"] == f"{qid}-s":
+            del d["stem"]
         body = v.question.body
         if isinstance(question.body, Calculated):
             assert isinstance(body, Numerical) and variant.answer is not None

@@ -72,12 +72,16 @@ from typing import assert_never
 
 from lxml import etree
 
+from .. import formula as fm
+from .. import variants
 from ..errors import Diagnostic, MoodleXmlExportError, Severity
 from ..media import MAX_IMAGE_BYTES, data_uri
 from ..model import (
     MEDIA_EXTENSIONS,
     Assessment,
     Bank,
+    Calculated,
+    CalculatedChoice,
     Candidate,
     Choice,
     ChoiceBlank,
@@ -87,6 +91,7 @@ from ..model import (
     Draw,
     Essay,
     Gap,
+    ListVariable,
     Matching,
     Math,
     Media,
@@ -133,10 +138,12 @@ from ..moodlexml import (
     COMBINED_FEEDBACK_TYPES,
     HINT_PARTS_TYPES,
     HINTLESS_TYPES,
+    MAX_DATASET_ITEMS,
     MAX_MOODLEXML_BYTES,
     META_PREFIX,
     NOINLINE_ATTACHMENTS,
     ORDERING_GRADINGS,
+    PARAM_META,
     PENALTY,
     PLAIN_RESPONSE_FORMATS,
     PLUGINFILE,
@@ -147,6 +154,7 @@ from ..moodlexml import (
     UNIT_GRADING,
     UNIT_INPUT,
     cloze_escape,
+    find_formula_errors,
     format_fraction,
     midpoint,
     moodle_name,
@@ -395,6 +403,19 @@ def _file(media: Media) -> etree._Element:
     return el
 
 
+def _qtype(q: Question) -> str:
+    """The `type` a question is written as: calculated / calculatedmulti for parametric ones."""
+    if isinstance(q.body, Calculated):
+        return "calculated"
+    if isinstance(q.body, CalculatedChoice):
+        return "calculatedmulti"
+    return QTYPES[q.type]
+
+
+def _places(text: str) -> int:
+    return len(text.partition(".")[2])
+
+
 class _QuestionWriter:
     """Writes one question, collecting diagnostics instead of stopping at the first."""
 
@@ -569,13 +590,16 @@ class _QuestionWriter:
 
     def write(self, parent: etree._Element) -> None:
         q = self.q
-        qtype = QTYPES[q.type]
+        qtype = _qtype(q)
         self.qtype = qtype
         el = _copy(parent, _QUESTION)
         el.set("type", qtype)
         self.meta: dict[str, object] = {}
         """What Moodle XML has no element for, written in the `<!-- lmsexport: -->` comment."""
         self._name(el[0][0])
+        if isinstance(q.body, Calculated | CalculatedChoice):
+            # Moodle's own wildcards from here on: {name} stays, {{ and }} are literal braces.
+            q = self.q = self._wildcard_texts(q, q.body)
         self.rich(el[1][0], q.stem, "the stem")
         self.rich(el[2][0], q.explanation, "the explanation")
         el[3].text = self._mark()
@@ -602,9 +626,13 @@ class _QuestionWriter:
                 self._ordering(el, body)
             case Description():
                 pass  # qformat_xml::import_description(): the headers only, mark 0
+            case Calculated() as body:
+                self._calculated(el, body)
+            case CalculatedChoice() as body:
+                self._calculatedmulti(el, body)
             case _:
                 assert_never(q.body)
-        if qtype not in COMBINED_FEEDBACK_TYPES:
+        if qtype not in COMBINED_FEEDBACK_TYPES and qtype != "calculated":
             self._feedback_not_carried(el)
         elif (
             qtype == "ordering"
@@ -1252,6 +1280,223 @@ class _QuestionWriter:
                     self.meta["template_html"] = render_rich(template, lang, INFO_FLAVOUR)
             template = words
         self.plain(_sub(container, "text"), template, "the response template")
+
+    # -- calculated, calculatedmulti (issue 24) --------------------------------------------
+
+    def _wildcard_texts(self, q: Question, body: Calculated | CalculatedChoice) -> Question:
+        """The question with its texts as Moodle reads them: every `{name}` placeholder stays
+        `{name}` (Moodle substitutes the dataset item's value: qtype_calculated_variable_substituter
+        ::replace_expressions_in_text()), `{{` and `}}` become the braces they stand for. A literal
+        `{name}` or `{=` left that way would be taken for a wildcard or a formula by Moodle."""
+        names = [v.name for v in body.params.variables] + [d.name for d in body.params.derived]
+        keep = {n: "{" + n + "}" for n in names}
+        literal = re.compile(r"\{\{=|\{\{(" + "|".join(re.escape(n) for n in names) + r")\}\}")
+
+        def sub(text: Text | None) -> Text | None:
+            if text is None:
+                return None
+            if literal.search(plain_text(text) if isinstance(text, Rich) else text):
+                self.warn(
+                    "moodlexml.literal-wildcard",
+                    "a text has a literal {name} or {= in braces, which Moodle takes for a wildcard or "
+                    "a formula and replaces",
+                    "reword the text without braces around a variable's name",
+                )
+            try:
+                return variants.substitute_text(text, keep)
+            except variants.SubstitutionError as e:
+                self.error("moodlexml.bad-placeholder", f"a text cannot be written: {e.message}", e.hint)
+                return text
+
+        fb = q.feedback
+        new_body: Calculated | CalculatedChoice = body
+        if isinstance(body, CalculatedChoice):
+            new_body = replace(
+                body, choices=tuple(replace(c, feedback=sub(c.feedback)) for c in body.choices)
+            )
+        return replace(
+            q,
+            stem=sub(q.stem) or "",
+            explanation=sub(q.explanation),
+            feedback=replace(
+                fb, correct=sub(fb.correct), partial=sub(fb.partial), incorrect=sub(fb.incorrect)
+            ),
+            hints=tuple(replace(h, text=sub(h.text) or "") for h in q.hints),
+            body=new_body,
+        )
+
+    def _kept_variants(self, body: Calculated | CalculatedChoice) -> tuple[variants.Variant, ...]:
+        """The variants Moodle keeps: at most MAX_DATASET_ITEMS (the first ones, with a warning)."""
+        kept = body.variants
+        if not kept:
+            self.error("moodlexml.no-variants", "is parametric but has no variants")
+        if len(kept) > MAX_DATASET_ITEMS:
+            self.warn(
+                "moodlexml.variants-over-limit",
+                f"has {len(kept)} variants; Moodle keeps at most {MAX_DATASET_ITEMS} dataset items per "
+                f"wildcard (qtype_calculated MAX_DATASET_ITEMS): wrote the first {MAX_DATASET_ITEMS}",
+                f"ask for at most {MAX_DATASET_ITEMS} variants",
+            )
+            kept = kept[:MAX_DATASET_ITEMS]
+        return kept
+
+    def _moodle_formula(
+        self, body: Calculated | CalculatedChoice, formula: variants.Formula, what: str
+    ) -> str:
+        """A formula in Moodle's syntax, over the variables only (derived values inlined: Moodle
+        stores the values shown, rounded, and the answer needs them at full precision), checked
+        with qtype_calculated_find_formula_errors()."""
+        definitions: dict[str, fm.Expr] = {}
+        try:
+            for d in body.params.derived:
+                definitions[d.name] = variants.inline(fm.parse(d.formula.text), definitions)
+            text = fm.to_moodle(variants.inline(fm.parse(formula.text), definitions))
+        except fm.FormulaError as e:
+            self.error(
+                "moodlexml.bad-formula", f"{what} {formula.text!r} cannot be written for Moodle: {e.message}"
+            )
+            return "0"
+        problem = find_formula_errors(text)
+        if problem:
+            self.error(
+                "moodlexml.bad-formula",
+                f"{what} written as {text!r} is refused by Moodle's formula check ({problem})",
+            )
+        return text
+
+    def _calc_answer(
+        self,
+        el: etree._Element,
+        fraction: Fraction,
+        text: str,
+        tolerance: variants.Tolerance,
+        decimals: int,
+        html: bool,
+    ) -> etree._Element:
+        """`<answer>` with the four fields import_calculated() reads by direct access (required)."""
+        answer = _sub(el, "answer", fraction=_fraction(fraction), **({"format": "html"} if html else {}))
+        _set_text(_sub(answer, "text"), text)
+        kind, value = variants.moodle_tolerance(tolerance)
+        _sub(answer, "tolerance", value)
+        _sub(answer, "tolerancetype", str(kind))
+        _sub(answer, "correctanswerformat", "1")  # decimals (2 would be significant figures)
+        _sub(answer, "correctanswerlength", str(decimals))
+        return answer
+
+    def _calc_header(self, el: etree._Element, single: bool) -> None:
+        """synchronize 0 (private datasets), single, answernumbering, shuffleanswers, combined feedback."""
+        _sub(el, "synchronize", "0")
+        _sub(el, "single", "1" if single else "0")
+        _sub(el, "answernumbering", "abc")
+        _sub(el, "shuffleanswers", "1" if self.qtype == "calculatedmulti" and self.quiz.shuffle else "0")
+        if self.qtype == "calculated":
+            fb = self.q.feedback
+            if any(x is not None for x in (fb.correct, fb.partial, fb.incorrect)):
+                self.warn(
+                    "moodlexml.feedback-not-carried",
+                    "has feedback for a right, partly right or wrong response, which Moodle's calculated "
+                    "questions store but never show (qtype_calculated_question is a numerical question)",
+                    "put what it says in the explanation",
+                )
+        self._combined_feedback(el)
+
+    def _calculated(self, el: etree._Element, body: Calculated) -> None:
+        """Moodle's `calculated` (qformat_xml::import_calculated()): the answer formula, its
+        tolerance and decimals, units, and one private dataset per variable and derived value."""
+        kept = self._kept_variants(body)
+        self._calc_header(el, True)
+        text = self._moodle_formula(body, body.answer, "the answer formula")
+        self._calc_answer(el, Fraction(1), text, body.tolerance, body.decimals, False)
+        answer = el[-1]
+        _append(answer, (_HTML_ANSWER[1],))
+        self._units(el, Numerical(keys=(), units=body.units))
+        self._datasets(el, body, kept)
+        self._param_meta(body, kept)
+
+    def _calculatedmulti(self, el: etree._Element, body: CalculatedChoice) -> None:
+        """Moodle's `calculatedmulti`: each choice `{=formula}`, shown with `decimals` places
+        (replace_expressions_in_text() with correctanswerlength, correctanswerformat 1)."""
+        kept = self._kept_variants(body)
+        if len(body.choices) < 2:
+            self.error("moodlexml.too-few-choices", f"has {len(body.choices)} choice(s); Moodle needs 2")
+        self._calc_header(el, not body.multiple)
+        fractions = self._fractions(tuple(c.credit for c in body.choices), "choice credits")
+        fractions = fractions or [Fraction(0)] * len(body.choices)
+        for n, (choice, fraction) in enumerate(zip(body.choices, fractions, strict=True), 1):
+            text = self._moodle_formula(body, choice.formula, f"the formula of choice {n}")
+            answer = self._calc_answer(el, fraction, "{=" + text + "}", body.tolerance, body.decimals, True)
+            self.field(answer, "feedback", choice.feedback, f"the feedback of choice {n}")
+        self._units(el, Numerical(keys=()))
+        self._datasets(el, body, kept)
+        self._param_meta(body, kept)
+
+    def _datasets(
+        self, el: etree._Element, body: Calculated | CalculatedChoice, kept: tuple[variants.Variant, ...]
+    ) -> None:
+        """`<dataset_definitions>`: a private dataset (status private, a new dataset of this
+        question only: qtype_calculated::import_datasets()) per variable, and per derived value
+        so that `{name}` in a text shows lmsexport's value with its decimals; itemcount = K items
+        numbered 1..K, in every dataset (get_num_variants() is the smallest itemcount)."""
+        params = body.params
+        shown = [variants.shown_values(params, v) for v in kept]
+        defs = _sub(el, "dataset_definitions")
+        k = str(len(kept))
+        entries: list[tuple[str, float, float, int]] = []
+        for v in params.variables:
+            if isinstance(v, ListVariable):
+                texts = [fm.format_value(x, v.decimals) for x in v.values]
+                decimals = v.decimals if v.decimals is not None else max(map(_places, texts), default=0)
+                entries.append((v.name, min(v.values), max(v.values), decimals))
+            else:
+                entries.append((v.name, v.low, v.high, v.decimals))
+        for d in params.derived:
+            values = [x for var in kept for n, x in var.values if n == d.name]
+            decimals = (
+                d.decimals if d.decimals is not None else max((_places(s[d.name]) for s in shown), default=0)
+            )
+            entries.append((d.name, min(values, default=0.0), max(values, default=0.0), decimals))
+        for name, low, high, decimals in entries:
+            definition = _sub(defs, "dataset_definition")
+            _set_text(_sub(_sub(definition, "status"), "text"), "private")
+            _set_text(_sub(_sub(definition, "name"), "text"), name)
+            _sub(definition, "type", "calculated")
+            _set_text(_sub(_sub(definition, "distribution"), "text"), "uniform")
+            _set_text(_sub(_sub(definition, "minimum"), "text"), fm.format_value(low, decimals))
+            _set_text(_sub(_sub(definition, "maximum"), "text"), fm.format_value(high, decimals))
+            _set_text(_sub(_sub(definition, "decimals"), "text"), str(decimals))
+            _sub(definition, "itemcount", k)
+            items = _sub(definition, "dataset_items")
+            for n, item_values in enumerate(shown, 1):
+                item = _sub(items, "dataset_item")
+                _sub(item, "number", str(n))
+                _sub(item, "value", item_values[name])
+            _sub(definition, "number_of_items", k)
+
+    def _param_meta(self, body: Calculated | CalculatedChoice, kept: tuple[variants.Variant, ...]) -> None:
+        """What Moodle XML has no element for: the variables' ranges or lists, the derived values'
+        and choices' formulas, the constraints, the answer as written, the count asked for."""
+        params = body.params
+        variables: list[dict[str, object]] = []
+        for v in params.variables:
+            if isinstance(v, ListVariable):
+                variables.append({"name": v.name, "values": list(v.values), "decimals": v.decimals})
+            else:
+                variables.append(
+                    {"name": v.name, "low": v.low, "high": v.high, "step": v.step, "decimals": v.decimals}
+                )
+        data: dict[str, object] = {
+            "variables": variables,
+            "derived": [
+                {"name": d.name, "formula": d.formula.text, "decimals": d.decimals} for d in params.derived
+            ],
+            "constraints": [c.formula.text for c in params.constraints],
+            "count": params.count,
+        }
+        if isinstance(body, Calculated):
+            data["answer"] = body.answer.text
+        else:
+            data["choices"] = [c.formula.text for c in body.choices]
+        self.meta[PARAM_META] = data
 
 
 def _category(

@@ -33,6 +33,10 @@ each field to the code that reads it. In short:
 * a cloze as a fill_in_multiple_blanks_question or (every blank a choice) a
   multiple_dropdowns_question, an ordering as the matching question Canvas makes of one, a
   description as a text_only_question (section "cloze, ordering, description" below);
+* a calculated question as Canvas's calculated_question (``itemproc_extension/calculated``:
+  the formula in Canvas's syntax, every variant a ``var_set`` with lmsexport's answer, ``[name]``
+  in the text), a calculated choice as a question group of its variants (section "parametric
+  questions");
 * only what Canvas keeps: an answer is right (100) or wrong, since Canvas makes any positive
   score 100 and every short or numerical answer fully right, so an answer worth less than full
   credit is not written as right; what is not carried is a warning per question and element

@@ -47,6 +47,8 @@ from ..mathml import to_mathml
 from ..model import (
     Answer,
     Assessment,
+    Calculated,
+    CalculatedChoice,
     Choice,
     ChoiceBlank,
     ChoiceDisplay,
@@ -86,6 +88,7 @@ from ..model import (
     plain_text,
 )
 from ..scoring import cloze_min_credit
+from ..variants import instantiate, variant_id
 from .richtext import Flavour, Renderer
 
 QTI_NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -1572,6 +1575,9 @@ def _write_body(ctx: _Ctx) -> None:
             _write_ordering(ctx, body)
         case Description():
             _write_description(ctx)
+        case Calculated() | CalculatedChoice():
+            # One question, K items: item_questions gives the variants, each an ordinary question.
+            raise TypeError(f"{ctx.question.id}: a parametric question is written as its variants")
         case _:
             assert_never(ctx.question.body)
 
@@ -1929,14 +1935,58 @@ def _outcome_processing(test: etree._Element, weight: str | None) -> None:
         _sub(_sub(_sub(processing, "setOutcomeValue", identifier=name), "sum"), "testVariables", **attrs)
 
 
+# --------------------------------------------------------------------------- parametric questions
+#
+# No QTI 2.1 player computes a formula lmsexport can rely on (templates run in QTIworks and, in
+# part, pyslet; Canvas ignores them: shared/reference/parametric-notes.md §3), so a parametric
+# question is its K variants as ordinary items (variants.instantiate: item identifiers
+# `<id>-v001`) in an invisible sub-section with `<selection select="1"/>` where the question
+# stands: a QTI player draws one variant per attempt, and Canvas makes the sub-section a question
+# group picking 1 (assessment_test_converter.rb process_section). No `<ordering>`: one item is
+# selected, so there is nothing to order, and Canvas reads `ordering shuffle="true"` as "shuffle
+# answers" for the whole quiz.
+
+
+def is_parametric(question: Question) -> bool:
+    return isinstance(question.body, Calculated | CalculatedChoice)
+
+
+def item_questions(question: Question) -> tuple[Question, ...]:
+    """The questions a question's items are built from: its variants, or itself."""
+    body = question.body
+    if isinstance(body, Calculated | CalculatedChoice):
+        return tuple(instantiate(question, v) for v in body.variants)
+    return (question,)
+
+
+def variants_section_id(question: Question) -> str:
+    """The sub-section of a parametric question's variants ("_" starts no question id or draw name)."""
+    return f"_variants-{question.id}"
+
+
+def _variants_section(parent: etree._Element, question: Question) -> etree._Element:
+    section = _sub(
+        parent,
+        "assessmentSection",
+        identifier=variants_section_id(question),
+        title=question.name or question.id,
+        visible="false",
+    )
+    _sub(section, "selection", select="1")
+    return section
+
+
 def test_tree(quiz: Quiz) -> etree._Element:
-    """One assessmentTest: every item in source order, points as weights, SCORE = sum of SCOREs."""
+    """One assessmentTest: every item in source order, points as weights, SCORE = sum of SCOREs;
+    a parametric question is a sub-section drawing one of its variants' items."""
     test, part = _test_part(quiz.id, quiz.title)
     # Invisible: Canvas turns a visible section title into an extra text-only question.
     section = _sub(part, "assessmentSection", identifier="section1", title=quiz.title, visible="false")
     for question in quiz.questions:
-        ref = _sub(section, "assessmentItemRef", identifier=question.id, href="../" + item_path(question))
-        _sub(ref, "weight", identifier=WEIGHT_ID, value=num(question.points))
+        parent = _variants_section(section, question) if is_parametric(question) else section
+        for q in item_questions(question):
+            ref = _sub(parent, "assessmentItemRef", identifier=q.id, href="../" + item_path(q))
+            _sub(ref, "weight", identifier=WEIGHT_ID, value=num(q.points))
     # Item SCOREs are already in points, so they are summed unweighted; the weight is for Canvas.
     _outcome_processing(test, None)
     return test
@@ -2000,7 +2050,11 @@ def assessment_test_tree(assessment: Assessment) -> etree._Element:
                     parent.set("keepTogether", "false")
                 _sub(parent, "selection", select=str(draw.count))
             for c in draw.candidates:
-                _item_ref(parent, draw, c.question)
+                # A parametric candidate is one child of the draw: the draw picks it, its own
+                # sub-section picks the variant (selection counts child sections as one).
+                holder = _variants_section(parent, c.question) if is_parametric(c.question) else parent
+                for q in item_questions(c.question):
+                    _item_ref(holder, draw, q)
     _outcome_processing(test, SCALE_ID)
     return test
 
@@ -2026,6 +2080,8 @@ class Member:
     """The quiz (header) an item was built with: its question's home quiz."""
     lost: tuple[str, ...] = ()
     """What an item could not carry of its question's rich texts."""
+    variant_of: Question | None = None
+    """The parametric question an item is a variant of (None: the item is the question's)."""
 
 
 @functools.cache
@@ -2038,11 +2094,17 @@ def _item_members(pairs: list[tuple[Quiz, Question]]) -> list[Member]:
     """The items of (home quiz, question) pairs, the stylesheet, then each image once."""
     members = []
     media: dict[str, Media] = {}
-    for quiz, q in pairs:
-        built = build_item(quiz, q)
-        members.append(Member(item_path(q), "item", tree=built.tree, question=q, quiz=quiz, lost=built.lost))
-        for m in question_media(q):
-            media.setdefault(m.filename, m)
+    for quiz, question in pairs:
+        of = question if is_parametric(question) else None
+        for q in item_questions(question):
+            built = build_item(quiz, q)
+            members.append(
+                Member(
+                    item_path(q), "item", built.tree, question=q, quiz=quiz, lost=built.lost, variant_of=of
+                )
+            )
+            for m in question_media(q):
+                media.setdefault(m.filename, m)
     members.append(Member(STYLESHEET_PATH, "css", data=stylesheet()))
     members += [Member(media_path(m), "media", data=m.data) for m in media.values()]
     return members
@@ -2073,12 +2135,21 @@ def _has_markup(text: Text | None) -> bool:
     )
 
 
+def _as_items(question: Question) -> Question:
+    """What a question's items are, for naming their losses once per question: a parametric
+    question's first variant under the question's own id (every variant loses the same)."""
+    if not is_parametric(question):
+        return question
+    first = item_questions(question)
+    return replace(first[0], id=question.id, name=question.name) if first else question
+
+
 def lossy_warnings(quiz: Quiz) -> list[Diagnostic]:
     """What a Canvas import of the package loses, per question (QTI itself carries it all)."""
     out = []
     if _has_markup(quiz.description):
         out.append(_description_warning("quiz", quiz.id, quiz.loc))
-    for q in quiz.questions:
+    for q in map(_as_items, quiz.questions):
         loc = q.loc or SourceLoc(quiz.id)
         body = q.body
         if isinstance(body, ShortAnswer) and len(body.answers) > 1:
@@ -2197,10 +2268,20 @@ def loss_warnings(quiz: Quiz) -> list[Diagnostic]:
     """What QTI 2.1 itself cannot carry of each question, one warning per question and element
     (rule ``qti21.<element>-not-carried``), only for what a question really sets."""
     out = []
-    for q in quiz.questions:
+    for original in quiz.questions:
+        q = _as_items(original)
         loc = q.loc or SourceLoc(quiz.id)
         body = q.body
         lost: list[tuple[str, str]] = []
+        if isinstance(original.body, Calculated | CalculatedChoice):
+            lost.append(
+                (
+                    "formula",
+                    f"the formula and the variables: the question is written as its "
+                    f"{len(original.body.variants)} variants, one item each, in a section drawing one "
+                    "of them per attempt",
+                )
+            )
         if q.feedback.show_num_correct:
             lost.append(
                 (
@@ -2275,10 +2356,17 @@ def _ordering_losses(body: Ordering) -> list[tuple[str, str]]:
 
 
 def item_warnings(member: Member) -> list[Diagnostic]:
-    """What an item could not carry of its question's rich texts (QTI 2.1 itself)."""
+    """What an item could not carry of its question's rich texts (QTI 2.1 itself); for a
+    parametric question's variants, named once, by the first variant's item."""
     q = member.question
     if q is None or not member.lost:
         return []
+    of = member.variant_of
+    if of is not None:
+        assert isinstance(of.body, Calculated | CalculatedChoice)
+        if q.id != variant_id(of.id, of.body.variants[0]):
+            return []
+        q = of
     loc = q.loc or SourceLoc(member.quiz.id if member.quiz else q.id)
     return [
         _warn(loc, f"question {q.id!r}: QTI 2.1 cannot carry {what}", "qti21.markup-lost")
@@ -2319,6 +2407,18 @@ def assessment_warnings(assessment: Assessment) -> list[Diagnostic]:
                 )
             )
         for draw in section.draws:
+            inner = [c.question.id for c in draw.candidates if is_parametric(c.question)]
+            if draw.is_random and inner:
+                out.append(
+                    _warn(
+                        draw.loc or loc,
+                        f"assessment {assessment.id!r}, pool {draw.name!r}: Canvas makes a question group of "
+                        f"each parametric question's variants ({', '.join(inner)}) next to the pool's group, "
+                        "not inside it (groups do not nest: process_section in "
+                        "assessment_test_converter.rb), so every attempt there asks it",
+                        "qti21.canvas-variants-in-draw",
+                    )
+                )
             values = {draw.points_of(c.question) for c in draw.candidates}
             if draw.is_random and len(values) > 1:
                 first = draw.points_of(draw.candidates[0].question)

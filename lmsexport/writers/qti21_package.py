@@ -210,6 +210,8 @@ def _manifest(
     _el(general, LOM_NS, "language", lang)
     _el(manifest, CP_NS, "organizations")
     resources = _el(manifest, CP_NS, "resources")
+    # A parametric question is its variants' items (qti21.item_questions), each a resource.
+    items = [(quiz, q) for quiz, question in items for q in qti21.item_questions(question)]
     _test_resource(resources, test, (q for _, q in items))
     for quiz, question in items:
         _item_resource(resources, quiz, question)

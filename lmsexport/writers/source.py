@@ -20,9 +20,13 @@ from typing import Any, assert_never
 import yaml
 
 from ..model import (
+    CREDIT_EPSILON,
     Answer,
     Assessment,
     Blank,
+    CalcChoice,
+    Calculated,
+    CalculatedChoice,
     Choice,
     ChoiceBlank,
     ChoiceDisplay,
@@ -33,6 +37,7 @@ from ..model import (
     Gap,
     Hint,
     LineBreak,
+    ListVariable,
     Matching,
     MultipleChoice,
     NumberBlank,
@@ -42,6 +47,7 @@ from ..model import (
     OrderingSelect,
     OutcomeFeedback,
     Para,
+    Parameters,
     Question,
     QuestionType,
     Quiz,
@@ -51,7 +57,10 @@ from ..model import (
     Str,
     Text,
     TextBlank,
+    Tolerance,
+    ToleranceKind,
     TrueFalse,
+    Unit,
     UnitGrading,
     UnitInput,
     default_multiple_credits,
@@ -95,12 +104,23 @@ def _flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.SequenceNode:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", list(value), flow_style=True)
 
 
+class _FlowMap(dict):  # type: ignore[type-arg]
+    """A short mapping written on one line (a variable's range, one explicit variant)."""
+
+
+def _flow_map(dumper: yaml.SafeDumper, value: _FlowMap) -> yaml.MappingNode:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", dict(value), flow_style=True)
+
+
 _Dumper.add_representer(str, _str)
 _Dumper.add_representer(_Key, _key)
 _Dumper.add_representer(_Flow, _flow)
+_Dumper.add_representer(_FlowMap, _flow_map)
 
 
 def _keyed(data: Any) -> Any:
+    if isinstance(data, _FlowMap):
+        return _FlowMap({_Key(k): _keyed(v) for k, v in data.items()})
     if isinstance(data, dict):
         return {_Key(k): _keyed(v) for k, v in data.items()}
     if isinstance(data, _Flow):
@@ -244,6 +264,8 @@ def _question(q: Question, text: _Texts) -> dict[str, Any]:
             _ordering(body, out, text)
         case Description():
             pass
+        case Calculated() | CalculatedChoice() as body:
+            _parametric(q.id, body, out, text)
         case _:
             assert_never(q.body)
     if q.feedback:
@@ -332,6 +354,129 @@ def _numerical(body: Numerical, out: dict[str, Any], text: _Texts) -> None:
         out["unit_input"] = body.unit_input.value
     if body.units_left:
         out["units_left"] = True
+
+
+def _units(units: tuple[Unit, ...]) -> list[dict[str, Any]]:
+    out = []
+    for unit in units:
+        entry: dict[str, Any] = {"unit": unit.name}
+        if unit.multiplier != 1:
+            entry["multiplier"] = _num(unit.multiplier)
+        out.append(entry)
+    return out
+
+
+def _tolerance(tolerance: Tolerance) -> int | float | str:
+    """A number (absolute) or a percent text (relative), as the loader reads it back exactly."""
+    if tolerance.kind is ToleranceKind.RELATIVE:
+        from decimal import Decimal
+
+        from ..formula import format_value
+
+        return f"{format_value(float(Decimal(repr(tolerance.value)) * 100))}%"
+    return _num(tolerance.value)
+
+
+def _parameters(qid: str, body: Calculated | CalculatedChoice, out: dict[str, Any]) -> None:
+    """variables, derived, constraints and variants, each in the loader's shortest form. The
+    variants as a count when drawing them again gives the same ones (a bank's own question);
+    otherwise (an LMS's dataset, var sets, another id) as the explicit list, so that import ->
+    build -> import keeps them exactly."""
+    from ..errors import SourceError
+    from ..variants import digits, draw
+
+    p: Parameters = body.params
+    variables: dict[str, Any] = {}
+    for v in p.variables:
+        if isinstance(v, ListVariable):
+            values = _Flow(_num(x) for x in v.values)
+            variables[v.name] = values if v.decimals is None else _FlowMap(values=values, decimals=v.decimals)
+            continue
+        entry = _FlowMap(min=_num(v.low), max=_num(v.high))
+        if v.step == 1 and v.decimals == digits(v.low):
+            pass  # the default: whole steps
+        elif v.decimals == max(digits(v.low), digits(v.step)):
+            entry["step"] = _num(v.step)
+        elif v.step == float(f"1e-{v.decimals}") and digits(v.low) <= v.decimals:
+            entry["decimals"] = v.decimals
+        else:
+            entry["step"] = _num(v.step)
+            entry["decimals"] = v.decimals
+        variables[v.name] = entry
+    out["variables"] = variables
+    if p.derived:
+        out["derived"] = {
+            d.name: d.formula.text
+            if d.decimals is None
+            else _FlowMap(formula=d.formula.text, decimals=d.decimals)
+            for d in p.derived
+        }
+    if p.constraints:
+        out["constraints"] = [c.formula.text for c in p.constraints]
+    try:
+        if isinstance(body, Calculated):
+            again = draw(qid, p, answer=body.answer, tolerance=body.tolerance, decimals=body.decimals)
+        else:
+            again = draw(
+                qid,
+                p,
+                choices=[c.formula for c in body.choices],
+                correct=[i for i, c in enumerate(body.choices) if c.earns],
+                tolerance=body.tolerance,
+                decimals=body.decimals,
+            )
+        redrawn = again.variants == body.variants
+    except SourceError:
+        redrawn = False
+    if redrawn and p.count is not None:
+        out["variants"] = p.count
+    elif not redrawn:
+        names = [v.name for v in p.variables]
+        out["variants"] = [
+            _FlowMap({n: _num(x) for n, x in variant.values if n in names}) for variant in body.variants
+        ]
+
+
+def _parametric(qid: str, body: Calculated | CalculatedChoice, out: dict[str, Any], text: _Texts) -> None:
+    _parameters(qid, body, out)
+    if isinstance(body, Calculated):
+        if body.tolerance == Tolerance() and body.decimals == 2:
+            out["answer"] = body.answer.text
+        else:
+            answer: dict[str, Any] = {"formula": body.answer.text}
+            if body.tolerance != Tolerance():
+                answer["tolerance"] = _tolerance(body.tolerance)
+            if body.decimals != 2:
+                answer["decimals"] = body.decimals
+            out["answer"] = _FlowMap(answer) if len(str(answer)) < 80 else answer
+        if body.units:
+            out["units"] = _units(body.units)
+        return
+    if body.multiple:
+        out["multiple"] = True
+    if body.decimals != 2:
+        out["decimals"] = body.decimals
+    if body.tolerance != Tolerance():
+        out["tolerance"] = _tolerance(body.tolerance)
+    if body.multiple:
+        expected = default_multiple_credits([c.earns for c in body.choices])
+        flags = all(abs(a - c.credit) < CREDIT_EPSILON for a, c in zip(expected, body.choices, strict=True))
+    else:
+        flags = sum(1 for c in body.choices if c.full) == 1 and all(
+            c.full or c.credit == 0 for c in body.choices
+        )
+    out["choices"] = [_calc_choice(c, text, flags) for c in body.choices]
+
+
+def _calc_choice(c: CalcChoice, text: _Texts, flags: bool) -> dict[str, Any]:
+    choice: dict[str, Any] = {"formula": c.formula.text}
+    if flags and c.earns:
+        choice["correct"] = True
+    elif not flags and c.credit != 0:
+        choice["credit"] = _credit(c.credit)
+    if c.feedback is not None:
+        choice["feedback"] = text(c.feedback)
+    return choice
 
 
 def _essay(body: Essay, out: dict[str, Any], text: _Texts) -> None:
@@ -467,6 +612,10 @@ def question_texts(q: Question) -> list[Text | None]:
             texts += list(items)
         case Description():
             pass
+        case Calculated():
+            pass
+        case CalculatedChoice(choices=calc_choices):
+            texts += [c.feedback for c in calc_choices]
         case _:
             assert_never(q.body)
     return texts
