@@ -523,6 +523,42 @@ def test_an_edit_makes_the_cartridge_parts_of_that_file_only(
     assert tree(out) == fresh(bank, tmp_path)
 
 
+_PIDS: list[Path] = []
+"""Where _build_file_noting_pid notes the process it ran in (a file: it runs in a worker)."""
+_BUILD_FILE = build_mod.build_file
+
+
+def _build_file_noting_pid(*args: Any, **kwargs: Any) -> Any:
+    with open(_PIDS[0], "a", encoding="ascii") as fh:
+        fh.write(f"{os.getpid()}\n")
+    return _BUILD_FILE(*args, **kwargs)
+
+
+def test_an_edit_is_built_in_a_worker_while_the_parts_files_are_read(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With more than one job, the one edited file is built in a worker while this process
+    reads the other files' parts files (the two overlap instead of following each other), and
+    the outputs are those of a build from scratch."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    monkeypatch.setenv("LMSEXPORT_JOBS", "2")
+    monkeypatch.setattr(build_mod, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(build_mod, "build_file", _build_file_noting_pid)
+    monkeypatch.setattr(sys.modules[__name__], "_PIDS", [tmp_path / "pids"])
+    read_in: list[int] = []
+    parts = cache_mod.RebuildCache.parts
+    monkeypatch.setattr(
+        cache_mod.RebuildCache, "parts", lambda self, *a: read_in.append(os.getpid()) or parts(self, *a)
+    )
+    edit_stem(bank / "synth-0001.yaml")
+    assert "(3 of 4 quiz files unchanged" in built(bank, out)
+    workers = {int(pid) for pid in (tmp_path / "pids").read_text(encoding="ascii").split()}
+    assert workers and os.getpid() not in workers
+    assert len(read_in) == 3 and set(read_in) == {os.getpid()}
+    assert tree(out) == fresh(bank, tmp_path)
+
+
 def test_outputs_deleted_by_hand_keep_the_parts(
     bank: Path, tmp_path: Path, parts_made: list[tuple[str, str]]
 ) -> None:
