@@ -1,30 +1,39 @@
-"""Benchmark a full lmsexport build from 200 to 100,000 questions (a script, not a test).
+"""Benchmark lmsexport from 200 to 100,000 questions (a script, not a test): one run per size
+measures every figure of docs/performance.md.
 
-    python benchmarks/bench.py [SIZES...] [--text2qti-max N] [--keep]
+    python benchmarks/bench.py [SIZES...] [--shape plain|real|both] [--text2qti PATH]
+                               [--text2qti-max N] [--rounds N] [--keep]
 
-For each size it generates a deterministic synthetic bank (benchmarks/synth.py), then measures,
-each in a fresh process of this checkout's lmsexport (PYTHONPATH is set to it, whatever is
-installed), with CI=1 so that no progress bar is drawn:
+For each size and each bank (benchmarks/synth.py: the plain single-choice bank and the
+real-shaped one, a fifth of its questions with partial credit, combined feedback, hints, graded
+short answers, numerical with units, cloze where supported) it generates the bank, then
+measures, each in a fresh process of this checkout's lmsexport (PYTHONPATH is set to it,
+whatever is installed), with CI=1 so that no progress bar is drawn:
 
 - cold: ``lmsexport build`` of every format, every XML file validated, into an empty OUT;
-- rebuild: the same command again with nothing changed (the first after a cold build: every
-  output was just written, so the rebuild cache hashes them all, see lmsexport/cache.py);
+- no-op: the same command again with nothing changed, after one rebuild that settles the
+  cold build's outputs (the first rebuild finds every output just written, racily clean, and
+  hashes it: see lmsexport/cache.py);
 - edit one: one question's stem changed in one source file (the middle one), then the same
   command: the rebuild cache has it build that file's outputs only (and index.html if needed);
 - check: ``lmsexport check`` of the same bank (every format built in memory and validated, every
-  GIFT file read back), no output;
+  GIFT and Moodle XML file read back and compared), no output;
 - floor: zipping (same level, same order) and writing, with fsync, the very bytes the build
-  wrote, in one process, without generating or validating anything;
-- text2qti (when installed and size <= --text2qti-max): ``text2qti`` on one text file holding
-  the same questions, choices, per-choice feedback and explanations (as general feedback).
+  wrote, in one process, without generating or validating anything.
+
+On the plain bank, up to --text2qti-max questions, --rounds rounds alternate ``text2qti`` (on
+one text file holding the same questions, choices, per-choice feedback and explanations as
+general feedback: QTI 1.2 only, validates nothing), a cold build of every format and a cold
+build of QTI 1.2 alone (``--format qti12``, validated); medians and ratios by wall and CPU.
+text2qti is best installed into a venv of its own (``--text2qti VENV/bin/text2qti``): the
+rebuild cache's key holds every distribution installed beside lmsexport.
 
 Wall and CPU seconds (CPU = user + system of the process and its workers), peak RSS (the
-largest sum of PSS over the process tree, sampled every 10 ms), questions per second and
-bytes written are printed as a Markdown table, with the machine and the load average at the
-start and the end. Last, the GIFT reader's cost per question on a 2,000-question bank, against
-the reader before its performance work (benchmarks/gift_reader.py; --no-reader skips it).
-The banks and outputs live under benchmarks/out/ (git-ignored) and are removed afterwards
-unless --keep is given.
+largest sum of PSS over the process tree, sampled every 10 ms) and bytes written are printed as
+Markdown tables, with the machine and the load average at the start and the end. Last, the
+GIFT reader's cost per question on a 2,000-question bank, against the reader before its
+performance work (benchmarks/gift_reader.py; --no-reader skips it). The banks and outputs live
+under benchmarks/out/ (git-ignored) and are removed afterwards unless --keep is given.
 """
 
 from __future__ import annotations
@@ -219,11 +228,43 @@ def mb(n: int) -> str:
     return f"{n / 1024 / 1024:.0f} MB"
 
 
+def median_run(runs: list[Run]) -> Run:
+    """The run of median wall time (its CPU with it); a failed run wins, to be reported."""
+    failed = [r for r in runs if r.returncode != 0]
+    if failed:
+        return failed[0]
+    return sorted(runs, key=lambda r: r.wall)[len(runs) // 2]
+
+
+def fresh_out(out: Path) -> None:
+    shutil.rmtree(out, ignore_errors=True)
+    (out.parent / f".{out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    shutil.rmtree(out.parent / f".{out.name}.lmsexport-cache.d", ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sizes", nargs="*", type=int, default=list(DEFAULT_SIZES))
     parser.add_argument(
         "--text2qti-max", type=int, default=20000, help="largest size text2qti is run on (default 20000)"
+    )
+    parser.add_argument(
+        "--text2qti",
+        default=shutil.which("text2qti"),
+        help="the text2qti executable (default: the one on PATH; e.g. a separate venv's bin/text2qti)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of the comparison with text2qti, alternating (text2qti, every format, QTI 1.2 "
+        "alone); medians are reported (default 3)",
+    )
+    parser.add_argument(
+        "--shape",
+        choices=("plain", "real", "both"),
+        default="both",
+        help="which synthetic bank (benchmarks/synth.py): plain single choice, real-shaped, or both",
     )
     parser.add_argument("--keep", action="store_true", help="keep the banks and outputs (benchmarks/out/)")
     parser.add_argument("--no-reader", action="store_true", help="skip the GIFT reader comparison")
@@ -235,79 +276,87 @@ def main() -> int:
     )
     parser.add_argument("--no-check", action="store_true", help="skip the check rows")
     args = parser.parse_args()
-    have_text2qti = shutil.which("text2qti") is not None
+    # Bytecode as an installed package has it (PYTHONDONTWRITEBYTECODE in the caller's
+    # environment would otherwise have every run compile the modules it changed).
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "lmsexport"), quiet=1)
     WORK.mkdir(parents=True, exist_ok=True)
+    shapes = ("plain", "real") if args.shape == "both" else (args.shape,)
     header = (
-        "| questions | quizzes | cold wall s | cold CPU s | peak RSS | questions/s | bytes written "
-        "| rebuild s | edit one s | edit one/cold | check s | check CPU s | check/cold "
-        "| floor s | cold/floor | text2qti s | lmsexport/text2qti |"
+        "| questions | bank | quizzes | cold wall s | cold CPU s | CPU ms/question | peak RSS "
+        "| bytes written | no-op wall / CPU s | edit one wall / CPU s | check wall / CPU s "
+        "| check/cold wall, CPU | floor s | cold/floor (wall) |"
     )
     rows = [header, "|" + "---|" * (header.count("|") - 1)]
+    compare = [
+        "| questions | rounds | text2qti wall / CPU s | every format wall / CPU s | ratio wall, CPU "
+        "| QTI 1.2 alone wall / CPU s | ratio wall, CPU |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    per_question: dict[tuple[int, str], float] = {}
     print("\n".join(machine()), flush=True)
     print(f"- formats built: {', '.join(args.formats) if args.formats else 'all (the default)'}", flush=True)
+    print(f"- real-shaped bank's kinds: {', '.join(synth.real_kinds())}", flush=True)
+    env = lmsexport_env()
+    chosen = [arg for f in args.formats or () for arg in ("--format", f)]
     for n in args.sizes:
-        bank = WORK / f"bank-{n}"
-        shutil.rmtree(bank, ignore_errors=True)  # fresh: a kept bank may hold an earlier run's edit
-        synth.write_bank(bank, n)
-        out = WORK / f"dist-{n}"
-        shutil.rmtree(out, ignore_errors=True)
-        cache = out.parent / f".{out.name}.lmsexport-cache.json"
-        cache.unlink(missing_ok=True)
-        env = lmsexport_env()
-        chosen = [arg for f in args.formats or () for arg in ("--format", f)]
-        cold = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
-        if cold.returncode != 0:
-            print(f"build of {n} questions failed", file=sys.stderr)
-            return 1
-        quizzes = len(list(bank.glob("*.yaml")))
-        written = tree_bytes(out)
-        rebuild = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
-        edited = edit_one(bank)
-        edit = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
-        if edit.returncode != 0 or f"({quizzes - 1} of {quizzes} quiz files" not in edit.stdout:
-            print(f"the edit-one rebuild did not reuse the other files: {edit.stdout}", file=sys.stderr)
-        check = (
-            Run(float("nan"), float("nan"), 0, 0, "")
-            if args.no_check
-            else measure(lmsexport("check", str(bank)), env)
-        )
-        if check.returncode != 0:
-            print(f"check of {n} questions failed", file=sys.stderr)
-            return 1
-        print(f"  ({n:,}: edited {edited.name}; {edit.stdout.strip()})", flush=True)
-        floor_dir = WORK / f"floor-{n}"
-        shutil.rmtree(floor_dir, ignore_errors=True)
-        floor_s = floor(out, floor_dir)
-        t2q = "n/a"
-        ratio = "n/a"
-        if have_text2qti and n <= args.text2qti_max:
-            t2q_dir = WORK / f"text2qti-{n}"
-            shutil.rmtree(t2q_dir, ignore_errors=True)
-            t2q_dir.mkdir()
-            src = text2qti_source(bank, t2q_dir / "bank.txt")
-            t = measure(["text2qti", src.name], cwd=t2q_dir)
-            if t.returncode == 0:
-                t2q, ratio = f"{t.wall:.2f}", f"1/{t.wall / cold.wall:.1f}"
-        cells = [
-            f"{n:,}", str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}", mb(cold.peak_rss),
-            f"{n / cold.wall:,.0f}", mb(written), f"{rebuild.wall:.2f}", f"{edit.wall:.2f}",
-            f"{edit.wall / cold.wall:.2f}", f"{check.wall:.2f}", f"{check.cpu:.2f}",
-            f"{check.wall / cold.wall:.2f}",
-            f"{floor_s:.2f}", f"{cold.wall / floor_s:.1f}x", t2q, ratio,
-        ]  # fmt: skip
-        rows.append("| " + " | ".join(cells) + " |")
-        print(rows[-1], flush=True)
-        if not args.keep:
-            for d in (bank, out, floor_dir, WORK / f"text2qti-{n}"):
-                shutil.rmtree(d, ignore_errors=True)
-            cache.unlink(missing_ok=True)
+        for shape in shapes:
+            bank = WORK / f"bank-{n}-{shape}"
+            shutil.rmtree(bank, ignore_errors=True)  # fresh: a kept bank may hold an earlier run's edit
+            synth.write_bank(bank, n, shape=shape)
+            out = WORK / f"dist-{n}-{shape}"
+            fresh_out(out)
+            build_argv = lmsexport("build", str(bank), "--out", str(out), *chosen)
+            cold = measure(build_argv, env)
+            if cold.returncode != 0:
+                print(f"build of {n} questions ({shape}) failed", file=sys.stderr)
+                return 1
+            quizzes = len(list(bank.glob("*.yaml")))
+            written = tree_bytes(out)
+            measure(build_argv, env)  # the first rebuild: every output just written, hashed
+            noop = measure(build_argv, env)
+            if "(cached)" not in noop.stdout:
+                print(f"the no-op rebuild was not cached: {noop.stdout}", file=sys.stderr)
+            edited = edit_one(bank)
+            edit = measure(build_argv, env)
+            if edit.returncode != 0 or f"({quizzes - 1} of {quizzes} quiz files" not in edit.stdout:
+                print(f"the edit-one rebuild did not reuse the other files: {edit.stdout}", file=sys.stderr)
+            check = (
+                Run(float("nan"), float("nan"), 0, 0, "")
+                if args.no_check
+                else measure(lmsexport("check", str(bank)), env)
+            )
+            if check.returncode != 0:
+                print(f"check of {n} questions ({shape}) failed", file=sys.stderr)
+                return 1
+            print(f"  ({n:,} {shape}: edited {edited.name}; {edit.stdout.strip()})", flush=True)
+            floor_dir = WORK / f"floor-{n}"
+            shutil.rmtree(floor_dir, ignore_errors=True)
+            floor_s = floor(out, floor_dir)
+            shutil.rmtree(floor_dir, ignore_errors=True)
+            per_question[(n, shape)] = cold.cpu / n
+            cells = [
+                f"{n:,}", shape, str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}",
+                f"{1000 * cold.cpu / n:.2f}", mb(cold.peak_rss), mb(written),
+                f"{noop.wall:.2f} / {noop.cpu:.2f}", f"{edit.wall:.2f} / {edit.cpu:.2f}",
+                f"{check.wall:.2f} / {check.cpu:.2f}",
+                f"{check.wall / cold.wall:.2f}, {check.cpu / cold.cpu:.2f}",
+                f"{floor_s:.2f}", f"{cold.wall / floor_s:.1f}x",
+            ]  # fmt: skip
+            rows.append("| " + " | ".join(cells) + " |")
+            print(rows[-1], flush=True)
+            if shape == "plain" and args.text2qti and n <= args.text2qti_max:
+                compare.append(compare_text2qti(n, bank, args.text2qti, args.rounds, chosen, env))
+                print(compare[-1], flush=True)
+            if not args.keep:
+                shutil.rmtree(bank, ignore_errors=True)
+                fresh_out(out)
     help_run = measure(lmsexport("--help"), lmsexport_env())
     seed_out = WORK / "dist-seed"
-    shutil.rmtree(seed_out, ignore_errors=True)
-    (seed_out.parent / f".{seed_out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    fresh_out(seed_out)
     seed = measure(lmsexport("build", "source", "--out", str(seed_out)), lmsexport_env())
-    shutil.rmtree(seed_out, ignore_errors=True)
-    (seed_out.parent / f".{seed_out.name}.lmsexport-cache.json").unlink(missing_ok=True)
+    fresh_out(seed_out)
     reader = None
     if not args.no_reader:
         reader = subprocess.run(
@@ -319,6 +368,13 @@ def main() -> int:
     print()
     print("\n".join(rows))
     print()
+    if len(compare) > 2:
+        print("\n".join(compare))
+        print()
+    for n in args.sizes:
+        if (n, "plain") in per_question and (n, "real") in per_question:
+            ratio = per_question[(n, "real")] / per_question[(n, "plain")]
+            print(f"- {n:,}: cold CPU a question, real-shaped / plain: {ratio:.2f}x")
     print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
     print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
     if reader is not None:
@@ -326,6 +382,40 @@ def main() -> int:
         print("".join(f"  - {line}\n" for line in reader.splitlines()), end="")
     print(f"- load average at the end: {load_average()}")
     return 0
+
+
+def compare_text2qti(
+    n: int, bank: Path, text2qti: str, rounds: int, chosen: list[str], env: dict[str, str]
+) -> str:
+    """Rounds alternating text2qti (QTI 1.2, no validation), a cold build of every format and a
+    cold build of QTI 1.2 alone (both validated), on the same single-choice bank; the medians
+    and the ratios to text2qti, by wall and by CPU, as a table row."""
+    t2q_dir = WORK / f"text2qti-{n}"
+    shutil.rmtree(t2q_dir, ignore_errors=True)
+    t2q_dir.mkdir()
+    src = text2qti_source(bank, t2q_dir / "bank.txt")
+    every_out, qti12_out = WORK / f"cmp-all-{n}", WORK / f"cmp-qti12-{n}"
+    runs: dict[str, list[Run]] = {"text2qti": [], "all": [], "qti12": []}
+    for _ in range(rounds):
+        for f in t2q_dir.glob("*.zip"):
+            f.unlink()
+        runs["text2qti"].append(measure([text2qti, src.name], cwd=t2q_dir))
+        fresh_out(every_out)
+        runs["all"].append(measure(lmsexport("build", str(bank), "--out", str(every_out), *chosen), env))
+        fresh_out(qti12_out)
+        runs["qti12"].append(
+            measure(lmsexport("build", str(bank), "--out", str(qti12_out), "--format", "qti12"), env)
+        )
+    for d in (t2q_dir, every_out, qti12_out):
+        fresh_out(d)
+    t, a, q = (median_run(runs[k]) for k in ("text2qti", "all", "qti12"))
+    if t.returncode != 0:
+        return f"| {n:,} | {rounds} | text2qti failed | | | | |"
+    return (
+        f"| {n:,} | {rounds} | {t.wall:.2f} / {t.cpu:.2f} | {a.wall:.2f} / {a.cpu:.2f} "
+        f"| {a.wall / t.wall:.2f}x, {a.cpu / t.cpu:.2f}x | {q.wall:.2f} / {q.cpu:.2f} "
+        f"| {q.wall / t.wall:.2f}x, {q.cpu / t.cpu:.2f}x |"
+    )
 
 
 def edit_one(bank: Path) -> Path:

@@ -14,7 +14,9 @@ import random
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -521,6 +523,42 @@ def test_an_edit_makes_the_cartridge_parts_of_that_file_only(
     assert tree(out) == fresh(bank, tmp_path)
 
 
+_PIDS: list[Path] = []
+"""Where _build_file_noting_pid notes the process it ran in (a file: it runs in a worker)."""
+_BUILD_FILE = build_mod.build_file
+
+
+def _build_file_noting_pid(*args: Any, **kwargs: Any) -> Any:
+    with open(_PIDS[0], "a", encoding="ascii") as fh:
+        fh.write(f"{os.getpid()}\n")
+    return _BUILD_FILE(*args, **kwargs)
+
+
+def test_an_edit_is_built_in_a_worker_while_the_parts_files_are_read(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With more than one job, the one edited file is built in a worker while this process
+    reads the other files' parts files (the two overlap instead of following each other), and
+    the outputs are those of a build from scratch."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    monkeypatch.setenv("LMSEXPORT_JOBS", "2")
+    monkeypatch.setattr(build_mod, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(build_mod, "build_file", _build_file_noting_pid)
+    monkeypatch.setattr(sys.modules[__name__], "_PIDS", [tmp_path / "pids"])
+    read_in: list[int] = []
+    parts = cache_mod.RebuildCache.parts
+    monkeypatch.setattr(
+        cache_mod.RebuildCache, "parts", lambda self, *a: read_in.append(os.getpid()) or parts(self, *a)
+    )
+    edit_stem(bank / "synth-0001.yaml")
+    assert "(3 of 4 quiz files unchanged" in built(bank, out)
+    workers = {int(pid) for pid in (tmp_path / "pids").read_text(encoding="ascii").split()}
+    assert workers and os.getpid() not in workers
+    assert len(read_in) == 3 and set(read_in) == {os.getpid()}
+    assert tree(out) == fresh(bank, tmp_path)
+
+
 def test_outputs_deleted_by_hand_keep_the_parts(
     bank: Path, tmp_path: Path, parts_made: list[tuple[str, str]]
 ) -> None:
@@ -551,7 +589,7 @@ def _rename_parts_file(out: Path, source: Path, data: bytes) -> None:
     import hashlib
 
     name = hashlib.sha256(data).hexdigest()
-    (cache_mod.parts_path(out) / f"{name}.json").write_bytes(data)
+    (cache_mod.parts_path(out) / cache_mod.parts_file_name(name)).write_bytes(data)
     record_path = cache_mod.cache_path(out)
     record = json.loads(record_path.read_bytes().partition(b"\n")[2])
     record["sources"][source.as_posix()]["parts"] = name
@@ -559,17 +597,28 @@ def _rename_parts_file(out: Path, source: Path, data: bytes) -> None:
     record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
 
 
+def _with_header(own: bytes, change: Callable[[dict[str, Any]], None]) -> bytes:
+    """A parts file whose JSON header (its second line) went through ``change``."""
+    magic, header, blob = own.split(b"\n", 2)
+    record = json.loads(header)
+    change(record)
+    return magic + b"\n" + json.dumps(record).encode() + b"\n" + blob
+
+
 def _swap_bank_idents(own: bytes, other: bytes) -> bytes:
-    record = json.loads(own)
-    record["parts"]["dict"]["cc13"][0]["fields"]["bank_idents"] = "not a tuple"
-    return json.dumps(record).encode()
+    return _with_header(own, lambda r: r["parts"]["cc13"][0].__setitem__(3, "not a tuple"))
+
+
+def _point_outside(own: bytes, other: bytes) -> bytes:
+    """The assessment member said to end past the file's bytes."""
+    return _with_header(own, lambda r: r["parts"]["cc13"][0][1].__setitem__(0, r["blob"]))
 
 
 @pytest.mark.parametrize(
     "damage",
     [
         lambda path, other: path.write_bytes(path.read_bytes()[:-40]),  # truncated
-        lambda path, other: path.write_bytes(path.read_bytes().replace(b'"crc":', b'"crc": ', 1)),
+        lambda path, other: path.write_bytes(path.read_bytes()[:-1] + bytes([path.read_bytes()[-1] ^ 1])),
         lambda path, other: path.write_bytes(b""),
         lambda path, other: path.unlink(),
         lambda path, other: path.write_bytes(other.read_bytes()),  # another file's, under this name
@@ -584,7 +633,8 @@ def test_a_damaged_parts_file_is_not_trusted(bank: Path, tmp_path: Path, parts_m
     built(bank, out)
     victim, other = bank / "synth-0000.yaml", bank / "synth-0002.yaml"
     parts = cache_mod.parts_path(out)
-    damage(parts / f"{_name_of(out, victim)}.json", parts / f"{_name_of(out, other)}.json")
+    name = cache_mod.parts_file_name
+    damage(parts / name(_name_of(out, victim)), parts / name(_name_of(out, other)))
     parts_made.clear()
     edit_stem(bank / "synth-0001.yaml")
     built(bank, out)
@@ -603,10 +653,10 @@ def test_a_damaged_parts_file_is_not_trusted(bank: Path, tmp_path: Path, parts_m
         lambda own, other: other,  # a good parts file, of another source file
         lambda own, other: own.replace(b'"key":"', b'"key":"0', 1),  # of another build's key
         _swap_bank_idents,  # of the wrong shape
-        lambda own, other: own.replace(b'{"bytes":"', b'{"bytes":"!', 1),  # not base64
-        lambda own, other: own.replace(b'"dataclass":"Deflated"', b'"dataclass":"Path"', 1),
+        _point_outside,  # a member beyond the file's bytes
+        lambda own, other: own.replace(b'"dataclass":"Quiz"', b'"dataclass":"Path"', 1),
     ],
-    ids=["other-source", "other-key", "wrong-shape", "not-base64", "not-our-class"],
+    ids=["other-source", "other-key", "wrong-shape", "outside", "not-our-class"],
 )
 def test_a_parts_file_named_by_a_forged_record_is_checked(
     bank: Path, tmp_path: Path, parts_made, forge
@@ -617,8 +667,9 @@ def test_a_parts_file_named_by_a_forged_record_is_checked(
     built(bank, out)
     victim, other = bank / "synth-0000.yaml", bank / "synth-0002.yaml"
     parts = cache_mod.parts_path(out)
-    own = (parts / f"{_name_of(out, victim)}.json").read_bytes()
-    _rename_parts_file(out, victim, forge(own, (parts / f"{_name_of(out, other)}.json").read_bytes()))
+    name = cache_mod.parts_file_name
+    own = (parts / name(_name_of(out, victim))).read_bytes()
+    _rename_parts_file(out, victim, forge(own, (parts / name(_name_of(out, other))).read_bytes()))
     parts_made.clear()
     edit_stem(bank / "synth-0001.yaml")
     built(bank, out)
@@ -692,6 +743,27 @@ def test_cartridge_parts_survive_their_file() -> None:
     assert [m.name for m in back[0].media.values()] == [m.name for m in parts[0].media.values()]
     ctx = build_mod.WriteContext(("cc13",))
     assert cc13.cc_assemble(back, (), ctx, "cc13").files == cc13.cc_assemble(parts, (), ctx, "cc13").files
+    # The same through a parts file's layout (a JSON line, then the members' raw bytes).
+    head = {"key": "k", "source": "s", "sha256": "d", "media": {}}
+    data = cache_mod.parts_to_bytes(head, {"cc13": parts, "cc11": parts[:0]})
+    header, made = cache_mod.parts_from_bytes(data)
+    assert made == {"cc13": parts, "cc11": []} and repr(made["cc13"]) == repr(parts)
+    assert {k: header[k] for k in head} == head
+    assert [m.name for m in made["cc13"][0].media.values()] == [m.name for m in parts[0].media.values()]
+    assert (
+        cc13.cc_assemble(made["cc13"], (), ctx, "cc13").files
+        == cc13.cc_assemble(parts, (), ctx, "cc13").files
+    )
+
+
+def test_a_parts_file_lists_every_field_of_a_part() -> None:
+    """The parts file's layout names CcPart's fields in order: a field added to CcPart must be
+    added to it (else its parts would not survive their file)."""
+    from dataclasses import fields
+
+    from lmsexport.writers import cc13
+
+    assert tuple(f.name for f in fields(cc13.CcPart)) == cache_mod._CC_PART_FIELDS
 
 
 def test_an_image_in_a_quiz_description_is_recorded(tmp_path: Path) -> None:

@@ -153,6 +153,33 @@ def synth_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return src
 
 
+def test_the_real_shaped_synthetic_bank_is_sound(tmp_path: Path) -> None:
+    """benchmarks/synth.py's real-shaped bank (what bench.py measures beside the plain one):
+    every fifth question is of one of the kinds this checkout supports, in turn (with hints);
+    the same arguments give the same bytes; it loads without a problem and builds in every
+    format (every document validated)."""
+    from lmsexport.source import load_file
+
+    kinds = synth.real_kinds()
+    assert {"single-partial", "multiple-credits", "short-answer", "numerical-units"} <= set(kinds)
+    paths = synth.write_bank(tmp_path / "a", 600, shape="real")
+    again = synth.write_bank(tmp_path / "b", 600, shape="real")
+    assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in again]
+    diags: list[object] = []
+    warnings: list[object] = []
+    quizzes = [load_file(p, diags, warnings, None) for p in paths]
+    assert diags == [] and warnings == []
+    questions = [q for z in quizzes if isinstance(z, Quiz) for q in z.questions]
+    assert len(questions) == 600
+    real = [q for q in questions if int(q.id[-4:]) % 5 == 4]
+    assert real and all(q.hints or q.type.value == "cloze" for q in real)
+    assert not any(q.hints for q in questions if int(q.id[-4:]) % 5 != 4)
+    assert {q.type.value for q in real} == {"single", "multiple", "short_answer", "numerical"} | (
+        {"cloze"} if "cloze" in kinds else set()
+    )
+    build_mod.build(load_paths(paths), FORMATS, 315532800)
+
+
 def _collect(paths: list[Path], jobs: int) -> tuple[dict[str, bytes], build_mod.BuildResult]:
     files: dict[str, bytes] = {}
 
