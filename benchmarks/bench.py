@@ -262,9 +262,10 @@ def main() -> int:
     )
     parser.add_argument(
         "--shape",
-        choices=("plain", "real", "both"),
+        choices=("plain", "real", "parametric", "both", "all"),
         default="both",
-        help="which synthetic bank (benchmarks/synth.py): plain single choice, real-shaped, or both",
+        help="which synthetic bank (benchmarks/synth.py): plain single choice, real-shaped, a fifth "
+        "parametric, both (plain and real) or all three",
     )
     parser.add_argument("--keep", action="store_true", help="keep the banks and outputs (benchmarks/out/)")
     parser.add_argument("--no-reader", action="store_true", help="skip the GIFT reader comparison")
@@ -282,7 +283,8 @@ def main() -> int:
 
     compileall.compile_dir(str(ROOT / "lmsexport"), quiet=1)
     WORK.mkdir(parents=True, exist_ok=True)
-    shapes = ("plain", "real") if args.shape == "both" else (args.shape,)
+    groups = {"both": ("plain", "real"), "all": ("plain", "real", "parametric")}
+    shapes = groups.get(args.shape, (args.shape,))
     header = (
         "| questions | bank | quizzes | cold wall s | cold CPU s | CPU ms/question | peak RSS "
         "| bytes written | no-op wall / CPU s | edit one wall / CPU s | check wall / CPU s "
@@ -372,9 +374,10 @@ def main() -> int:
         print("\n".join(compare))
         print()
     for n in args.sizes:
-        if (n, "plain") in per_question and (n, "real") in per_question:
-            ratio = per_question[(n, "real")] / per_question[(n, "plain")]
-            print(f"- {n:,}: cold CPU a question, real-shaped / plain: {ratio:.2f}x")
+        for shape, name in (("real", "real-shaped"), ("parametric", "a fifth parametric")):
+            if (n, "plain") in per_question and (n, shape) in per_question:
+                ratio = per_question[(n, shape)] / per_question[(n, "plain")]
+                print(f"- {n:,}: cold CPU a question, {name} / plain: {ratio:.2f}x")
     print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
     print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
     if reader is not None:

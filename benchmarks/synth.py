@@ -11,7 +11,8 @@ unit penalty); and, when this checkout's loader and writers support them (real_k
 feature-detects), a cloze question (a typed and a numerical blank). Parametric questions are
 not in the model yet: when they are, they join real_kinds() the same way. The same arguments
 give the same bytes on every machine (a seeded random.Random, no clock, no hash order) for one
-set of kinds.
+set of kinds. The *parametric* bank (``shape="parametric"``): every fifth question is a
+calculated question (two variables, a formula, 20 variants), the rest as the plain bank.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def make_quiz(index: int, n_questions: int, rng: random.Random, kinds: tuple[str
             lines.append("    lang: en")
         if kinds and j % 5 == 4:
             kind = kinds[(index + j // 5) % len(kinds)]
-            lines += _REAL[kind](rng, words, end, stop, right)
+            lines += {**_REAL, **_PARAMETRIC}[kind](rng, words, end, stop, right)
             continue
         lines.append(f"    stem: {q(_sentence(rng, words, 14, end))}")
         lines.append(f"    explanation: {q(_sentence(rng, words, 24, stop))}")
@@ -180,6 +181,20 @@ def _cloze(rng: random.Random, words: list[str], end: str, stop: str, right: int
     ]
 
 
+def _calculated(rng: random.Random, words: list[str], end: str, stop: str, right: int) -> list[str]:
+    q = json.dumps
+    stem = f"{_sentence(rng, words, 8, '')} {{N}} {_sentence(rng, words, 4, '')} {{G}}{end}"
+    return [
+        "    type: calculated",
+        "    variables:",
+        "      N: {min: 1, max: 70}",
+        "      G: [8, 16, 32, 64]",
+        f"    stem: {q(stem)}",
+        f"    explanation: {q(_sentence(rng, words, 12, '') + ' 16 x {N} / {G}' + stop)}",
+        "    answer: {formula: 16*N/G, tolerance: 1%, decimals: 2}",
+    ]
+
+
 _REAL = {
     "single-partial": _single_partial,
     "multiple-credits": _multiple_credits,
@@ -187,6 +202,10 @@ _REAL = {
     "numerical-units": _numerical_units,
     "cloze": _cloze,
 }
+
+_PARAMETRIC = {"calculated": _calculated}
+"""The parametric bank's fifth (``shape="parametric"``): a calculated question of 20 variants
+(the default count) whose stem and explanation show its two variables."""
 """The kinds of the real-shaped bank's fifth, by name: each writes one question's keys."""
 
 
@@ -222,7 +241,7 @@ def write_bank(directory: Path, total: int, seed: int = 1, shape: str = "plain")
     """Write a bank of `total` questions as YAML files into directory; return the files.
     ``shape`` is "plain" or "real" (see the module's docstring)."""
     rng = random.Random(seed)
-    kinds = real_kinds() if shape == "real" else ()
+    kinds = real_kinds() if shape == "real" else ("calculated",) if shape == "parametric" else ()
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, n in enumerate(quiz_sizes(total, rng)):
