@@ -737,7 +737,16 @@ _PARTS_FILE_KEYS = {"key", "source", "sha256", "media", "parts", "blob"}
 PARTS_MAGIC = b"lmsexport parts 1\n"
 """The first line of a parts file (its layout's version)."""
 
-_CC_PART_FIELDS = ("quiz", "assessment", "bank", "bank_idents", "media", "warnings", "problems")
+_CC_PART_FIELDS = (
+    "quiz",
+    "assessment",
+    "bank",
+    "bank_idents",
+    "media",
+    "warnings",
+    "problems",
+    "empty",
+)
 """writers.cc13.CcPart's fields, in the order a parts file lists them (tests/test_cache.py
 checks that they are CcPart's: a field added there must be added here)."""
 
@@ -774,6 +783,7 @@ def parts_to_bytes(head: dict[str, Any], made: dict[str, list[Any]]) -> bytes:
                 encode(p.media),
                 [_diagnostic_to(d) for d in p.warnings],
                 [_diagnostic_to(d) for d in p.problems],
+                p.empty,
             ]
             for p in its
         ]
@@ -814,9 +824,10 @@ def parts_from_bytes(data: bytes) -> tuple[dict[str, Any], dict[str, list[Any]]]
         out = made[fmt] = []
         for raw in its:
             _check(isinstance(raw, list) and len(raw) == len(_CC_PART_FIELDS))
-            quiz, assessment, bank, idents, media, warnings, problems = raw
+            quiz, assessment, bank, idents, media, warnings, problems, empty = raw
             _check(isinstance(idents, list) and all(type(i) is str for i in idents))
             _check(isinstance(warnings, list) and isinstance(problems, list))
+            _check(type(empty) is bool)
             out.append(
                 CcPart(
                     quiz=decode(quiz),
@@ -826,6 +837,7 @@ def parts_from_bytes(data: bytes) -> tuple[dict[str, Any], dict[str, list[Any]]]
                     media=decode(media),
                     warnings=[_diagnostic_from(d) for d in warnings],
                     problems=[_diagnostic_from(d) for d in problems],
+                    empty=empty,
                 )
             )
     return header, made
@@ -857,4 +869,5 @@ def _part_ok(part: Any) -> bool:
         and isinstance(part.media, dict)
         and all(isinstance(m, model.Media) and isinstance(m.data, bytes) for m in part.media.values())
         and all(isinstance(d, Diagnostic) for d in part.warnings + part.problems)
+        and isinstance(part.empty, bool)
     )

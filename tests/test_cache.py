@@ -1207,3 +1207,26 @@ def test_an_assessment_problem_after_an_edit_has_the_messages_of_a_full_build(
     assert incremental.exit_code == full.exit_code == 1
     assert "selects no question" in incremental.stderr
     assert incremental.stderr == full.stderr.replace(str(scratch), str(out))
+
+
+def test_a_quiz_of_descriptions_only_stays_out_of_the_cartridge_after_an_edit(tmp_path: Path) -> None:
+    """CcPart.empty (a quiz the cartridge profiles cannot hold: only descriptions) survives its
+    parts file: after an edit of another quiz, the cartridges are those of a build from scratch
+    (before `empty` was in the parts file's layout, the reused part came back not empty)."""
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "intro.yaml").write_text(
+        "id: intro\ntitle: Intro\nlang: en\nquestions:\n"
+        "  - id: intro-text\n    type: description\n    stem: Read the case first.\n",
+        encoding="utf-8",
+    )
+    quiz = (
+        "id: q\ntitle: Q\nlang: en\nquestions:\n  - id: q1\n    type: true_false\n"
+        "    stem: ZeRO-3 partitions the parameters.\n    answer: true\n"
+    )
+    (bank / "q.yaml").write_text(quiz, encoding="utf-8")
+    out = tmp_path / "dist"
+    built(bank, out)
+    (bank / "q.yaml").write_text(quiz.replace("partitions", "shards"), encoding="utf-8")
+    assert f"(1 of 2 {FROM_CACHE})" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
