@@ -560,33 +560,68 @@ _GOOD_SHAPES: dict[str, set[tuple[object, ...]]] = {}
 _GOOD_SHAPES_MAX = 4096
 
 
-_OTHER_TEXT = re.compile(rb">(?<!fieldlabel>)(?<!fieldentry>)[^<]+<")
-"""Text after a tag other than fieldlabel's or fieldentry's (serialised text holds no ``<``)."""
+_OTHER_TEXT = re.compile(rb">(?<!<fieldlabel>)(?<!<fieldentry>)[^<]+<")
+"""Text after a tag other than fieldlabel's or fieldentry's start tag (serialised text holds no
+``<``; the XSD, checked first, allows those two no attributes): every other text, the layout's
+white space included, so that a pretty-printed document and a bare item give one shape."""
 
 
-def _item_shape(item: etree._Element) -> tuple[object, ...]:
+def _item_shape(item: etree._Element, content: bytes | None = None) -> tuple[object, ...]:
     """What the rules can see of an item: its attributes but ident and title, and its content
-    serialised with every text removed but fieldlabel's and fieldentry's (element names,
-    attributes and nesting kept). Equal shapes get equal verdicts; serialising in libxml2 and
-    one regular-expression pass cost a tenth of walking the elements in Python."""
+    (from its start tag's ``>`` to its end tag's ``<``) serialised with every text removed but fieldlabel's and
+    fieldentry's (element names, attributes and nesting kept). Equal shapes get equal verdicts;
+    serialising in libxml2 and one regular-expression pass cost a tenth of walking the elements
+    in Python. ``content`` is that content as the whole document's serialisation holds it
+    (_item_contents), which spares serialising the item again."""
     attrib = tuple((k, v) for k, v in item.attrib.items() if k not in ("ident", "title"))
-    data = etree.tostring(item)
-    content = data[data.index(b">") + 1 :]  # after the start tag (serialised attributes hold no ">")
+    if content is None:
+        data = etree.tostring(item, with_tail=False)
+        start = data.index(b">") + 1  # after the start tag (serialised attributes hold no ">")
+        content = b"" if data[start - 2 : start] == b"/>" else data[start - 1 : data.rindex(b"</") + 1]
     return (item.tag, attrib, _OTHER_TEXT.sub(b"><", content))
 
 
-def _item_schematron(tree: Any, rules: isoschematron.Schematron, relpath: str, name: str) -> list[Diagnostic]:
+_ITEM_TAG = re.compile(rb"<item[\s/>]")
+"""An item's start tag in a serialised QTI document (its namespace is the default one: lxml
+writes the QTI documents lmsexport builds without a prefix)."""
+
+
+def _item_contents(data: bytes, count: int) -> list[bytes] | None:
+    """The content of each item of a QTI document, in document order, cut from ``data``, the
+    document's serialisation by lxml (serialised text and attributes hold no ``<``, and items do
+    not nest); None unless exactly ``count`` items are found (then each is serialised alone)."""
+    out: list[bytes] = []
+    for m in _ITEM_TAG.finditer(data):
+        start = data.index(b">", m.start()) + 1
+        if data[start - 2 : start] == b"/>":
+            out.append(b"")
+            continue
+        end = data.find(b"</item>", start)
+        if end < 0:
+            return None
+        out.append(data[start - 1 : end + 1])  # from the start tag's ">" to the end tag's "<"
+    return out if len(out) == count else None
+
+
+def _item_schematron(
+    tree: Any, rules: isoschematron.Schematron, relpath: str, name: str, data: bytes | None = None
+) -> list[Diagnostic]:
     root = tree.getroot() if isinstance(tree, etree._ElementTree) else tree
     good = _GOOD_SHAPES.setdefault(relpath, set())
     new: set[tuple[object, ...]] = set()
     drop: list[etree._Element] = []
-    for container in root.iter(f"{{{QTI12_NS}}}section", f"{{{QTI12_NS}}}objectbank"):
-        for item in container.iterchildren(f"{{{QTI12_NS}}}item"):
-            shape = _item_shape(item)
-            if shape in good or shape in new:
-                drop.append(item)
-            else:
-                new.add(shape)
+    items = [
+        item
+        for container in root.iter(f"{{{QTI12_NS}}}section", f"{{{QTI12_NS}}}objectbank")
+        for item in container.iterchildren(f"{{{QTI12_NS}}}item")
+    ]
+    contents = _item_contents(data, len(items)) if data is not None else None
+    for n, item in enumerate(items):
+        shape = _item_shape(item, None if contents is None else contents[n])
+        if shape in good or shape in new:
+            drop.append(item)
+        else:
+            new.add(shape)
     # The copy leaves out the dropped items: detach them, copy, and put them back where they
     # were (in document order, so that each index is right when it is used).
     places = [(item.getparent(), item.getparent().index(item), item) for item in drop]
@@ -605,10 +640,15 @@ def _item_schematron(tree: Any, rules: isoschematron.Schematron, relpath: str, n
 
 
 def validate_cc_tree(
-    tree: etree._ElementTree | etree._Element, kind: str, name: str, version: CcVersion = CC13
+    tree: etree._ElementTree | etree._Element,
+    kind: str,
+    name: str,
+    version: CcVersion = CC13,
+    data: bytes | None = None,
 ) -> list[Diagnostic]:
     """A cartridge's manifest (``kind`` "cc-manifest") or QTI document ("cc-qti") against the
-    version's XSD and then, when the XSD accepts it, its embedded Schematron rules."""
+    version's XSD and then, when the XSD accepts it, its embedded Schematron rules. ``data``,
+    when given, is ``package.serialize(tree)``: the items' shapes are cut from it."""
     relpaths = (
         (version.manifest_xsd, version.manifest_xsd, version.lom_xsd)
         if kind == "cc-manifest"
@@ -623,7 +663,7 @@ def validate_cc_tree(
         if rules is None:
             pass
         elif kind == "cc-qti":
-            out += _item_schematron(tree, rules, relpath, name)
+            out += _item_schematron(tree, rules, relpath, name, data)
         else:
             out += _schematron_diagnostics(tree, rules, name)
     if kind == "cc-qti":

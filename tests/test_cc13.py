@@ -255,6 +255,33 @@ def test_shapes_seen_before_are_not_rerun_but_still_checked_for_failures(types_q
     assert [p.message.split("]")[0] for p in validate_cc_tree(broken, "cc-qti", "a.xml")] == ["[RULE 2b"]
 
 
+def test_shapes_cut_from_the_document_are_the_items_own(types_quiz: Quiz) -> None:
+    """The shapes cut from the document's serialisation (what cc_part passes) are those of
+    each item serialised alone, item by item; a count that does not match falls back."""
+    single = types_quiz.questions[0]
+    many = tuple(replace(single, id=f"s{i}", stem=f"stem {i}") for i in range(5))
+    tree = _assessment(replace(types_quiz, questions=types_quiz.questions + many))
+    items = tree.findall(".//q:item", Q)
+    contents = v._item_contents(serialize(tree), len(items))
+    assert contents is not None and len(contents) == len(items) > 5
+    assert [v._item_shape(i, c) for i, c in zip(items, contents, strict=True)] == [
+        v._item_shape(i) for i in items
+    ]
+    assert v._item_contents(serialize(tree), len(items) + 1) is None
+    empty = etree.fromstring(f'<questestinterop xmlns="{v.QTI12_NS}"><item ident="x"/></questestinterop>')
+    assert v._item_contents(serialize(empty), 1) == [b""]
+    assert v._item_shape(empty[0], b"") == v._item_shape(empty[0])
+
+
+def test_a_failure_is_found_with_the_documents_bytes(types_quiz: Quiz) -> None:
+    tree = _assessment(types_quiz)
+    assert validate_cc_tree(tree, "cc-qti", "a.xml", data=serialize(tree)) == []
+    tf = tree.find(".//q:item[@ident='t-true-false']//q:render_choice", Q)
+    tf.append(copy.deepcopy(tf[0]))  # a third choice on a true/false: its shape is new
+    problems = validate_cc_tree(tree, "cc-qti", "a.xml", data=serialize(tree))
+    assert [p.message.split("]")[0] for p in problems] == ["[RULE 3d"]
+
+
 def cc13_qti_xsd() -> str:
     return v.CC13.qti_xsd
 

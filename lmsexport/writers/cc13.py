@@ -1381,9 +1381,12 @@ def _bank_frame(ident: str, title: str, version: Version) -> tuple[bytes, bytes]
     return empty[:cut], empty[cut:]
 
 
-def _bank_items(tree: etree._Element, ident: str, title: str, version: Version) -> bytes:
-    """The serialised items of a bank document built by bank_tree(ident, title, ...)."""
-    data = serialize(tree)
+def _bank_items(
+    tree: etree._Element, ident: str, title: str, version: Version, data: bytes | None = None
+) -> bytes:
+    """The serialised items of a bank document built by bank_tree(ident, title, ...) (``data``:
+    its serialisation, when made already)."""
+    data = serialize(tree) if data is None else data
     prefix, suffix = _bank_frame(ident, title, version)
     if not (data.startswith(prefix) and data.endswith(suffix)):  # pragma: no cover - lxml's layout
         raise AssertionError("a bank's serialisation does not frame its items as expected")
@@ -1401,18 +1404,21 @@ def cc_part(quiz: Quiz, version: Version) -> CcPart:
         return CcPart(quiz.header, deflate(b""), None, (), {}, warnings, [], empty=True)
     docs = quiz_documents(quiz, version)
     where = f"{version.cartridge_path}!"
-    problems = validate_cc_tree(docs.assessment, "cc-qti", where + assessment_path(quiz), check)
+    # Each document is serialised once, before it is validated: the validator cuts the items'
+    # shapes from those bytes rather than serialising every item again.
+    data = serialize(docs.assessment)
+    problems = validate_cc_tree(docs.assessment, "cc-qti", where + assessment_path(quiz), check, data)
     bank = None
     idents: tuple[str, ...] = ()
     if docs.bank is not None:
         title = category_title(quiz)
-        problems += validate_cc_tree(docs.bank, "cc-qti", f"{where}{BANK_DIR} (items of {quiz.id})", check)
-        bank = deflate(_bank_items(docs.bank, quiz.id, title, version), final=False)
+        bank_data = serialize(docs.bank)
+        where_bank = f"{where}{BANK_DIR} (items of {quiz.id})"
+        problems += validate_cc_tree(docs.bank, "cc-qti", where_bank, check, bank_data)
+        bank = deflate(_bank_items(docs.bank, quiz.id, title, version, bank_data), final=False)
         idents = tuple(item.get("ident") or "" for item in docs.bank[0].iterchildren(f"{{{QTI_NS}}}item"))
     warnings = quiz_warnings(quiz, version)
-    return CcPart(
-        quiz.header, deflate(serialize(docs.assessment)), bank, idents, docs.media, warnings, problems
-    )
+    return CcPart(quiz.header, deflate(data), bank, idents, docs.media, warnings, problems)
 
 
 def _bank_piece(part: CcPart, taken: set[str], version: Version) -> Deflated:
@@ -1515,8 +1521,9 @@ def cc_assemble(
         for assessment in assessments:
             # Built here, from the resolved assessment: one document at a time.
             for path, kind, tree in exam_documents(assessment, version):
-                problems.extend(validate_cc_tree(tree, kind, where + path, check))
-                yield path, deflate(serialize(tree))
+                data = serialize(tree)
+                problems.extend(validate_cc_tree(tree, kind, where + path, check, data))
+                yield path, deflate(data)
         for name in sorted(media):
             yield media_path(name), deflate(media[name].data)
 
