@@ -472,6 +472,22 @@ def _first(el: etree._Element, tag: str) -> etree._Element | None:
     return next(el.iterchildren(tag), None)
 
 
+_MQ_FIELDS = frozenset(MoodleQuestion.__dataclass_fields__)
+
+
+def _evolve(q: MoodleQuestion, **changes: Any) -> MoodleQuestion:
+    """``dataclasses.replace(q, **changes)`` for a MoodleQuestion, which is a frozen record with
+    no ``__post_init__`` and no InitVar, so its fields are copied as they are: replace() calls
+    ``__init__`` with all ~35 fields (~8 us), and this runs four times a question when a file is
+    read back (check's round trip)."""
+    assert _MQ_FIELDS.issuperset(changes), changes
+    new = object.__new__(MoodleQuestion)
+    fields_ = new.__dict__
+    fields_.update(q.__dict__)
+    fields_.update(changes)
+    return new
+
+
 class _Reader:
     """Reads the questions of one file, collecting diagnostics."""
 
@@ -487,6 +503,16 @@ class _Reader:
         self.dropped: list[str] = []
         self.bad_fraction = False
         """Whether an answer of the current question has a fraction Moodle refuses (reported)."""
+        self._question: etree._Element | None = None
+        self._children: dict[object, etree._Element] = {}
+        """The current question's first child of each tag (self.first)."""
+
+    def first(self, el: etree._Element, tag: str) -> etree._Element | None:
+        """``_first(el, tag)``: for the question being read, from a map of its children made once
+        (a question is asked for ~15 of them), else by lxml's iterator."""
+        if el is self._question:
+            return self._children.get(tag)
+        return _first(el, tag)
 
     def loc(self, at: etree._Element | SourceLoc) -> SourceLoc:
         return at if isinstance(at, SourceLoc) else SourceLoc(self.path, at.sourceline or 0)
@@ -600,7 +626,7 @@ class _Reader:
 
     def flag(self, el: etree._Element, tag: str, default: str, what: str, severity: Severity) -> bool:
         """trans_single(): only `false`, `0` or empty mean no; anything else (`False`!) means yes."""
-        child = _first(el, tag)
+        child = self.first(el, tag)
         raw = default if child is None else _trim("".join(child.itertext()))
         value = not (raw == "false" or raw in ("", "0"))
         if value and raw.lower() in _NO_WORDS:
@@ -655,13 +681,17 @@ class _Reader:
     # -- questions ------------------------------------------------------------------------
 
     def question(self, el: etree._Element) -> MoodleQuestion | None:
+        children: dict[object, etree._Element] = {}
+        for child in el.iterchildren():
+            children.setdefault(child.tag, child)
+        self._question, self._children = el, children
         qtype = _trim(el.get("type", ""))
         self.dropped = []
         self.bad_fraction = False
         if qtype == "category":
             return self.category(el)
         if self.lenient and qtype not in MODEL_TYPES:
-            name_el = _first(el, "name")
+            name_el = self.first(el, "name")
             name = _first(name_el, "text") if name_el is not None else None
             self.skipped.append(
                 (qtype, self.loc(el), _trim("".join(name.itertext())) if name is not None else "")
@@ -689,15 +719,15 @@ class _Reader:
         q = getattr(self, f"_{kind}")(el, q)
         q = self.combined_feedback(el, q)
         q = self.hints(el, q)
-        if _first(el, "image_base64") is not None:
+        if self.first(el, "image_base64") is not None:
             self.dropped.append("embedded files")
         old_image = None
-        image_el = _first(el, "image_base64")
+        image_el = self.first(el, "image_base64")
         if image_el is not None:
-            name_el = _first(el, "image")
+            name_el = self.first(el, "image")
             name = _trim("".join(name_el.itertext())) if name_el is not None else ""
             old_image = (name, "".join(image_el.itertext()))
-        return replace(q, dropped=tuple(dict.fromkeys(self.dropped)), old_image=old_image)
+        return _evolve(q, dropped=tuple(dict.fromkeys(self.dropped)), old_image=old_image)
 
     def ignored(self, at: etree._Element, what: str, qtype: str) -> None:
         """Something Moodle's importer does not read for this type (lmsexport's own files keep it,
@@ -712,15 +742,15 @@ class _Reader:
         """import_combined_feedback(): the three feedback texts and `<shownumcorrect/>`."""
         fmt = q.text.format if q.text else "html"
         texts = tuple(
-            self.field(el.find(tag), "combined feedback", fmt)
+            self.field(self.first(el, tag), "combined feedback", fmt)
             for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")
         )
-        show = _first(el, "shownumcorrect") is not None
+        show = self.first(el, "shownumcorrect") is not None
         if q.qtype == "ordering":
             # qtype_ordering::import_from_xml() reads the element's value (absent: 1; empty: 0).
-            found = _first(el, "shownumcorrect")
+            found = self.first(el, "shownumcorrect")
             show = found is None or _trim("".join(found.itertext())) not in ("", "0")
-        old = _first(el, "correctresponsesfeedback")
+        old = self.first(el, "correctresponsesfeedback")
         if old is not None:
             # Backwards compatibility: a flag's value instead of the element's presence.
             show = self.flag(el, "correctresponsesfeedback", "1", "show the number right", Severity.WARNING)
@@ -728,7 +758,7 @@ class _Reader:
             if any(t is not None and t.text for t in texts):
                 self.ignored(el, "right/partly right/wrong feedback", q.qtype)
             return q
-        return replace(q, feedback=texts, show_num_correct=show)  # type: ignore[arg-type]
+        return _evolve(q, feedback=texts, show_num_correct=show)
 
     def hints(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
         """import_hints(): each `<hint>`'s text, with its options where the type keeps them; a
@@ -756,11 +786,11 @@ class _Reader:
                 show = clear = False
             if text.text or show or clear:
                 hints.append(MoodleHint(text, show, clear))
-        return replace(q, hints=tuple(hints))
+        return _evolve(q, hints=tuple(hints))
 
     def headers(self, el: etree._Element, qtype: str) -> MoodleQuestion:
         """import_headers(): name, question text, general feedback, mark, ID number, tags."""
-        name_el = _first(el, "name")
+        name_el = self.first(el, "name")
         name = self.text_child(name_el, "the name")
         if name is None:
             self.error(
@@ -769,14 +799,14 @@ class _Reader:
                 "moodlexml.no-name",
                 "add <name><text>...</text></name>",
             )
-        text = self.field(_first(el, "questiontext"), "the question text")
+        text = self.field(self.first(el, "questiontext"), "the question text")
         if text is None:
             text = MoodleText("", "html", self.loc(el))
-        general = self.field(_first(el, "generalfeedback"), "the general feedback", text.format)
-        mark = self.number(_first(el, "defaultgrade"), 1.0, "mark (defaultgrade)")
-        penalty_el = _first(el, "penalty")
+        general = self.field(self.first(el, "generalfeedback"), "the general feedback", text.format)
+        mark = self.number(self.first(el, "defaultgrade"), 1.0, "mark (defaultgrade)")
+        penalty_el = self.first(el, "penalty")
         penalty = None if penalty_el is None else self.fraction_of(penalty_el, "penalty")
-        idnumber_el = _first(el, "idnumber")
+        idnumber_el = self.first(el, "idnumber")
         idnumber = None
         if idnumber_el is not None:
             idnumber = "".join(idnumber_el.itertext())
@@ -873,7 +903,7 @@ class _Reader:
                     "imports it, but full marks are out of reach or too easy",
                     "moodlexml.weights-sum",
                 )
-        return replace(q, single=single, shuffle=shuffle, answers=tuple(kept))
+        return _evolve(q, single=single, shuffle=shuffle, answers=tuple(kept))
 
     def _truefalse(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
         truth: bool | None = None
@@ -906,7 +936,7 @@ class _Reader:
         return replace(q, truth=truth)
 
     def _shortanswer(self, el: etree._Element, q: MoodleQuestion) -> MoodleQuestion:
-        usecase_el = _first(el, "usecase")
+        usecase_el = self.first(el, "usecase")
         case_sensitive = False
         if usecase_el is not None:
             raw = _trim("".join(usecase_el.itertext()))
@@ -974,13 +1004,13 @@ class _Reader:
             # qtype_numerical::save_units() drops a unit without a name or multiplier, and repeats.
             if name and multiplier and all(x.name != name for x in units):
                 units.append(MoodleUnit(name, multiplier))
-        grading = self.number(_first(el, "unitgradingtype"), 0.0, "unitgradingtype")
-        penalty_el = _first(el, "unitpenalty")
+        grading = self.number(self.first(el, "unitgradingtype"), 0.0, "unitgradingtype")
+        penalty_el = self.first(el, "unitpenalty")
         penalty = 0.1 if penalty_el is None else self.fraction_of(penalty_el, "unitpenalty")
-        show_el = _first(el, "showunits")
+        show_el = self.first(el, "showunits")
         show = None if show_el is None else self.number(show_el, 0.0, "showunits")
-        left = self.number(_first(el, "unitsleft"), 0.0, "unitsleft")
-        instructions = self.field(_first(el, "instructions"), "the units' instructions")
+        left = self.number(self.first(el, "unitsleft"), 0.0, "unitsleft")
+        instructions = self.field(self.first(el, "instructions"), "the units' instructions")
         if instructions is not None and instructions.text:
             self.dropped.append("the instructions about units")
         return {
@@ -1081,7 +1111,7 @@ class _Reader:
                     int(count or 0), items, self.loc(d),
                 )
             )  # fmt: skip
-        synchronize = self.number(_first(el, "synchronize"), 0.0, "synchronize") or 0.0
+        synchronize = self.number(self.first(el, "synchronize"), 0.0, "synchronize") or 0.0
         # Only calculatedmulti uses <single> (import_calculated() reads it for all three).
         single = not multi or self.flag(el, "single", "true", "a single-answer question", Severity.WARNING)
         return replace(
@@ -1123,7 +1153,7 @@ class _Reader:
         fmt = q.text.format if q.text else "html"
 
         def text(tag: str, default: str) -> str:
-            found = _first(el, tag)
+            found = self.first(el, tag)
             return default if found is None else self.string(found, f"<{tag}>")
 
         def count(tag: str, default: float | None) -> int | None:
@@ -1136,7 +1166,7 @@ class _Reader:
                 return None if default is None else int(default)
             return int(value)
 
-        template_el = _first(el, "responsetemplate")
+        template_el = self.first(el, "responsetemplate")
         template = None
         if template_el is not None:
             raw = self.text_child(template_el, "the response template") or ""
@@ -1152,7 +1182,7 @@ class _Reader:
             attachments_required=count("attachmentsrequired", 0) or 0,
             file_types=text("filetypeslist", ""),
             max_bytes=count("maxbytes", 0) or 0,
-            grader_info=self.field(_first(el, "graderinfo"), "the grader information", fmt),
+            grader_info=self.field(self.first(el, "graderinfo"), "the grader information", fmt),
             template=template,
         )
         return replace(q, essay=essay)
@@ -1199,7 +1229,7 @@ class _Reader:
         weights = sum(int(s.weight) if s.weight else 1 for s in subs)
         mark = q.mark
         if not self.own:
-            grade = _first(el, "defaultgrade")
+            grade = self.first(el, "defaultgrade")
             if grade is not None and self.number(grade, 1.0, "mark") != weights:
                 self.warn(
                     grade,
@@ -1219,12 +1249,12 @@ class _Reader:
 
         def value(*tags: str, default: str) -> str:
             for tag in tags:
-                found = _first(el, tag)
+                found = self.first(el, tag)
                 if found is not None:
                     return _trim("".join(found.itertext()))
             return default
 
-        has_new = _first(el, "selecttype") is not None
+        has_new = self.first(el, "selecttype") is not None
         layout = value("layouttype", default="VERTICAL").upper()
         select = value("selecttype" if has_new else "logical", default="RANDOM").upper()
         count_raw = value("selectcount" if has_new else "studentsee", default="6")
@@ -1311,7 +1341,7 @@ class _Reader:
 
     def category(self, el: etree._Element) -> MoodleQuestion:
         """import_category(): `<category><text>`; create_category_path()'s context prefix."""
-        container = _first(el, "category")
+        container = self.first(el, "category")
         path = self.text_child(container, "the category", crashes=True)
         if path is None:
             self.warn(
@@ -1330,7 +1360,7 @@ class _Reader:
                 "moodlexml.category-context",
                 "write $course$/top/... (or $system$/..., $module$/...)",
             )
-        info_el = _first(el, "info")
+        info_el = self.first(el, "info")
         info = None
         if info_el is not None and _first(info_el, "text") is None:
             self.text_child(info_el, "the category description", crashes=True)
@@ -2542,8 +2572,14 @@ class _Mapper:
     def plain_and_lang(self, t: MoodleText | None) -> tuple[str | None, str | None]:
         if t is None or not t.text:
             return None, None
-        self.markup = self.markup or t.has_markup
-        return t.plain_and_lang()
+        if t.format != "html":
+            return t.text, None
+        # t.plain_and_lang() and t.has_markup in one pass: has_markup() looks at this very inner
+        # text (split_lang(split_tex_ignore(text))), and markup needs a "<" in it.
+        lang, inner = split_lang(split_tex_ignore(t.text))
+        if not self.markup and "<" in inner:
+            self.markup = has_markup(t.text)
+        return html_to_plain(inner), lang
 
     def text_and_lang(self, t: MoodleText | None) -> tuple[Text | None, str | None]:
         """A formatted text as the model holds it, and the language lmsexport's wrapper names.
