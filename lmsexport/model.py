@@ -11,8 +11,9 @@ GIFT equals the one loaded from YAML.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeAlias, assert_never
 
 
 @dataclass(frozen=True, order=True)
@@ -291,6 +292,69 @@ def media_of(text: Text | None) -> list[Media]:
 def has_math(text: Text | None) -> bool:
     """Whether a text holds a formula (a format may then need a richer schema or a filter)."""
     return any(isinstance(x, Math) for x in inlines_of(text))
+
+
+InlineMap: TypeAlias = Callable[[Inline], Inline | tuple[Inline, ...] | None]
+"""What `map_inlines` applies to a leaf inline: None keeps it, an inline replaces it, a tuple of
+inlines is spliced in its place."""
+
+
+def map_inlines(text: Rich, f: InlineMap) -> Rich:
+    """The text with `f` applied to every leaf inline, the tree rebuilt around the results.
+
+    `f` sees each inline that holds no inlines (Str, Code, Math, Image, LineBreak, Gap), once,
+    in reading order (paragraphs, list items, table header then rows, cell by cell; inside
+    Emph, Strong and Link), so a function with state (numbering gaps as it goes) may rely on
+    it. It returns None to keep the leaf, an inline to put in its place, or a tuple of inlines
+    to splice there (several for one: a Str split around a placeholder; `()` drops it). Its
+    results are not mapped again. Emph, Strong and Link are rebuilt around their mapped
+    children (url and title kept), every block kind around its mapped inlines (list start and
+    table alignments kept); a CodeBlock, verbatim, holds no inlines and is kept as it is.
+    """
+    return Rich(tuple([_map_block(b, f) for b in text.blocks]))
+
+
+def _map_block(b: Block, f: InlineMap) -> Block:
+    match b:
+        case Para(children=c):
+            return Para(_map_run(c, f))
+        case BulletList(items=items):
+            return BulletList(tuple([tuple([_map_block(x, f) for x in item]) for item in items]))
+        case OrderedList(items=items, start=start):
+            return OrderedList(tuple([tuple([_map_block(x, f) for x in item]) for item in items]), start)
+        case Table(header=h, rows=rows, aligns=a):
+            return Table(
+                tuple([_map_run(c, f) for c in h]),
+                tuple([tuple([_map_run(c, f) for c in r]) for r in rows]),
+                a,
+            )
+        case CodeBlock():
+            return b
+        case _:
+            assert_never(b)
+
+
+def _map_run(xs: tuple[Inline, ...], f: InlineMap) -> tuple[Inline, ...]:
+    out: list[Inline] = []
+    for x in xs:
+        match x:
+            case Str() | Math() | Code() | Gap() | Image() | LineBreak():
+                y = f(x)
+                if y is None:
+                    out.append(x)
+                elif isinstance(y, tuple):
+                    out.extend(y)
+                else:
+                    out.append(y)
+            case Emph(children=c):
+                out.append(Emph(_map_run(c, f)))
+            case Strong(children=c):
+                out.append(Strong(_map_run(c, f)))
+            case Link(url=u, children=c, title=t):
+                out.append(Link(u, _map_run(c, f), t))
+            case _:
+                assert_never(x)
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- questions

@@ -47,7 +47,6 @@ from .model import (
     Parameters,
     Question,
     RangeVariable,
-    Rich,
     SingleChoice,
     SourceLoc,
     Str,
@@ -58,6 +57,7 @@ from .model import (
     ToleranceKind,
     Variable,
     Variant,
+    map_inlines,
 )
 
 # The model of parametric questions (Formula, the variables, Parameters, Variant) lives in
@@ -831,35 +831,10 @@ def escape_problems(text: Text, values: Mapping[str, str]) -> tuple[Text, list[s
     if isinstance(text, str):
         return fix(text), found
 
-    def inl(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
-        out: list[Inline] = []
-        for x in xs:
-            match x:
-                case Str(text=t):
-                    out.append(Str(fix(t)))
-                case Emph(children=c):
-                    out.append(Emph(inl(c)))
-                case Strong(children=c):
-                    out.append(Strong(inl(c)))
-                case Link(url=u, children=c, title=t):
-                    out.append(Link(u, inl(c), t))
-                case _:
-                    out.append(x)
-        return tuple(out)
+    def fix_str(x: Inline) -> Inline | None:
+        return Str(fix(x.text)) if isinstance(x, Str) else None
 
-    def blk(b: Block) -> Block:
-        match b:
-            case Para(children=c):
-                return Para(inl(c))
-            case BulletList(items=items):
-                return BulletList(tuple(tuple(blk(x) for x in item) for item in items))
-            case OrderedList(items=items, start=start):
-                return OrderedList(tuple(tuple(blk(x) for x in item) for item in items), start)
-            case Table(header=h, rows=rows, aligns=a):
-                return Table(tuple(inl(c) for c in h), tuple(tuple(inl(c) for c in r) for r in rows), a)
-        return b
-
-    return Rich(tuple(blk(b) for b in text.blocks)), found
+    return map_inlines(text, fix_str), found
 
 
 def _plain_parts(text: Text | None) -> list[str]:
@@ -961,43 +936,16 @@ def substitute_text(text: Text | None, values: Mapping[str, str]) -> Text | None
         return None
     if isinstance(text, str):
         return substitute(text, values)
-    return Rich(tuple(_sub_block(b, values) for b in text.blocks))
 
-
-def _sub_block(block: Block, values: Mapping[str, str]) -> Block:
-    match block:
-        case Para(children=c):
-            return Para(_sub_inlines(c, values))
-        case BulletList(items=items):
-            return BulletList(tuple(tuple(_sub_block(b, values) for b in item) for item in items))
-        case OrderedList(items=items, start=start):
-            return OrderedList(tuple(tuple(_sub_block(b, values) for b in item) for item in items), start)
-        case Table(header=h, rows=rows, aligns=a):
-            return Table(
-                tuple(_sub_inlines(cell, values) for cell in h),
-                tuple(tuple(_sub_inlines(cell, values) for cell in row) for row in rows),
-                a,
-            )
-    return block  # CodeBlock: verbatim
-
-
-def _sub_inlines(inlines: tuple[Inline, ...], values: Mapping[str, str]) -> tuple[Inline, ...]:
-    out: list[Inline] = []
-    for x in inlines:
+    def sub(x: Inline) -> Inline | None:
         match x:
             case Str(text=t):
-                out.append(Str(substitute(t, values)))
+                return Str(substitute(t, values))
             case Math(tex=tex, display=d):
-                out.append(Math(substitute(tex, values, tex=True), d))
-            case Emph(children=c):
-                out.append(Emph(_sub_inlines(c, values)))
-            case Strong(children=c):
-                out.append(Strong(_sub_inlines(c, values)))
-            case Link(url=u, children=c, title=t):
-                out.append(Link(u, _sub_inlines(c, values), t))
-            case _:
-                out.append(x)
-    return tuple(out)
+                return Math(substitute(tex, values, tex=True), d)
+        return None  # code (verbatim), images, line breaks, gaps
+
+    return map_inlines(text, sub)
 
 
 def variant_id(question_id: str, variant: Variant) -> str:

@@ -49,18 +49,14 @@ from .. import formula as fm
 from ..media import MAX_IMAGE_BYTES, media_from_bytes, media_from_data_uri
 from ..model import (
     Answer,
-    Block,
-    BulletList,
     Calculated,
     Choice,
     ChoiceBlank,
     Cloze,
     Description,
-    Emph,
     Essay,
     Gap,
     Inline,
-    Link,
     ListVariable,
     Matching,
     Math,
@@ -68,10 +64,8 @@ from ..model import (
     MultipleChoice,
     Numerical,
     NumericKey,
-    OrderedList,
     OutcomeFeedback,
     Pair,
-    Para,
     Parameters,
     Question,
     QuestionType,
@@ -81,8 +75,6 @@ from ..model import (
     SingleChoice,
     SourceLoc,
     Str,
-    Strong,
-    Table,
     Text,
     TextBlank,
     Tolerance,
@@ -92,6 +84,7 @@ from ..model import (
     default_multiple_credits,
     exact_credit,
     is_full,
+    map_inlines,
     plain_text,
 )
 from ..model import Formula as ModelFormula
@@ -282,40 +275,19 @@ def _placeholder_text(text: Text | None, names: set[str]) -> Text | None:
     if text is None or isinstance(text, str):
         return _placeholders_of(text, names) if text is not None else None
 
-    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
-        out: list[Inline] = []
-        for x in xs:
-            match x:
-                case Str(text=t):
-                    out.append(Str(_placeholders_of(t, names)))
-                case Math(tex=tex, display=d):
-                    # writers/qti12.canvas_text writes a name in TeX as {\text{[name]}}
-                    out.append(Math(_TEX_NAME.sub(lambda m: _tex_name(m, names), tex), d))
-                case Emph(children=c):
-                    out.append(Emph(inlines(c)))
-                case Strong(children=c):
-                    out.append(Strong(inlines(c)))
-                case Link(url=u, children=c, title=t):
-                    out.append(Link(u, inlines(c), t))
-                case _:
-                    out.append(x)  # code, math, images: verbatim (no placeholders there)
-        return tuple(out)
+    def tex_name(m: re.Match[str]) -> str:
+        return _tex_name(m, names)
 
-    def block(b: Block) -> Block:
-        match b:
-            case Para(children=c):
-                return Para(inlines(c))
-            case BulletList(items=items):
-                return BulletList(tuple(tuple(block(x) for x in item) for item in items))
-            case OrderedList(items=items, start=start):
-                return OrderedList(tuple(tuple(block(x) for x in item) for item in items), start)
-            case Table(header=h, rows=rows, aligns=a):
-                return Table(
-                    tuple(inlines(c) for c in h), tuple(tuple(inlines(c) for c in r) for r in rows), a
-                )
-        return b
+    def placeholders(x: Inline) -> Inline | None:
+        match x:
+            case Str(text=t):
+                return Str(_placeholders_of(t, names))
+            case Math(tex=tex, display=d):
+                # writers/qti12.canvas_text writes a name in TeX as {\text{[name]}}
+                return Math(_TEX_NAME.sub(tex_name, tex), d)
+        return None  # code, images: verbatim (no placeholders there)
 
-    return Rich(tuple(block(b) for b in text.blocks))
+    return map_inlines(text, placeholders)
 
 
 def with_placeholders(q: Question) -> Question:
@@ -1026,43 +998,24 @@ def _gapped(stem: Text, blank_ids: list[str]) -> tuple[Rich, list[str]]:
     )
     order: list[str] = []
 
-    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    def gaps(x: Inline) -> tuple[Inline, ...] | None:
+        if not isinstance(x, Str):
+            return None
         out: list[Inline] = []
-        for x in xs:
-            if isinstance(x, Str):
-                at = 0
-                for m in pattern.finditer(x.text):
-                    if m.group(1) in order:
-                        continue
-                    if m.start() > at:
-                        out.append(Str(x.text[at : m.start()]))
-                    order.append(m.group(1))
-                    out.append(Gap(len(order)))
-                    at = m.end()
-                if at < len(x.text):
-                    out.append(Str(x.text[at:]))
-            elif isinstance(x, Emph | Strong):
-                out.append(type(x)(inlines(x.children)))
-            elif isinstance(x, Link):
-                out.append(replace(x, children=inlines(x.children)))
-            else:
-                out.append(x)
-        return tuple(out)
+        at = 0
+        for m in pattern.finditer(x.text):
+            if m.group(1) in order:
+                continue
+            if m.start() > at:
+                out.append(Str(x.text[at : m.start()]))
+            order.append(m.group(1))
+            out.append(Gap(len(order)))
+            at = m.end()
+        if at < len(x.text):
+            out.append(Str(x.text[at:]))
+        return tuple(out)  # () for an empty Str: dropped
 
-    def block(b: Block) -> Block:
-        if isinstance(b, Para):
-            return Para(inlines(b.children))
-        if isinstance(b, BulletList | OrderedList):
-            return replace(b, items=tuple(tuple(block(c) for c in item) for item in b.items))
-        if isinstance(b, Table):
-            return replace(
-                b,
-                header=tuple(inlines(c) for c in b.header),
-                rows=tuple(tuple(inlines(c) for c in row) for row in b.rows),
-            )
-        return b
-
-    return Rich(tuple(block(b) for b in rich.blocks)), order
+    return map_inlines(rich, gaps), order
 
 
 def _numeric_key(var: etree._Element) -> NumericKey | None:

@@ -70,8 +70,6 @@ from ..model import (
     Answer,
     Assessment,
     Bank,
-    Block,
-    BulletList,
     Calculated,
     CalculatedChoice,
     Choice,
@@ -80,12 +78,10 @@ from ..model import (
     Cloze,
     Description,
     Draw,
-    Emph,
     Essay,
     Gap,
     Inline,
     Layout,
-    Link,
     Matching,
     Math,
     Media,
@@ -94,12 +90,10 @@ from ..model import (
     Numbering,
     Numerical,
     NumericKey,
-    OrderedList,
     Ordering,
     OrderingGrading,
     OrderingSelect,
     Pair,
-    Para,
     Parameters,
     Question,
     QuestionType,
@@ -109,14 +103,13 @@ from ..model import (
     ShortAnswer,
     SingleChoice,
     SourceLoc,
-    Strong,
-    Table,
     Text,
     TextBlank,
     ToleranceKind,
     TrueFalse,
     direction,
     is_full,
+    map_inlines,
     media_of,
     plain_text,
 )
@@ -1073,44 +1066,13 @@ def canvas_text(text: Text | None, params: Parameters) -> Text | None:
     text Canvas's replacement reaches (a bare ``[N]`` would be three MathML tokens)."""
     names = _names(params)
     if isinstance(text, Rich):
-        text = map_math(text, lambda tex: substitute(tex, {n: f"\\text{{[{n}]}}" for n in names}, tex=True))
+        in_tex = {n: f"\\text{{[{n}]}}" for n in names}
+
+        def tex_names(x: Inline) -> Inline | None:
+            return Math(substitute(x.tex, in_tex, tex=True), x.display) if isinstance(x, Math) else None
+
+        text = map_inlines(text, tex_names)
     return substitute_text(text, _Used(names))
-
-
-def map_math(text: Rich, f: Callable[[str], str]) -> Rich:
-    """A rich text with ``f`` applied to the TeX of every formula (code and the rest unchanged)."""
-
-    def inlines(xs: tuple[Inline, ...]) -> tuple[Inline, ...]:
-        out: list[Inline] = []
-        for x in xs:
-            match x:
-                case Math(tex=tex, display=d):
-                    out.append(Math(f(tex), d))
-                case Emph(children=c):
-                    out.append(Emph(inlines(c)))
-                case Strong(children=c):
-                    out.append(Strong(inlines(c)))
-                case Link(url=u, children=c, title=t):
-                    out.append(Link(u, inlines(c), t))
-                case _:
-                    out.append(x)
-        return tuple(out)
-
-    def block(b: Block) -> Block:
-        match b:
-            case Para(children=c):
-                return Para(inlines(c))
-            case BulletList(items=items):
-                return BulletList(tuple(tuple(block(x) for x in item) for item in items))
-            case OrderedList(items=items, start=start):
-                return OrderedList(tuple(tuple(block(x) for x in item) for item in items), start)
-            case Table(header=h, rows=rows, aligns=a):
-                return Table(
-                    tuple(inlines(c) for c in h), tuple(tuple(inlines(c) for c in r) for r in rows), a
-                )
-        return b
-
-    return Rich(tuple(block(b) for b in text.blocks))
 
 
 def shown_names(question: Question, params: Parameters) -> set[str]:
