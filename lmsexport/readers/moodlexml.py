@@ -2592,7 +2592,9 @@ class _Mapper:
         """
         if t is None or not t.text or t.format != "html" or "<" not in t.text:
             return self.plain_and_lang(t)
-        found = split_rich(t.text)
+        # A text that starts with a <span> (lmsexport's language wrapper: most texts it writes)
+        # is never rich: split_rich() wants a <div lang> or a block element first.
+        found = None if t.text.lstrip().startswith("<span") else split_rich(t.text)
         if found is None and self.foreign and t.has_markup:
             found = split_lang(split_tex_ignore(t.text))
         if found is None:
