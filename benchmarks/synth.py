@@ -8,8 +8,8 @@ a partly right choice, combined feedback and hints; multiple choice with credits
 combined feedback, hints and a penalty; a graded short answer (several answers with their own
 credit and feedback, other_feedback); a numerical question with units (keys with credits, a
 unit penalty); and, when this checkout's loader and writers support them (real_kinds()
-feature-detects), a cloze question (a typed and a numerical blank). Parametric questions are
-not in the model yet: when they are, they join real_kinds() the same way. The same arguments
+feature-detects), a cloze question (a typed and a numerical blank) and a calculated question
+(the parametric bank's, 20 variants): a thirtieth of the bank is parametric. The same arguments
 give the same bytes on every machine (a seeded random.Random, no clock, no hash order) for one
 set of kinds. The *parametric* bank (``shape="parametric"``): every fifth question is a
 calculated question (two variables, a formula, 20 variants), the rest as the plain bank.
@@ -72,7 +72,7 @@ def make_quiz(index: int, n_questions: int, rng: random.Random, kinds: tuple[str
             lines.append("    lang: en")
         if kinds and j % 5 == 4:
             kind = kinds[(index + j // 5) % len(kinds)]
-            lines += {**_REAL, **_PARAMETRIC}[kind](rng, words, end, stop, right)
+            lines += _REAL[kind](rng, words, end, stop, right)
             continue
         lines.append(f"    stem: {q(_sentence(rng, words, 14, end))}")
         lines.append(f"    explanation: {q(_sentence(rng, words, 24, stop))}")
@@ -201,12 +201,13 @@ _REAL = {
     "short-answer": _short_answer,
     "numerical-units": _numerical_units,
     "cloze": _cloze,
+    "calculated": _calculated,
 }
+"""The kinds of the real-shaped bank's fifth, by name: each writes one question's keys."""
 
 _PARAMETRIC = {"calculated": _calculated}
 """The parametric bank's fifth (``shape="parametric"``): a calculated question of 20 variants
 (the default count) whose stem and explanation show its two variables."""
-"""The kinds of the real-shaped bank's fifth, by name: each writes one question's keys."""
 
 
 def real_kinds() -> tuple[str, ...]:
@@ -239,7 +240,7 @@ def real_kinds() -> tuple[str, ...]:
 
 def write_bank(directory: Path, total: int, seed: int = 1, shape: str = "plain") -> list[Path]:
     """Write a bank of `total` questions as YAML files into directory; return the files.
-    ``shape`` is "plain" or "real" (see the module's docstring)."""
+    ``shape`` is "plain", "real" or "parametric" (see the module's docstring)."""
     rng = random.Random(seed)
     kinds = real_kinds() if shape == "real" else ("calculated",) if shape == "parametric" else ()
     directory.mkdir(parents=True, exist_ok=True)

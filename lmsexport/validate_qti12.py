@@ -568,10 +568,10 @@ white space included, so that a pretty-printed document and a bare item give one
 
 def _item_shape(item: etree._Element, content: bytes | None = None) -> tuple[object, ...]:
     """What the rules can see of an item: its attributes but ident and title, and its content
-    (from its start tag's ``>`` to its end tag's ``<``) serialised with every text removed but fieldlabel's and
-    fieldentry's (element names, attributes and nesting kept). Equal shapes get equal verdicts;
-    serialising in libxml2 and one regular-expression pass cost a tenth of walking the elements
-    in Python. ``content`` is that content as the whole document's serialisation holds it
+    (from its start tag's ``>`` to its end tag's ``<``) serialised with every text removed but
+    fieldlabel's and fieldentry's (element names, attributes and nesting kept). Equal shapes get
+    equal verdicts; serialising in libxml2 and one regular-expression pass cost a tenth of
+    walking the elements in Python. ``content`` is that content as the whole document's serialisation holds it
     (_item_contents), which spares serialising the item again."""
     attrib = tuple((k, v) for k, v in item.attrib.items() if k not in ("ident", "title"))
     if content is None:

@@ -953,11 +953,31 @@ def variant_id(question_id: str, variant: Variant) -> str:
     return f"{question_id}-v{variant.number:03d}"
 
 
+_INSTANCES: dict[tuple[int, int], tuple[Question, Variant, Question]] = {}
+_INSTANCES_MAX = 4096
+"""The last variants instantiated, by the identity of (question, variant): a worker's writers
+(QTI 2.1 asks five times a question, the cartridges, GIFT and the HTML quiz once each) share
+one instance of each variant. Each entry holds its question and variant, so their ids cannot
+be reused while it is kept, and both are frozen, so an instance made once stays right."""
+
+
 def instantiate(question: Question, variant: Variant) -> Question:
     """One variant of a parametric question as an ordinary question of the bank: Numerical for
     Calculated (one key: the variant's answer at full precision, the tolerance as an absolute
     margin around it), SingleChoice / MultipleChoice for CalculatedChoice (each choice its value
     shown with the question's decimals). Every text has the variant's values in place."""
+    key = (id(question), id(variant))
+    hit = _INSTANCES.get(key)
+    if hit is not None and hit[0] is question and hit[1] is variant:
+        return hit[2]
+    made = _instantiate(question, variant)
+    if len(_INSTANCES) >= _INSTANCES_MAX:
+        del _INSTANCES[next(iter(_INSTANCES))]  # the oldest
+    _INSTANCES[key] = (question, variant, made)
+    return made
+
+
+def _instantiate(question: Question, variant: Variant) -> Question:
     body = question.body
     if not isinstance(body, Calculated | CalculatedChoice):
         raise TypeError(f"{question.id} is not parametric")

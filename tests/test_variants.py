@@ -395,3 +395,33 @@ def test_substitute_errors(text: str, message: str, offset: int, hint: str) -> N
     with pytest.raises(SubstitutionError) as info:
         substitute(text, {"N": "70", "G": "8"})
     assert (info.value.message, info.value.offset, info.value.hint) == (message, offset, hint)
+
+
+def test_an_instance_is_made_once_and_stays_right() -> None:
+    """instantiate() keeps the variants it made (every writer of a worker asks for them): the
+    same (question, variant) gives the very same instance, equal to one made afresh; an equal
+    question that is another object is made again; the oldest entries go past the bound."""
+    from dataclasses import replace
+
+    from lmsexport import variants as vt
+    from lmsexport.model import Parameters
+    from tests.test_html_parametric import REL1, G, N, calculated
+
+    q = calculated("memo", Parameters((N, G), count=5), "16*N/G", REL1, 2, stem="{N} / {G}?")
+    assert isinstance(q.body, vt.Calculated)
+    first = [vt.instantiate(q, v) for v in q.body.variants]
+    again = [vt.instantiate(q, v) for v in q.body.variants]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert first == [vt._instantiate(q, v) for v in q.body.variants]
+    twin = replace(q)  # equal, but another object: made again, equal
+    assert vt.instantiate(twin, twin.body.variants[0]) == first[0]
+    assert vt.instantiate(twin, twin.body.variants[0]) is not first[0]
+    old_max = vt._INSTANCES_MAX
+    try:
+        vt._INSTANCES_MAX = 2
+        vt._INSTANCES.clear()
+        made = [vt.instantiate(q, v) for v in q.body.variants]
+        assert len(vt._INSTANCES) == 2 and made == first
+        assert vt.instantiate(q, q.body.variants[0]) is not made[0]  # evicted, made again
+    finally:
+        vt._INSTANCES_MAX = old_max
