@@ -172,11 +172,12 @@ def test_the_real_shaped_synthetic_bank_is_sound(tmp_path: Path) -> None:
     questions = [q for z in quizzes if isinstance(z, Quiz) for q in z.questions]
     assert len(questions) == 600
     real = [q for q in questions if int(q.id[-4:]) % 5 == 4]
-    assert real and all(q.hints or q.type.value == "cloze" for q in real)
+    assert real and all(q.hints or q.type.value in ("cloze", "calculated") for q in real)
     assert not any(q.hints for q in questions if int(q.id[-4:]) % 5 != 4)
     assert {q.type.value for q in real} == {"single", "multiple", "short_answer", "numerical"} | (
         {"cloze"} if "cloze" in kinds else set()
-    )
+    ) | ({"calculated"} if "calculated" in kinds else set())
+    assert "calculated" in kinds  # parametric questions exist: the real-shaped bank has them
     build_mod.build(load_paths(paths), FORMATS, 315532800)
 
 
