@@ -553,7 +553,7 @@ _GIFT_PIECES = st.sampled_from(
     ["\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n", "\\\\", "\\", "\\a", "&&092;", "&&058;", "&&010", "&&",
      "{", "}", "~", "=", "#", "####", "::", "->", "%50%", "%-100%", "[html]", "[markdown]", "$CATEGORY: ",
      "// [id:q1]", "\n", "\n\n", "\n0\n", " ", "\t", "T", "a", "\u0627", "1..2", "#3:1", "<br>", "&nbsp;",
-     "\ud800", "\udc3a"]
+     "\ud800", "\udc3a", "\x01", "\x10", "\x13", "\x01\x13", "\u2026"]
 )  # fmt: skip
 
 
@@ -571,11 +571,86 @@ def _gift_result(text: str, quick: bool) -> object:
 @given(st.lists(_GIFT_PIECES, max_size=25).map("".join))
 @example("$CATEGORY: a&&092;b\\\\c\\:d\\n&&058;\n\n::n\\:&&092;::x {=a\\\\\\= ~b}")
 @example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\udb80\\:{T}")
+@example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\x01\\:{T}")  # the stand-ins' first character
+@example('::q::[html]<span lang\\="en" dir\\="ltr">a\\n</span>{=\\n b\\=#\\n~c\x13}')
 def test_gift_escapes_read_the_quick_way_are_read_as_moodle_reads_them(text: str) -> None:
     """Escapes as same-length stand-ins (the quick way) give the items, texts, categories,
     positions and messages of Moodle's own placeholders (the general way)."""
     # Items, GiftTexts and diagnostics all compare their locations too.
     assert _gift_result(text, True) == _gift_result(text, False)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["// c", "a", "b"],  # lmsexport's blocks: the ID comment first
+        ["a", "// c", "b"],  # a comment between two lines: a one-space line of the joined text
+        ["a", "b", "// c"],
+        ["// c", "  // d", "a\t", "// e", " b", "// f", "// g"],
+        ["// c", "// d"],  # comments only: an empty text
+        ["a \x0b", "\tb"],
+    ],
+)
+def test_gift_block_joined_has_the_per_character_positions(lines: list[str]) -> None:
+    """_Block._join() trims the joined text by joining the lines between the first and the last
+    that are no comment: every character keeps the position the per-character definition gives."""
+    block = list(enumerate(lines, 1))
+    fast, comments = gift_reader._Block("t", block, [])._join()
+    _same_positions(fast, _PerChar.join(block))
+    assert comments == [
+        x.strip(gift_reader._PHP_TRIM) for x in lines if x.strip(gift_reader._PHP_TRIM).startswith("//")
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(["\n", "\r", "a", "\u0627", " "]), max_size=60), st.integers(1, 8))
+def test_gift_lines_split_a_chunk_at_a_time_are_the_lines(text: str, chunk: int) -> None:
+    """_split_lines() splits the text a chunk at a time (at a separator, or past a longer line):
+    the lines str.split gives, with readdata()'s choice of separator and the BOM off."""
+    old, gift_reader._LINES_CHUNK = gift_reader._LINES_CHUNK, chunk
+    try:
+        got = list(gift_reader._split_lines("\ufeff" + text))
+    finally:
+        gift_reader._LINES_CHUNK = old
+    assert got == text.split("\r" if "\n" not in text and "\r" in text else "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from(list(" \t\r\x00\x0b0a\u0627")), max_size=4), max_size=12))
+def test_gift_blocks_are_split_at_the_lines_trim_leaves_empty_or_0(lines: list[str]) -> None:
+    """_blocks() tells most lines from their last character: the blocks PHP's empty() gives."""
+    blocks, current = [], []
+    for lineno, line in enumerate(lines, 1):
+        if line.strip(gift_reader._PHP_TRIM) in ("", "0"):
+            if current:
+                blocks.append(current)
+            current = []
+        else:
+            current.append((lineno, line))
+    if current:
+        blocks.append(current)
+    assert list(gift_reader._blocks(lines)) == blocks
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"-{0,3}[0-9]{1,2}\.?[0-9]{0,8}", fullmatch=True))
+@example("--50")
+@example("33.33333")
+@example("33.3")
+def test_gift_weight_grades_are_cached_fraction_arithmetic(raw: str) -> None:
+    """_grade(), cached, is the reading of a %w% weight _weight_in() did in place."""
+    from fractions import Fraction
+
+    try:
+        fraction: Fraction | None = Fraction(raw.lstrip("-")) / 100 * (-1 if raw.startswith("-") else 1)
+    except ValueError:
+        fraction = None
+    if fraction is None or raw.startswith("--"):
+        expected: tuple[object, bool] = (None, False)
+    else:
+        near = moodle.nearest_grade(fraction)
+        expected = (near, not abs(near - fraction) >= moodle.GRADE_TOLERANCE)
+    assert gift_reader._grade(raw) == expected
 
 
 def _tree(root: Path) -> dict[str, bytes]:
