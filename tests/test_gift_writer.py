@@ -494,3 +494,16 @@ def test_instructions_stay_comments_whatever_the_titles_hold() -> None:
     head = text.split("\n\n")[0].splitlines()
     assert all(line.startswith("//") for line in head)
     assert "// Section 1: a b {c}" in head
+
+
+def test_a_single_choice_whose_every_choice_is_right_stays_a_choice_question() -> None:
+    """Answers of only '=' are a short answer to Moodle's readquestion() (a '~' makes a choice
+    question, an '=' among them single-answer): the first is '=', the others '~%100%', and the
+    file reads back as the single choice it was (hypothesis found two right choices 'x')."""
+    from lmsexport.readers.gift import read_quiz
+
+    question = _single((Choice("x", 1.0), Choice("y", 1.0), Choice("z", 1.0)))
+    text, _ = write_quiz(_quiz(question))
+    assert "{ =x ~%100%y ~%100%z }" in " ".join(text.split())
+    back, _ = read_quiz(text, "q.gift.txt", quiz_id="q", lang="en")
+    assert back.questions[0].body == question.body

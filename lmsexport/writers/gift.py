@@ -721,13 +721,20 @@ class _QuestionWriter:
                 "multiple-answer question: Moodle imports it as one, with the credits as weights",
                 "give one choice full credit, or import Moodle XML, which says the question is single-answer",
             )
-        return [self._choice(self._single_marker(c, n), c, n) for n, c in enumerate(body.choices, 1)]
+        # Every choice full: answers of only '=' are a short answer to readquestion() (a
+        # multiple-choice question is one with a '~'), so the first is '=' (single-answer) and
+        # the others '~%100%'.
+        every_full = all(c.full for c in body.choices)
+        return [
+            self._choice(self._single_marker(c, n, every_full and n > 1), c, n)
+            for n, c in enumerate(body.choices, 1)
+        ]
 
-    def _single_marker(self, choice: Choice, n: int) -> str:
-        """`=` for full credit, `~` for none, `~%w%` for a part or a penalty (Moodle's
-        qtype_multichoice_single allows a negative grade: get_min_fraction())."""
+    def _single_marker(self, choice: Choice, n: int, weighted: bool = False) -> str:
+        """`=` for full credit (`~%100%` when ``weighted``), `~` for none, `~%w%` for a part or a
+        penalty (Moodle's qtype_multichoice_single allows a negative grade: get_min_fraction())."""
         if choice.full:
-            return "="
+            return "~" + self._weight(choice.credit, f"the credit of choice {n}") if weighted else "="
         if choice.credit == 0:
             return "~"
         return "~" + self._weight(choice.credit, f"the credit of choice {n}")
