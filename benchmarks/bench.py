@@ -29,7 +29,7 @@ text2qti is best installed into a venv of its own (``--text2qti VENV/bin/text2qt
 rebuild cache's key holds every distribution installed beside lmsexport.
 
 Wall and CPU seconds (CPU = user + system of the process and its workers), peak RSS (the
-largest sum of PSS over the process tree, sampled every 10 ms) and bytes written are printed as
+largest sum of PSS over the process tree, sampled every 50 ms) and bytes written are printed as
 Markdown tables, with the machine and the load average at the start and the end. Last, the
 GIFT reader's cost per question on a 2,000-question bank, against the reader before its
 performance work (benchmarks/gift_reader.py; --no-reader skips it). The banks and outputs live
@@ -102,7 +102,7 @@ def measure(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT
         nonlocal peak
         while not done.is_set():
             peak = max(peak, _tree_rss(proc.pid))
-            done.wait(0.01)
+            done.wait(0.05)  # every 10 ms the sampler itself took ~0.3 of a core of the two
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
