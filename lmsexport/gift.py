@@ -142,7 +142,8 @@ def derived_name(question: Question) -> str:
 def is_derived_name(name: str, question: Question) -> bool:
     """Whether a title read back is the one the writers derive from the question's stem (GIFT's,
     or moodle.name_from_stem's), so that the question's name is None."""
-    return name in (derived_name(question), name_from_stem(question))
+    # GIFT's first: it is the one lmsexport's files hold, and the other is not worked out then.
+    return name == derived_name(question) or name == name_from_stem(question)
 
 
 # -- missing words (a cloze of one blank) and ordering (qtype_ordering) -----------------

@@ -632,6 +632,137 @@ def test_gift_blocks_are_split_at_the_lines_trim_leaves_empty_or_0(lines: list[s
     assert list(gift_reader._blocks(lines)) == blocks
 
 
+_HTML_TEXTS = st.one_of(
+    _WRAPPED,
+    st.lists(
+        st.sampled_from(
+            list(' \t\n\r\x0c\xa0\u2028a<>&;"=/')
+            + ["&nbsp;", "<br>", "  ", '<span lang="ur" dir="rtl">', "</span>"]
+        ),
+        max_size=12,
+    ).map("".join),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_HTML_TEXTS)
+@example('<span lang="ur" dir="rtl">a</span>')
+@example('<span lang="ur" dir="rtl">a</span></span>')
+@example('<span lang="ur" dir="rtl"></span>')
+@example('<span lang="u r" dir="rtl">a</span>')
+@example('<span lang="ur" dir="ltr">a  b&amp;<br></span>')
+def test_gift_html_plain_is_split_lang_then_html_to_plain(text: str) -> None:
+    """_html_plain() (a wrapper head checked once, html_to_plain() skipped where it changes
+    nothing) gives what moodle.split_lang() and moodle.html_to_plain() give, twice in a row
+    (the second time from the cache of heads)."""
+    lang, inner = moodle.split_lang(text)
+    expected = (moodle.html_to_plain(inner), lang, "<" in inner)
+    assert gift_reader._html_plain(text) == expected
+    assert gift_reader._html_plain(text) == expected
+
+
+_FRACTIONS = st.one_of(
+    st.sampled_from([gift_reader._ONE, gift_reader._ZERO, *moodle.MOODLE_GRADES]),
+    st.fractions(min_value=-2, max_value=2, max_denominator=20),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_FRACTIONS, max_size=6), st.booleans())
+def test_gift_choice_credits_match_fraction_arithmetic(fractions: list, single: bool) -> None:
+    """choice_credits() tells signs and ones by numerator and denominator, and the reader's own
+    1 and 0 by identity: the credits and problems of Fraction's operators."""
+    from fractions import Fraction
+
+    from lmsexport.model import default_multiple_credits, exact_credit
+
+    def reference() -> object:
+        right = [f > 0 for f in fractions]
+        if sum(right) == 0:
+            return None
+        problems = []
+        if single:
+            n_full = sum(f == 1 for f in fractions)
+            if n_full > 1:
+                problems.append(
+                    (
+                        f"{n_full} choices earn full credit in a single-choice question",
+                        "gift.several-full-credit",
+                    )
+                )
+        else:
+            best, worst, _ = moodle.multi_answer_weights(sum(right), len(fractions) - sum(right))
+            if all(f == (best if r else worst) for f, r in zip(fractions, right, strict=True)):
+                return list(default_multiple_credits(right)), problems
+            total = sum((f for f in fractions if f > 0), Fraction(0))
+            if abs(total - 1) >= moodle.GRADE_TOLERANCE:
+                message = (
+                    "the positive credits of a multiple-choice question add up to "
+                    f"{moodle.format_percent(total)}%, not 100% (Moodle imports it with a warning)"
+                )
+                problems.append((message, "gift.credits-not-full"))
+        return [exact_credit(float(f)) for f in fractions], problems
+
+    assert gift_reader.choice_credits(fractions, single) == reference()
+
+
+def test_gift_items_and_questions_made_quickly_are_the_ones_init_makes() -> None:
+    """GiftItem and Question made by filling their __dict__ (readers/gift.py _plain_init) equal
+    the ones their __init__ makes, field for field and in the same order, and hash and print the
+    same; the quick way is only taken for a class whose __init__ does nothing else."""
+    import dataclasses
+    import pickle
+    from fractions import Fraction
+
+    from lmsexport.model import SingleChoice, SourceLoc
+
+    assert gift_reader._QUICK_ITEM and gift_reader._QUICK_QUESTION
+    loc = SourceLoc("t", 2, 1)
+    text = gift_reader.GiftText("a", "moodle", loc)
+    answers = (gift_reader.GiftAnswer(text, Fraction(1), None),)
+    given = {"qtype": "multichoice", "loc": loc, "comments": ("// [id:q]",), "idnumber": "q", "tags": ("x",),
+             "text": text, "answers": answers, "missing_word": True}  # fmt: skip
+    for made, expected in [
+        (gift_reader._gift_item(given), gift_reader.GiftItem(**given)),
+        (
+            gift_reader._question(
+                {"id": "q", "stem": "s", "points": 2.0}, {"body": SingleChoice(()), "points": 0.0}
+            ),
+            Question(id="q", stem="s", body=SingleChoice(()), points=0.0),
+        ),
+    ]:
+        assert vars(made) == vars(expected) and list(vars(made)) == list(vars(expected))
+        assert made == expected and hash(made) == hash(expected) and repr(made) == repr(expected)
+        assert pickle.loads(pickle.dumps(made)) == expected
+        assert dataclasses.replace(made) == expected
+    with pytest.raises(TypeError):
+        gift_reader._gift_item({"qtype": "x", "loc": loc, "no_such_field": 1})
+    with pytest.raises(TypeError):
+        gift_reader._question({"id": "q"}, {"body": SingleChoice(())})  # no stem
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            assert self.x > 0
+
+    @dataclasses.dataclass(frozen=True)
+    class OwnInit:
+        x: int
+
+        def __init__(self, x: int) -> None:
+            object.__setattr__(self, "x", abs(x))
+
+    @dataclasses.dataclass(frozen=True)
+    class Plain:
+        x: int
+        y: tuple[int, ...] = ()
+
+    assert gift_reader._plain_init(Plain)
+    assert not gift_reader._plain_init(Checked) and not gift_reader._plain_init(OwnInit)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.from_regex(r"-{0,3}[0-9]{1,2}\.?[0-9]{0,8}", fullmatch=True))
 @example("--50")

@@ -51,7 +51,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
@@ -564,6 +564,58 @@ def unescape_rich(gift: str) -> Rich | None:
     return None if found is None else found[0]
 
 
+_HEAD_LANG: dict[str, str] = {}
+"""The language split_lang() reads in each wrapper head seen ('<span lang="ur" dir="rtl">'), or
+'' for a head it does not take off; a few at most (lmsexport's files have one a language)."""
+
+
+def _html_plain(text: str) -> tuple[str, str | None, bool]:
+    """An `[html]` text as shown and its language: (html_to_plain(inner), lang) for
+    (lang, inner) = moodle.split_lang(text), quicker (this runs for every text); and whether
+    inner holds a "<" (if not, it has no markup).
+
+    For a text with no white space at either end (split_lang() strips it first: then it does
+    it all), split_lang() takes the wrapper off when the text starts with '<span lang="',
+    ends with "</span>", its head is '<span lang="TAG" dir="rtl">' (or "ltr") with a valid TAG
+    (no ">" before the head's own: the first ">" ends it), and the rest before "</span>" (which
+    cannot overlap the head) holds no span tag. The head's part of that is what split_lang()
+    says of the head with an empty text, cached by head; the rest is tested here as it does.
+
+    html_to_plain(inner) is inner itself when it has no "\t", "\n", "\r", "\f" or two spaces
+    running (its white space collapse, [ \t\n\r\f]+ -> " ", changes nothing then), no space at
+    either end (strip(" ")), no "&" (no &nbsp;, no entity for html.unescape()) and no "<" (no
+    <br>); it is called for any other."""
+    lang = None
+    inner = text
+    if text.startswith('<span lang="') and text.endswith("</span>"):  # no white space at the ends
+        head = text[: text.find(">") + 1]
+        tag = _HEAD_LANG.get(head)
+        if tag is None:
+            tag = split_lang(head + "</span>")[0] or ""
+            if len(_HEAD_LANG) < 64:
+                _HEAD_LANG[head] = tag
+        if tag:
+            body = text[len(head) : -7]
+            if "<" not in body or "<span" not in body and "</span" not in body:
+                lang, inner = tag, body
+    elif not text or text[0].isspace() or text[-1].isspace():
+        lang, inner = split_lang(text)
+    if (
+        not inner
+        or "<" in inner
+        or "&" in inner
+        or "\n" in inner
+        or "\t" in inner
+        or "\r" in inner
+        or "\f" in inner
+        or "  " in inner
+        or inner[0] == " "
+        or inner[-1] == " "
+    ):
+        return html_to_plain(inner), lang, "<" in inner
+    return inner, lang, False
+
+
 # -- what Moodle reads ------------------------------------------------------------------
 
 
@@ -629,8 +681,8 @@ class GiftText:
         """The text as shown, and the language its lmsexport wrapper names (or None)."""
         if self.format != "html":
             return self.text, None
-        lang, inner = split_lang(self.text)
-        return html_to_plain(inner), lang
+        plain, lang, _ = _html_plain(self.text)
+        return plain, lang
 
 
 _new = object.__new__  # GiftText's __new__, as _at() calls it
@@ -684,6 +736,77 @@ class GiftOrdering:
     show: str
     numbering: str
     items: tuple[GiftText, ...]
+
+
+# -- frozen dataclasses with many fields, made quickly ---------------------------------
+#
+# A frozen dataclass's __init__ sets each field with object.__setattr__(self, name, value):
+# for GiftItem's 17 fields and Question's 13, from keyword arguments, that costs more than
+# filling a new instance's __dict__ at once, which gives the instance __init__ gives (the same
+# fields, values and order; equality, hashing, repr, pickling and dataclasses.replace see no
+# difference). That holds while __init__ is the one dataclasses writes and does nothing else:
+# _plain_init() checks it when this module is loaded, and where it does not hold, the class
+# itself is called. (Not for the small, many ones, locations, choices and answers: an
+# instance __dict__ of their own made them slower to use than __init__ made them.)
+
+
+def _plain_init(cls: type) -> bool:
+    """Whether ``cls(**values)`` does nothing but set cls's fields to the values and the
+    missing ones to their defaults: a dataclass whose __init__ dataclasses wrote (a hand-written
+    one in the class body would have been kept, and is not code compiled from "<string>"),
+    with no __post_init__, InitVar, default factory, slots or __new__ of its own."""
+    code = getattr(cls.__dict__.get("__init__"), "__code__", None)
+    return (
+        is_dataclass(cls)
+        and tuple(cls.__dataclass_fields__) == tuple(f.name for f in fields(cls))  # no InitVar
+        and all(f.init and f.default_factory is MISSING for f in fields(cls))
+        and code is not None
+        and code.co_filename == "<string>"
+        and not hasattr(cls, "__post_init__")
+        and "__slots__" not in cls.__dict__
+        and cls.__new__ is object.__new__
+    )
+
+
+_ITEM_DEFAULTS = {f.name: f.default for f in fields(GiftItem)}
+"""Every field of a GiftItem at its default (MISSING for qtype and loc, which are always given)."""
+_QUICK_ITEM = _plain_init(GiftItem)
+_QUESTION_DEFAULTS = {f.name: f.default for f in fields(Question)}
+"""Every field of a Question at its default (MISSING for id, stem and body, always given)."""
+_QUICK_QUESTION = _plain_init(Question)
+
+
+def _gift_item(given: dict[str, Any]) -> GiftItem:
+    """GiftItem(**given), made quickly (see _plain_init)."""
+    if (
+        not _QUICK_ITEM
+        or not given.keys() <= _ITEM_DEFAULTS.keys()
+        or "qtype" not in given
+        or "loc" not in given
+    ):
+        return GiftItem(**given)  # and the TypeError its __init__ raises
+    made = _new(GiftItem)
+    d = made.__dict__
+    d.update(_ITEM_DEFAULTS)
+    d.update(given)
+    return made
+
+
+def _question(given: dict[str, Any], more: dict[str, Any]) -> Question:
+    """Question(**given | more), made quickly (see _plain_init)."""
+    if (
+        not _QUICK_QUESTION
+        or not given.keys() <= _QUESTION_DEFAULTS.keys()
+        or not more.keys() <= _QUESTION_DEFAULTS.keys()
+        or not {"id", "stem", "body"} <= given.keys() | more.keys()
+    ):
+        return Question(**given | more)  # and the TypeError its __init__ raises
+    made = _new(Question)
+    d = made.__dict__
+    d.update(_QUESTION_DEFAULTS)
+    d.update(given)
+    d.update(more)
+    return made
 
 
 @dataclass
@@ -846,7 +969,7 @@ class _Block:
             item["qtype"] = "error"
             return GiftItem(**item)
         self._body(t, item)
-        return GiftItem(**item)
+        return _gift_item(item)
 
     def _single_colon_title(self, t: _Text) -> bool:
         """A title opened with one ':' (`:Title:: text`), reported; Moodle's title must start
@@ -1371,6 +1494,8 @@ def read_gift(text: str, path: str, *, quick: bool = True) -> GiftFile:
 def _meta(comments: tuple[str, ...], prefix: str) -> dict[str, object]:
     """The JSON of lmsexport's `// prefix {...}` comment, with every value checked (parse_meta)."""
     for line in comments:
+        if prefix not in line:  # then the body does not start with it: found without copying
+            continue
         body = line[2:].strip()
         if body.startswith(prefix):
             return parse_meta(body[len(prefix) :])
@@ -1429,11 +1554,23 @@ class _Mapper:
     def text_and_lang(self, item: GiftItem, t: GiftText | None) -> tuple[Text | None, str | None]:
         """A text as the model holds it, and its language: a rich text's tree, else the plain
         text of plain_and_lang."""
-        if t is not None and t.text:
+        # rich() then plain_and_lang(), their tests in one place: this runs for every text.
+        if t is None:
+            return None, None
+        text = t.text
+        if not text:
+            return None, None
+        if t.format != "html":
+            return text, None
+        if text[0] == "<" and not text.startswith("<span "):
             rich = self.rich(item, t)
             if rich is not None:
                 return rich
-        return self.plain_and_lang(item, t)
+        # self._html_plain_and_lang(item, text), inlined
+        plain, lang, markup = _html_plain(text)
+        if markup and has_markup(text):
+            self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
+        return plain, lang
 
     def plain(self, item: GiftItem, t: GiftText | None) -> Text | None:
         return self.text_and_lang(item, t)[0]
@@ -1443,12 +1580,16 @@ class _Mapper:
             return None, None
         if t.format != "html":
             return t.text, None
-        lang, inner = split_lang(t.text)
-        # has_markup(t.text), skipped for a text with no markup besides the writer's language
+        return self._html_plain_and_lang(item, t.text)
+
+    def _html_plain_and_lang(self, item: GiftItem, text: str) -> tuple[str, str | None]:
+        """plain_and_lang() of a non-empty `[html]` text."""
+        plain, lang, markup = _html_plain(text)
+        # has_markup(text), skipped for a text with no markup besides the writer's language
         # wrapper: it would find the same inner text, and no "<" in it.
-        if "<" in inner and has_markup(t.text):
+        if markup and has_markup(text):
             self.warn(item, "HTML markup other than <br> is kept as text", "gift.html-markup")
-        return html_to_plain(inner), lang
+        return plain, lang
 
     def question(self, item: GiftItem, n: int, quiz_lang: str | None = None) -> Question | None:
         meta = _meta(item.comments, QUESTION_META)
@@ -1465,7 +1606,7 @@ class _Mapper:
         q: dict[str, Any] = {
             "id": qid,
             "stem": stem,
-            "explanation": self.plain(item, item.general_feedback),
+            "explanation": self.text_and_lang(item, item.general_feedback)[0],  # self.plain()
             "points": float(meta.get("points", 1.0)),  # type: ignore[arg-type]
             # The stem's wrapper names the question's language; the quiz's own is implied.
             "lang": stem_lang if stem_lang != quiz_lang else None,
@@ -1473,11 +1614,12 @@ class _Mapper:
             "difficulty": Difficulty(meta["difficulty"]) if "difficulty" in meta else None,
             "loc": item.loc,
         }
-        q.update(header_from_meta(meta))
+        if meta:  # header_from_meta({}) is {}
+            q.update(header_from_meta(meta))
         typed = getattr(self, "_" + item.qtype)(item, q, meta)
         if typed is None:
             return None
-        question = Question(**q | typed)
+        question = _question(q, typed)
         spec = meta.get("cloze")
         if item.missing_word and isinstance(spec, dict):
             # lmsexport's missing-word form of a cloze of one blank (writers/gift.py _cloze).
@@ -1531,26 +1673,43 @@ class _Mapper:
     ) -> dict[str, Any] | None:
         qid, quiz_lang, single = q["id"], self.quiz_lang, item.single
         qlang = q["lang"] or quiz_lang
-        texts = [self.rich(item, a.text) or a.text.plain_and_lang() for a in item.answers]
-        found = choice_credits([a.fraction for a in item.answers], single)
+        answers = item.answers
+        # self.rich(item, a.text) or a.text.plain_and_lang() of each answer, rich()'s tests inline.
+        texts: list[tuple[Text | None, str | None]] = []
+        for a in answers:
+            t = a.text
+            text = t.text
+            if t.format != "html":
+                texts.append((text, None))
+                continue
+            if text[:1] == "<" and not text.startswith("<span "):
+                rich = self.rich(item, t)
+                if rich is not None:
+                    texts.append(rich)
+                    continue
+            plain, lang, _ = _html_plain(text)
+            texts.append((plain, lang))
+        found = choice_credits([a.fraction for a in answers], single)
         if found is None:
-            right = sum(a.fraction > 0 for a in item.answers)
+            right = sum(a.fraction > 0 for a in answers)
             self.error(item, f"question {qid!r}: expected {'one' if single else 'a'} right answer, "
                        f"found {right}", "gift.bad-key")  # fmt: skip
             return None
         credits, problems = found
-        self.problems(item, problems, qid)
+        if problems:
+            self.problems(item, problems, qid)
         choices = []
-        for a, (text, lang), credit in zip(item.answers, texts, credits, strict=True):
+        text_and_lang = self.text_and_lang
+        for a, (shown, lang), credit in zip(answers, texts, credits, strict=True):
             lang = lang or quiz_lang
+            # Unmarked text is in the quiz's language (the writer marks every other one).
             choices.append(
                 Choice(
-                    text=text or "",
-                    credit=credit,
-                    feedback=self.plain(item, a.feedback),
-                    # Unmarked text is in the quiz's language (the writer marks every other one).
-                    lang=lang if lang != qlang else None,
-                    loc=a.text.loc,
+                    shown or "",
+                    credit,
+                    text_and_lang(item, a.feedback)[0],
+                    lang if lang != qlang else None,
+                    a.text.loc,
                 )
             )
         if single or meta.get("single"):
@@ -1609,13 +1768,17 @@ def choice_credits(
     grade), except a multi-answer question weighted as lmsexport's default rule for its right
     choices (moodle.multi_answer_weights), which gets exactly that rule's credits. None when
     no answer earns anything."""
-    right = [f > 0 for f in fractions]
+    # A Fraction's sign is its numerator's (its denominator is positive), it is 1 when the two
+    # are equal, and float() divides them: the same tests and floats as f > 0, f == 1 and
+    # float(f), without Fraction's operators (this runs for every choice question).
+    # The reader's own 1 and 0 (an unweighted '=' and '~') are told by identity.
+    right = [f is _ONE or f is not _ZERO and f.numerator > 0 for f in fractions]
     n_right = sum(right)
     if n_right == 0:
         return None
     problems: list[tuple[str, str]] = []
     if single:
-        n_full = sum(f == 1 for f in fractions)
+        n_full = sum(f is _ONE or f is not _ZERO and f.numerator == f.denominator for f in fractions)
         if n_full > 1:
             problems.append(
                 (f"{n_full} choices earn full credit in a single-choice question", "gift.several-full-credit")
@@ -1631,7 +1794,10 @@ def choice_credits(
                 "not 100% (Moodle imports it with a warning)"
             )
             problems.append((message, "gift.credits-not-full"))
-    return [exact_credit(float(f)) for f in fractions], problems
+    return [
+        1.0 if f is _ONE else 0.0 if f is _ZERO else exact_credit(f.numerator / f.denominator)
+        for f in fractions
+    ], problems
 
 
 def true_false(truth: bool, wrong: Text | None, right: Text | None) -> TrueFalse:
