@@ -707,16 +707,15 @@ def test_gift_choice_credits_match_fraction_arithmetic(fractions: list, single: 
 
 
 def test_gift_items_and_questions_made_quickly_are_the_ones_init_makes() -> None:
-    """GiftItem and Question made by filling their __dict__ (readers/gift.py _plain_init) equal
+    """GiftItem and Question made by filling their __dict__ (records.Maker) equal
     the ones their __init__ makes, field for field and in the same order, and hash and print the
-    same; the quick way is only taken for a class whose __init__ does nothing else."""
+    same."""
     import dataclasses
     import pickle
     from fractions import Fraction
 
     from lmsexport.model import SingleChoice, SourceLoc
 
-    assert gift_reader._QUICK_ITEM and gift_reader._QUICK_QUESTION
     loc = SourceLoc("t", 2, 1)
     text = gift_reader.GiftText("a", "moodle", loc)
     answers = (gift_reader.GiftAnswer(text, Fraction(1), None),)
@@ -739,28 +738,7 @@ def test_gift_items_and_questions_made_quickly_are_the_ones_init_makes() -> None
         gift_reader._gift_item({"qtype": "x", "loc": loc, "no_such_field": 1})
     with pytest.raises(TypeError):
         gift_reader._question({"id": "q"}, {"body": SingleChoice(())})  # no stem
-
-    @dataclasses.dataclass(frozen=True)
-    class Checked:
-        x: int
-
-        def __post_init__(self) -> None:
-            assert self.x > 0
-
-    @dataclasses.dataclass(frozen=True)
-    class OwnInit:
-        x: int
-
-        def __init__(self, x: int) -> None:
-            object.__setattr__(self, "x", abs(x))
-
-    @dataclasses.dataclass(frozen=True)
-    class Plain:
-        x: int
-        y: tuple[int, ...] = ()
-
-    assert gift_reader._plain_init(Plain)
-    assert not gift_reader._plain_init(Checked) and not gift_reader._plain_init(OwnInit)
+    # which classes are made the quick way: tests/test_records.py
 
 
 @settings(max_examples=300, deadline=None)

@@ -51,7 +51,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
@@ -134,6 +134,7 @@ from ..moodle import (
     nearest_grade,
     split_lang,
 )
+from ..records import Maker
 
 _PHP_TRIM = " \t\n\r\0\x0b"
 """The characters PHP's trim() removes; Moodle trims lines and texts with it."""
@@ -738,75 +739,9 @@ class GiftOrdering:
     items: tuple[GiftText, ...]
 
 
-# -- frozen dataclasses with many fields, made quickly ---------------------------------
-#
-# A frozen dataclass's __init__ sets each field with object.__setattr__(self, name, value):
-# for GiftItem's 17 fields and Question's 13, from keyword arguments, that costs more than
-# filling a new instance's __dict__ at once, which gives the instance __init__ gives (the same
-# fields, values and order; equality, hashing, repr, pickling and dataclasses.replace see no
-# difference). That holds while __init__ is the one dataclasses writes and does nothing else:
-# _plain_init() checks it when this module is loaded, and where it does not hold, the class
-# itself is called. (Not for the small, many ones, locations, choices and answers: an
-# instance __dict__ of their own made them slower to use than __init__ made them.)
-
-
-def _plain_init(cls: type) -> bool:
-    """Whether ``cls(**values)`` does nothing but set cls's fields to the values and the
-    missing ones to their defaults: a dataclass whose __init__ dataclasses wrote (a hand-written
-    one in the class body would have been kept, and is not code compiled from "<string>"),
-    with no __post_init__, InitVar, default factory, slots or __new__ of its own."""
-    code = getattr(cls.__dict__.get("__init__"), "__code__", None)
-    return (
-        is_dataclass(cls)
-        and tuple(cls.__dataclass_fields__) == tuple(f.name for f in fields(cls))  # no InitVar
-        and all(f.init and f.default_factory is MISSING for f in fields(cls))
-        and code is not None
-        and code.co_filename == "<string>"
-        and not hasattr(cls, "__post_init__")
-        and "__slots__" not in cls.__dict__
-        and cls.__new__ is object.__new__
-    )
-
-
-_ITEM_DEFAULTS = {f.name: f.default for f in fields(GiftItem)}
-"""Every field of a GiftItem at its default (MISSING for qtype and loc, which are always given)."""
-_QUICK_ITEM = _plain_init(GiftItem)
-_QUESTION_DEFAULTS = {f.name: f.default for f in fields(Question)}
-"""Every field of a Question at its default (MISSING for id, stem and body, always given)."""
-_QUICK_QUESTION = _plain_init(Question)
-
-
-def _gift_item(given: dict[str, Any]) -> GiftItem:
-    """GiftItem(**given), made quickly (see _plain_init)."""
-    if (
-        not _QUICK_ITEM
-        or not given.keys() <= _ITEM_DEFAULTS.keys()
-        or "qtype" not in given
-        or "loc" not in given
-    ):
-        return GiftItem(**given)  # and the TypeError its __init__ raises
-    made = _new(GiftItem)
-    d = made.__dict__
-    d.update(_ITEM_DEFAULTS)
-    d.update(given)
-    return made
-
-
-def _question(given: dict[str, Any], more: dict[str, Any]) -> Question:
-    """Question(**given | more), made quickly (see _plain_init)."""
-    if (
-        not _QUICK_QUESTION
-        or not given.keys() <= _QUESTION_DEFAULTS.keys()
-        or not more.keys() <= _QUESTION_DEFAULTS.keys()
-        or not {"id", "stem", "body"} <= given.keys() | more.keys()
-    ):
-        return Question(**given | more)  # and the TypeError its __init__ raises
-    made = _new(Question)
-    d = made.__dict__
-    d.update(_QUESTION_DEFAULTS)
-    d.update(given)
-    d.update(more)
-    return made
+# GiftItem has 17 fields and Question 13; each is made once a question read (see records.py).
+_gift_item = Maker(GiftItem).make
+_question = Maker(Question).make
 
 
 @dataclass
