@@ -397,6 +397,11 @@ def draw(
     try:
         if given is not None:
             pass
+        elif size <= ENUMERATE_LIMIT and not conds and not derived_ast:
+            # Every combination is admitted and none can fail: the ones _pick would draw from the
+            # whole list, found by their numbers in it (product order) without making the list.
+            accepted = [_combination(domains, names, i) for i in _pick_numbers(rng, size, want)]
+            tries = size
         elif size <= ENUMERATE_LIMIT:
             envs = [e for idx in itertools.product(*(range(len(d)) for d in domains)) if (e := admit(idx))]
             accepted = _pick(rng, envs, want)
@@ -617,6 +622,29 @@ def _pick(rng: random.Random, items: list[dict[str, float]], k: int) -> list[dic
         j = i + _below(rng, len(pool) - i)
         pool[i], pool[j] = pool[j], pool[i]
     return pool[:k]
+
+
+def _pick_numbers(rng: random.Random, size: int, k: int) -> list[int]:
+    """The positions _pick(rng, list of `size` items, k) takes its items from, in its order:
+    the same shuffle over a pool kept only where it was swapped."""
+    swapped: dict[int, int] = {}
+    k = min(k, size)
+    out = []
+    for i in range(k):
+        j = i + _below(rng, size - i)
+        at_j = swapped.get(j, j)
+        swapped[j] = swapped.get(i, i)
+        out.append(at_j)
+    return out
+
+
+def _combination(domains: Sequence[Sequence[float]], names: Sequence[str], number: int) -> dict[str, float]:
+    """The `number`-th combination of the domains' values in itertools.product's order."""
+    env: dict[str, float] = {}
+    for name, domain in reversed(list(zip(names, domains, strict=True))):
+        number, i = divmod(number, len(domain))
+        env[name] = domain[i]
+    return {n: env[n] for n in names}
 
 
 class _VariantFailure(Exception):

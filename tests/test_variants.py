@@ -8,8 +8,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lmsexport.errors import Severity, SourceError
 from lmsexport.formula import evaluate, format_value, parse, to_canvas, to_moodle
@@ -425,3 +428,56 @@ def test_an_instance_is_made_once_and_stays_right() -> None:
         assert vt.instantiate(q, q.body.variants[0]) is not made[0]  # evicted, made again
     finally:
         vt._INSTANCES_MAX = old_max
+
+
+# --------------------------------------------------------------------------- the draw without a list
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.integers(-20, 20), st.integers(0, 30), st.integers(1, 5)).map(
+                lambda t: ("range", t)
+            ),
+            st.lists(st.integers(-99, 99), min_size=1, max_size=6, unique=True).map(lambda v: ("list", v)),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(1, 40),
+    st.text("abcz-0123", min_size=1, max_size=8),
+)
+def test_an_unconstrained_small_space_draws_what_the_enumeration_draws(
+    specs: list[tuple[str, Any]], count: int, qid: str
+) -> None:
+    """Without constraints or derived values every combination is admitted, so the draw picks
+    from them by their numbers (variants._pick_numbers, _combination) instead of listing them:
+    the same variants, in the same order, as enumerating them all (what a constraint that
+    always holds still does)."""
+    variables: list[RangeVariable | ListVariable] = []
+    for k, (kind, spec) in enumerate(specs):
+        name = f"v{k}"
+        if kind == "range":
+            low, width, step = spec
+            variables.append(RangeVariable(name, low, low + width, step, 0))
+        else:
+            variables.append(ListVariable(name, tuple(float(x) for x in spec)))
+    answer = Formula(" + ".join(v.name for v in variables))
+    plain = draw(qid, Parameters(tuple(variables), count=count), answer=answer)
+    always = Constraint(Formula(f"{variables[0].name} == {variables[0].name}"))
+    listed = draw(qid, Parameters(tuple(variables), constraints=(always,), count=count), answer=answer)
+    assert plain.variants == listed.variants
+    assert plain.warnings == listed.warnings
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 40), st.integers(0, 2**32))
+def test_pick_numbers_is_pick(size: int, k: int, seed: int) -> None:
+    import random
+
+    from lmsexport.variants import _pick, _pick_numbers
+
+    items = [{"i": float(i)} for i in range(size)]
+    picked = _pick(random.Random(seed), items, k)
+    assert [int(e["i"]) for e in picked] == _pick_numbers(random.Random(seed), size, k)
