@@ -992,7 +992,7 @@ def check_file(
     come back (and the whole quiz with ``whole``, or the recipe of an assessment file): the
     loader's (or reader's) in ``source_errors`` and the first ``source_warnings`` of
     ``warnings``, the writers' in the rest of ``warnings`` and in ``errors``."""
-    from .package import zip_level
+    from .package import discarding
 
     p = Path(path)
     result = FileResult(path, p.stat().st_size if p.is_file() else 0)
@@ -1016,14 +1016,14 @@ def check_file(
     if whole:
         result.full = loaded
     per_file = tuple(f for f in WRITERS if f not in BANK_WIDE)
-    # The per-file packages are validated member by member, then thrown away: not compressed.
-    # The cartridge parts travel to the parent (~12 KB a question each uncompressed): level 1.
-    with zip_level(0):
+    # The per-file packages are validated member by member, then thrown away, and so is the
+    # cartridge the parts make: no zip is made, no member compressed (package.discarding).
+    with discarding():
         found = check_quiz(Bank((loaded,)), per_file, timestamp)
     for d in found:
         (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
     if parts:
-        with zip_level(1):
+        with discarding():
             _make_parts(result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp))
     return result
 
@@ -1101,7 +1101,7 @@ def check_files(
     build_files does. Here, afterwards: ids across the YAML files, the assessments (resolved
     against the YAML quizzes, written, read back) and the bank-wide formats, assembled from the
     parts the workers made of every quiz, as build_files assembles them."""
-    from .package import zip_level
+    from .package import discarding
 
     names = tuple(WRITERS)
     bank_wide = tuple(f for f in names if f in BANK_WIDE)
@@ -1159,12 +1159,12 @@ def check_files(
         if result.loaded:
             per_file = tuple(f for f in names if f not in BANK_WIDE)
             if result.assessments:
-                with zip_level(0):
+                with discarding():
                     result.writers += check_quiz(Bank((), tuple(result.assessments)), per_file, timestamp)
             ctx = WriteContext(formats=names, timestamp=timestamp)
             for name in bank_wide:
                 try:
-                    with zip_level(1):
+                    with discarding():
                         cartridge = get_split(name)[1](parts.pop(name, []), tuple(result.assessments), ctx)
                 except LmsExportError as e:
                     result.writers += e.diagnostics

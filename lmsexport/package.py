@@ -41,21 +41,34 @@ ZIP_LAST = 4354819198
 ZIP_LEVEL = 9
 """DEFLATE level of every zip a build writes (part of its bytes)."""
 
-_zip_level: contextvars.ContextVar[int] = contextvars.ContextVar("zip_level", default=ZIP_LEVEL)
+_zip_level: contextvars.ContextVar[int | None] = contextvars.ContextVar("zip_level", default=ZIP_LEVEL)
 
 
 @contextlib.contextmanager
-def zip_level(level: int) -> Iterator[None]:
-    """Within it, zips and DEFLATE pieces are written at ``level`` instead of ZIP_LEVEL: for
-    `check`, which validates every document before it is zipped and throws the zips away, so
-    their bytes do not matter (level 0 for what it discards where it is made; level 1 for the
-    cartridge parts the workers send to the parent: ~4x smaller than level 0 to send and hold,
-    at a fifth of level 9's cost)."""
+def zip_level(level: int | None) -> Iterator[None]:
+    """Within it, zips and DEFLATE pieces are written at ``level`` instead of ZIP_LEVEL; with
+    None they are not written at all (see discarding)."""
     token = _zip_level.set(level)
     try:
         yield
     finally:
         _zip_level.reset(token)
+
+
+def discarding() -> contextlib.AbstractContextManager[None]:
+    """Within it, no zip is made: for `check`, which validates every document (serialised, as a
+    build serialises it) and throws the packages away. A zip's members are still checked as they
+    are when it is written (order, names, the zip32 limits on a member's size and on their
+    number) and come from the same generators, so everything made or validated while they are
+    produced still is; only their compression and the container's bytes are left out: zip_stream
+    and zip_deflated give b"" and deflate an empty Deflated of the data's size. (What a zip64
+    limit on the container's total compressed size would say is not known without compressing;
+    a build still says it.)"""
+    return zip_level(None)
+
+
+def _discarding() -> bool:
+    return _zip_level.get() is None
 
 
 ZIP_FILE_MODE = 0o100644
@@ -122,20 +135,30 @@ def zip_stream(entries: Iterable[tuple[str, bytes]], timestamp: int, sorted_: bo
     buf = io.BytesIO()
     last: tuple[bool, str] | None = None
     seen: set[str] = set()
+    level = _zip_level.get()
+    if level is None:  # discarding(): the members are checked, not zipped
+        for path, _ in entries:
+            _check_member(path, seen, last, sorted_)
+            last = member_order(path)
+        return b""
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in entries:
-            if path in seen or (path == MANIFEST_PATH and last is not None):
-                raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
-            if sorted_ and last is not None and member_order(path) <= last:
-                raise ValueError(f"zip member {path!r} out of order")
-            seen.add(path)
+            _check_member(path, seen, last, sorted_)
             last = member_order(path)
             info = zipfile.ZipInfo(path, date_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, so external_attr means the same on every build machine
             info.external_attr = ZIP_FILE_MODE << 16
-            zf.writestr(info, data, compresslevel=_zip_level.get())
+            zf.writestr(info, data, compresslevel=level)
     return buf.getvalue()
+
+
+def _check_member(path: str, seen: set[str], last: tuple[bool, str] | None, sorted_: bool) -> None:
+    if path in seen or (path == MANIFEST_PATH and last is not None):
+        raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
+    if sorted_ and last is not None and member_order(path) <= last:
+        raise ValueError(f"zip member {path!r} out of order")
+    seen.add(path)
 
 
 # --------------------------------------------------------------------------- zips of pre-compressed members
@@ -159,7 +182,10 @@ class Deflated:
 def deflate(data: bytes, final: bool = True) -> Deflated:
     """``data`` compressed alone. With ``final`` False the stream is only flushed to a byte
     boundary (Z_SYNC_FLUSH, no last block), so that more pieces can follow it (join_deflated)."""
-    compressor = zlib.compressobj(_zip_level.get(), zlib.DEFLATED, -15)
+    level = _zip_level.get()
+    if level is None:  # discarding()
+        return Deflated(b"", 0, len(data))
+    compressor = zlib.compressobj(level, zlib.DEFLATED, -15)
     out = compressor.compress(data) + compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
     return Deflated(out, zlib.crc32(data), len(data))
 
@@ -222,10 +248,15 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
     buf = io.BytesIO()
     central: list[bytes] = []
     seen: set[str] = set()
+    discard = _discarding()
     for path, member in entries:
         if path in seen or (path == MANIFEST_PATH and seen):
             raise ValueError(f"zip member {path!r} repeated, or imsmanifest.xml not first")
         seen.add(path)
+        if discard:  # discarding(): the members are checked, not zipped
+            if member.size > ZIP32_MAX or len(seen) > 0xFFFF:
+                raise ValueError("the zip would need zip64 (over 4 GiB or 65,535 members)")
+            continue
         info = zipfile.ZipInfo(path, date_time)
         info.compress_type = zipfile.ZIP_DEFLATED
         info.create_system = 3
@@ -268,6 +299,8 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
             )
             + name
         )
+    if discard:
+        return b""
     start = buf.tell()
     for record in central:
         buf.write(record)

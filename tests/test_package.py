@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +23,7 @@ from lxml import etree
 
 from lmsexport import package, validate
 from lmsexport.errors import SchemaValidationError, Severity
-from lmsexport.model import Bank, Quiz
+from lmsexport.model import Bank, Quiz, SourceLoc
 from lmsexport.writers import WriteContext, get_writer, qti21
 from lmsexport.writers import qti21_package as qp
 
@@ -501,7 +503,7 @@ def test_a_zip_of_precompressed_members_is_zipfiles_zip(members: list[tuple[str,
 
 
 def test_check_s_zip_level_does_not_leak_into_builds() -> None:
-    """check writes the zips it throws away uncompressed (package.zip_level); a build in the same
+    """check makes no zip of what it throws away (package.discarding); a build in the same
     process afterwards, and one inside the level's scope that raised, still compress as always."""
     from lmsexport.build import build, check_files
     from lmsexport.package import ZIP_LEVEL, _zip_level, zip_level
@@ -517,3 +519,54 @@ def test_check_s_zip_level_does_not_leak_into_builds() -> None:
     assert build(bank, ["qti21"]).files == before
     with zip_level(0):
         assert build(bank, ["qti21"]).files != before  # the level does reach the zips
+
+
+def test_discarding_checks_members_but_makes_no_zip() -> None:
+    """Within package.discarding() the zip writers check their members as always and give no
+    bytes; what runs while the members are produced (a cartridge validates its assessments'
+    documents in its member generator) still runs."""
+    from lmsexport.package import Deflated, deflate, discarding, zip_deflated, zip_stream
+
+    with discarding():
+        assert zip_stream(iter([("imsmanifest.xml", b"<m/>"), ("a.xml", b"x")]), 0) == b""
+        with pytest.raises(ValueError, match="out of order"):
+            zip_stream(iter([("imsmanifest.xml", b"<m/>"), ("b", b""), ("a", b"")]), 0)
+        with pytest.raises(ValueError, match="repeated"):
+            zip_deflated(iter([("a", deflate(b"1")), ("a", deflate(b"2"))]), 0)
+        d = deflate(b"12345")
+        assert (d.data, d.size) == (b"", 5)
+        produced: list[str] = []
+
+        def members() -> Iterator[tuple[str, Deflated]]:
+            for p in ("imsmanifest.xml", "x.xml", "y.xml"):
+                produced.append(p)
+                yield p, deflate(b"data")
+
+        assert zip_deflated(members(), 0) == b""
+        assert produced == ["imsmanifest.xml", "x.xml", "y.xml"]
+    assert deflate(b"12345").data != b""  # and out of it, as always
+
+
+def test_check_still_reports_what_a_cartridge_assembly_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check assembles the cartridges without zipping them (package.discarding), and what the
+    assembly's validation finds is still reported: here a problem made up for every document
+    the assembly validates in the parent (the manifest, and an assessment's documents)."""
+    from lmsexport import validate_qti12
+    from lmsexport.build import check_files
+    from lmsexport.errors import Diagnostic
+
+    real = validate_qti12.validate_cc_tree
+    made: list[str] = []
+
+    def failing(tree: Any, kind: str, where: str, *args: Any, **kw: Any) -> Any:
+        found = real(tree, kind, where, *args, **kw)
+        if kind == "cc-manifest":
+            made.append(where)
+            found = [*found, Diagnostic(SourceLoc(where), "made up")]
+        return found
+
+    monkeypatch.setattr(validate_qti12, "validate_cc_tree", failing)
+    source = Path(__file__).resolve().parents[1] / "source" / "zero-sharded-optimizers.yaml"
+    result = check_files([source], 315532800)
+    assert sorted(made) == ["cc/bank.imscc!imsmanifest.xml", "cc11/bank-cc11.imscc!imsmanifest.xml"]
+    assert sorted(d.loc.path for d in result.writers if d.message == "made up") == sorted(made)
