@@ -447,3 +447,67 @@ def test_the_banks_parametric_questions_match_moodles_evaluation_and_round_trip(
         check_against_moodle(out.files[f"moodle/{qz.id}.xml"], _parametric(qz)) for qz in bank.quizzes
     )
     assert evaluated > 0
+
+
+def _ratio_question(a_items: list[int], b_items: list[int]) -> bytes:
+    """A calculated question from elsewhere, {a}/{b}, with private datasets of these items."""
+
+    def dataset(name: str, values: list[int]) -> str:
+        items = "".join(
+            f"<dataset_item><number>{n}</number><value>{v}</value></dataset_item>"
+            for n, v in enumerate(values, 1)
+        )
+        return (
+            "<dataset_definition><status><text>private</text></status>"
+            f"<name><text>{name}</text></name><type>calculated</type>"
+            "<distribution><text>uniform</text></distribution><minimum><text>0</text></minimum>"
+            "<maximum><text>10</text></maximum><decimals><text>0</text></decimals>"
+            f"<itemcount>{len(values)}</itemcount><dataset_items>{items}</dataset_items>"
+            f"<number_of_items>{len(values)}</number_of_items></dataset_definition>"
+        )
+
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<quiz><question type="calculated"><name><text>ratio</text></name>
+<questiontext format="html"><text>{{a}} over {{b}}?</text></questiontext>
+<generalfeedback format="html"><text></text></generalfeedback><defaultgrade>1</defaultgrade>
+<penalty>0.33</penalty><hidden>0</hidden><idnumber></idnumber><synchronize>0</synchronize>
+<single>0</single><answernumbering>abc</answernumbering><shuffleanswers>0</shuffleanswers>
+<answer fraction="100"><text>{{a}}/{{b}}</text><tolerance>0.01</tolerance><tolerancetype>1</tolerancetype>
+<correctanswerformat>1</correctanswerformat><correctanswerlength>2</correctanswerlength>
+<feedback format="html"><text></text></feedback></answer>
+<unitgradingtype>0</unitgradingtype><unitpenalty>0.1</unitpenalty><showunits>3</showunits><unitsleft>0</unitsleft>
+<dataset_definitions>{dataset("a", a_items)}{dataset("b", b_items)}</dataset_definitions>
+</question></quiz>""".encode()
+
+
+def test_dataset_items_without_a_usable_variant_are_left_out_and_named() -> None:
+    """Each dataset item that gives no variant of its own (here b = 0) is dropped and named; the
+    others are the variants, in their order; with none left the question is left out. (The
+    items are drawn together first and one by one only when that fails: the same outcome.)"""
+    from lmsexport.readers.moodlexml import read_quiz_bytes
+
+    whole, diags = read_quiz_bytes(_ratio_question([2, 3, 4], [1, 1, 2]), "m.xml", quiz_id="r", lang="en")
+    assert whole is not None and not diags
+    body = whole.questions[0].body
+    assert isinstance(body, Calculated)
+    assert [(dict(v.values), v.answer) for v in body.variants] == [
+        ({"a": 2.0, "b": 1.0}, 2.0),
+        ({"a": 3.0, "b": 1.0}, 3.0),
+        ({"a": 4.0, "b": 2.0}, 2.0),
+    ]
+    some, diags = read_quiz_bytes(
+        _ratio_question([2, 3, 4, 5], [1, 0, 2, 0]), "m.xml", quiz_id="r", lang="en"
+    )
+    assert some is not None and isinstance(some.questions[0].body, Calculated)
+    assert [dict(v.values) for v in some.questions[0].body.variants] == [
+        {"a": 2.0, "b": 1.0},
+        {"a": 4.0, "b": 2.0},
+    ]
+    assert [d.message for d in diags] == [
+        "question 'q1': the model has no place for dataset items 2, 4 (the answer 'a / b': division by "
+        "zero (3 / 0) when a=3, b=0); dropped"
+    ]
+    none, diags = read_quiz_bytes(_ratio_question([2, 3], [0, 0]), "m.xml", quiz_id="r", lang="en")
+    assert none is None
+    left_out = [d.message for d in diags if "left out: dataset items 1, 2" in d.message]
+    assert len(left_out) == 1 and "no dataset item gives a usable variant" in left_out[0]

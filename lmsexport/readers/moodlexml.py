@@ -2065,6 +2065,7 @@ def _finish_parametric(
     else:
         kw["choices"] = [c.formula for c in choices]
         kw["correct"] = correct
+    drawn: variants.Drawn | None
     try:
         if not given:
             texts.lose(
@@ -2073,24 +2074,61 @@ def _finish_parametric(
             )
             drawn = variants.draw(q.id, params, count=variants.DEFAULT_COUNT, **kw)  # type: ignore[arg-type]
         else:
-            kept: list[variants.Given] = []
-            dropped: list[tuple[int, str]] = []
-            for n, g in enumerate(given, 1):
-                try:
-                    variants.draw(q.id, params, given=[g], **kw)  # type: ignore[arg-type]
-                    kept.append(g)
-                except SourceError as e:
-                    dropped.append((n, e.diagnostics[0].message))
-            if dropped:
-                texts.lose(
-                    f"dataset items {', '.join(str(n) for n, _ in dropped[:5])}"
-                    f"{' ...' if len(dropped) > 5 else ''} ({dropped[0][1]})"
-                )
-            if not kept:
-                return "no dataset item gives a usable variant"
-            drawn = variants.draw(q.id, params, given=kept, **kw)  # type: ignore[arg-type]
+            drawn = _draw_given(q.id, params, given, kw, texts)
     except SourceError as e:
         return e.diagnostics[0].message
+    if drawn is None:
+        return "no dataset item gives a usable variant"
+    return _parametric_body(
+        q, params, drawn, answer, choices, tolerance, decimals, units, multiple, kw, texts
+    )
+
+
+def _draw_given(
+    qid: str, params: Parameters, given: list[variants.Given], kw: dict[str, object], texts: TextSource
+) -> variants.Drawn | None:
+    """The variants of a question's dataset items, leaving out (and naming) each item that
+    gives no usable variant on its own; None when none does. Raises SourceError for a problem
+    of the kept items together. All of them are tried at once first: a draw of items that
+    each pass is the draw of the kept ones (the common case: one draw, not one per item)."""
+    try:
+        return variants.draw(qid, params, given=given, **kw)  # type: ignore[arg-type]
+    except SourceError:
+        pass
+    kept: list[variants.Given] = []
+    dropped: list[tuple[int, str]] = []
+    for n, g in enumerate(given, 1):
+        try:
+            variants.draw(qid, params, given=[g], **kw)  # type: ignore[arg-type]
+            kept.append(g)
+        except SourceError as e:
+            dropped.append((n, e.diagnostics[0].message))
+    if dropped:
+        texts.lose(
+            f"dataset items {', '.join(str(n) for n, _ in dropped[:5])}"
+            f"{' ...' if len(dropped) > 5 else ''} ({dropped[0][1]})"
+        )
+    if not kept:
+        return None
+    return variants.draw(qid, params, given=kept, **kw)  # type: ignore[arg-type]
+
+
+def _parametric_body(
+    q: Question,
+    params: Parameters,
+    drawn: variants.Drawn,
+    answer: Formula | None,
+    choices: list[CalcChoice],
+    tolerance: Tolerance,
+    decimals: int,
+    units: tuple[Unit, ...],
+    multiple: bool,
+    kw: dict[str, object],
+    texts: TextSource,
+) -> Question | str:
+    """The question with its Calculated or CalculatedChoice body, from its drawn variants: the
+    key's decimals raised until the key shown is graded right, a choice question's choices
+    refitted until they read apart."""
     if answer is not None:
         # The key shown with its decimals must itself be graded right (the loader asks it, as
         # Moodle's dataset page warns "outside limits of true value"; Moodle imports it).
