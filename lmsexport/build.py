@@ -600,173 +600,11 @@ def build_files(
     assessments, for its whole quiz if one of them draws from it (by its summary's question
     headers: which files that is is known once the assessment files are loaded).
     """
-    names = tuple(f for f in WRITERS if f in set(formats))
-    bank_wide = tuple(f for f in names if f in BANK_WIDE)
-    every = [p.as_posix() for p in paths]
-    result = BuildResult()
-    summaries: dict[str, FileSummary] = {}
-    bank_record: Derived | None = None
-    if reuse is not None:
-        assert keep is not None
-        for p in every:
-            found = reuse.summary(p)
-            if found is not None:
-                summaries[p] = found
-        bank_record = reuse.derived(BANK_UNIT, bank_digest(names), every)
-    todo = [p for p in paths if p.as_posix() not in summaries]
-    # Bank-level outputs must be made unless the cache kept them: from every file's parts of the
-    # bank-wide formats, and for assessments from whole quizzes, which then come back from the
-    # workers. Only files to build can be assessments: a reused file is a quiz file, unchanged.
-    remake = bank_record is None
-    whole = remake and any(_may_be_assessment(p) for p in todo)
-    reload = [p for p in paths if p.as_posix() in summaries] if remake and bank_wide else []
-    # The parts of a reused file are the rebuild cache's when it has them (made by an earlier
-    # build from the same bytes, with the same key): then the file is not loaded again, unless
-    # an assessment draws from it (loaded after the assessment files, below).
-    parts: dict[str, list[object]] = {}
-    cached: set[str] = set()
-
-    def read_cached_parts() -> None:
-        assert reuse is not None
-        for source in reload:
-            found_parts = reuse.parts(source.as_posix(), bank_wide)
-            if found_parts is not None:
-                cached.add(source.as_posix())
-                for name, its_parts in found_parts.items():
-                    parts.setdefault(name, []).extend(its_parts)
-
-    total = sum(p.stat().st_size for p in todo if p.is_file())
-    results: dict[str, FileResult] = {}
-    kept: dict[str, Quiz] = {}
-    recipes: list[Assessment] = []
-    source_failed = False
-    emitted: set[str] = set()
-    done = 0
-    from .source import merge_media
-
-    # The image files of every file (built, loaded again, or as its summary records them): what
-    # the whole bank's outputs are made from besides the source files.
-    bank_media: MediaRead = {}
-    for reused in summaries.values():
-        merge_media(bank_media, reused.media)
-
-    def take(fr: FileResult) -> None:
-        nonlocal done, source_failed
-        result.read.add(fr.path)
-        merge_media(bank_media, fr.media)
-        if fr.full is not None:
-            kept[fr.path] = fr.full
-        for name, made in fr.parts.items():
-            parts.setdefault(name, []).extend(made)
-        if fr.parts:
-            result.parts[fr.path] = fr.parts
-        if fr.reloaded:
-            result.errors.extend(fr.errors)
-            return
-        done += fr.size
-        source_failed = source_failed or bool(fr.source_errors)
-        if fr.assessment is not None:
-            recipes.append(fr.assessment)
-        if not source_failed:
-            result.errors.extend(fr.errors)
-            if not result.errors:
-                for rel, data in sorted(fr.files.items()):
-                    # A path seen before means a second quiz with the same id, which check_ids
-                    # below turns into a failed build: never hand ``emit`` one path twice
-                    # (with a pool, whether it happens depended on which file finished first).
-                    if rel in emitted:
-                        continue
-                    emitted.add(rel)
-                    emit(rel, data)
-                    result.files += 1
-        fr.files = {}  # emitted: not held while the rest is built
-        results[fr.path] = fr
-        if progress is not None:
-            progress(done, total)
-
-    # The files to build go to the pool first; meanwhile this process reads the parts files of
-    # the others (an edit at 100,000 questions: the edited file's build, ~1 s, in a worker while
-    # the 356 other files' parts are read here), then what has no parts file is loaded again.
-    meanwhile = read_cached_parts if reuse is not None and bank_wide and reload else None
-    tasks = [_task(p, build_file, p.as_posix(), names, timestamp, whole, remake) for p in todo]
-    if jobs > 1 and tasks and (len(tasks) > 1 or meanwhile) and total >= pool_min_bytes:
-        _run_pool(tasks, jobs, take, warm=names, meanwhile=meanwhile)
-    else:
-        if meanwhile is not None:
-            meanwhile()
-        for _, fn, args in tasks:
-            take(fn(*args))
-    tasks = [
-        _task(p, reload_file, p.as_posix(), bank_wide, timestamp, whole)
-        for p in reload
-        if p.as_posix() not in cached
-    ]
-    reload_bytes = sum(p.stat().st_size for p, _, _ in tasks if p.is_file())
-    if jobs > 1 and len(tasks) > 1 and reload_bytes >= pool_min_bytes:
-        _run_pool(tasks, jobs, take, warm=bank_wide)
-    else:
-        for _, fn, args in tasks:
-            take(fn(*args))
-    skip: set[str] = set()
-    if whole and recipes and not source_failed:
-        # The reused quiz files the assessments draw from, by their questions' headers: only
-        # those are loaded again (the rest go to build_assessments as ``skip``).
-        drawn = [p for p in paths if p.as_posix() in summaries and p.as_posix() not in kept]
-        selects = _selector(recipes)
-        skip = {p.as_posix() for p in drawn if not _draws_from(selects, summaries[p.as_posix()])}
-        tasks = [
-            _task(p, reload_file, p.as_posix(), bank_wide, timestamp, True, False)
-            for p in drawn
-            if p.as_posix() not in skip
-        ]
-        if jobs > 1 and len(tasks) > 1 and sum(p.stat().st_size for p, _, _ in tasks) >= pool_min_bytes:
-            _run_pool(tasks, jobs, take, warm=())
-        else:
-            for _, fn, args in tasks:
-                take(fn(*args))
-
-    # Everything across files in the order of the paths (never in the order the pool
-    # finished), so that "first defined at" names the same file on every run.
-    source_errors: list[Diagnostic] = []
-    source_warnings: list[Diagnostic] = []
-    writer_warnings: list[Diagnostic] = []
-    ids: list[tuple[str, str, SourceLoc]] = []
-    recorded_ids: list[RecordedIds] = []
-    for p in every:
-        fr = results.get(p)
-        summary = summaries.get(p) if fr is None else None
-        if summary is not None:
-            warnings, n_source, their_ids = summary.warnings, summary.source_warnings, summary.ids
-            if summary.recorded_ids is not None:
-                recorded_ids.append(summary.recorded_ids)
-        else:
-            assert fr is not None
-            warnings, n_source, their_ids = fr.warnings, fr.source_warnings, fr.ids
-            source_errors += fr.source_errors
-        source_warnings += warnings[:n_source]
-        writer_warnings += warnings[n_source:]
-        ids += their_ids
-    check_ids_across(ids, recorded_ids, source_errors)
-    resolved: list[Assessment] = []
-    bank_unit = Derived(bank_digest(names), every, {}) if bank_record is None else bank_record
-    if recipes and not source_errors and bank_record is None:
-        per_file = tuple(f for f in names if f not in BANK_WIDE)
-        resolved, assessed, errors = build_assessments(
-            recipes, paths, kept, per_file, timestamp, source_errors, bank_media, skip
-        )
-        if not source_errors and not result.errors:
-            result.errors.extend(errors)
-            writer_warnings.extend(assessed.warnings)
-            bank_unit.warnings += assessed.warnings
-            if not result.errors:
-                for rel, data in sorted(assessed.files.items()):
-                    if rel not in emitted:
-                        emitted.add(rel)
-                        emit(rel, data)
-                        bank_unit.outputs[rel] = _sha256(data)
-                        result.files += 1
-    elif bank_record is not None:
-        writer_warnings.extend(bank_record.warnings)
+    run = _BankBuild(paths, formats, timestamp, emit, jobs, progress, reuse, keep, pool_min_bytes)
+    run.build_sources()
+    source_errors, source_warnings, writer_warnings = run.gather_diagnostics()
+    run.build_assessments(source_errors, writer_warnings)
+    result = run.result
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
         result.warnings = source_warnings
@@ -775,39 +613,297 @@ def build_files(
     result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
     if result.errors:
         return result
-    for p in every:
-        fr = results.get(p)
-        if fr is None:
-            result.summaries[p] = summaries[p]
-            result.reused.add(p)
-            for rel in summaries[p].outputs:
-                if rel not in emitted:
-                    emitted.add(rel)
-                    keep(rel)  # type: ignore[misc]
+    headers = run.summarise()
+    if not run.bank_outputs(source_warnings):
+        return result
+    run.index(headers)
+    if run.bank_record is None:
+        run.bank_unit.media = dict(sorted(run.bank_media.items()))
+    result.derived[BANK_UNIT] = run.bank_unit
+    return result
+
+
+class _BankBuild:
+    """One run of build_files, in its steps: the source files built (or their summaries and
+    parts reused), their diagnostics gathered in the order of the paths, the assessments built,
+    then what the whole bank makes (the bank-wide formats assembled from every file's parts,
+    index.html). Everything it emits goes to ``emit`` as soon as it is made."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path],
+        formats: Iterable[str],
+        timestamp: int,
+        emit: Callable[[str, bytes], None],
+        jobs: int,
+        progress: Callable[[int, int], None] | None,
+        reuse: Reuse | None,
+        keep: Callable[[str], None] | None,
+        pool_min_bytes: int,
+    ) -> None:
+        from .source import merge_media
+
+        self.paths = paths
+        self.names = names = tuple(f for f in WRITERS if f in set(formats))
+        self.bank_wide = tuple(f for f in names if f in BANK_WIDE)
+        self.every = [p.as_posix() for p in paths]
+        self.timestamp = timestamp
+        self.emit = emit
+        self.jobs = jobs
+        self.progress = progress
+        self.reuse = reuse
+        self._keep = keep
+        self.pool_min_bytes = pool_min_bytes
+        self.result = BuildResult()
+        self.summaries: dict[str, FileSummary] = {}
+        self.bank_record: Derived | None = None
+        if reuse is not None:
+            assert keep is not None
+            for p in self.every:
+                found = reuse.summary(p)
+                if found is not None:
+                    self.summaries[p] = found
+            self.bank_record = reuse.derived(BANK_UNIT, bank_digest(names), self.every)
+        self.todo = [p for p in paths if p.as_posix() not in self.summaries]
+        # Bank-level outputs must be made unless the cache kept them: from every file's parts of
+        # the bank-wide formats, and for assessments from whole quizzes, which then come back from
+        # the workers. Only files to build can be assessments: a reused file is a quiz file,
+        # unchanged.
+        self.remake = self.bank_record is None
+        self.whole = self.remake and any(_may_be_assessment(p) for p in self.todo)
+        self.reload = (
+            [p for p in paths if p.as_posix() in self.summaries] if self.remake and self.bank_wide else []
+        )
+        # The parts of a reused file are the rebuild cache's when it has them (made by an earlier
+        # build from the same bytes, with the same key): then the file is not loaded again,
+        # unless an assessment draws from it (loaded after the assessment files, below).
+        self.parts: dict[str, list[object]] = {}
+        self.cached: set[str] = set()
+        self.total = sum(p.stat().st_size for p in self.todo if p.is_file())
+        self.results: dict[str, FileResult] = {}
+        self.kept: dict[str, Quiz] = {}
+        self.recipes: list[Assessment] = []
+        self.source_failed = False
+        self.emitted: set[str] = set()
+        self.done = 0
+        self.skip: set[str] = set()
+        """Reused quiz files no assessment draws from (build_assessments leaves them out)."""
+        self.resolved: list[Assessment] = []
+        self.bank_unit = (
+            Derived(bank_digest(names), self.every, {}) if self.bank_record is None else self.bank_record
+        )
+        # The image files of every file (built, loaded again, or as its summary records them):
+        # what the whole bank's outputs are made from besides the source files.
+        self.bank_media: MediaRead = {}
+        for reused in self.summaries.values():
+            merge_media(self.bank_media, reused.media)
+
+    def keep(self, rel: str) -> None:
+        assert self._keep is not None  # only a reused output is kept, and reuse comes with keep
+        self._keep(rel)
+
+    # -- the source files
+
+    def read_cached_parts(self) -> None:
+        assert self.reuse is not None
+        for source in self.reload:
+            found_parts = self.reuse.parts(source.as_posix(), self.bank_wide)
+            if found_parts is not None:
+                self.cached.add(source.as_posix())
+                for name, its_parts in found_parts.items():
+                    self.parts.setdefault(name, []).extend(its_parts)
+
+    def take(self, fr: FileResult) -> None:
+        """One file's result, as it comes from the pool (in any order)."""
+        from .source import merge_media
+
+        result = self.result
+        result.read.add(fr.path)
+        merge_media(self.bank_media, fr.media)
+        if fr.full is not None:
+            self.kept[fr.path] = fr.full
+        for name, made in fr.parts.items():
+            self.parts.setdefault(name, []).extend(made)
+        if fr.parts:
+            result.parts[fr.path] = fr.parts
+        if fr.reloaded:
+            result.errors.extend(fr.errors)
+            return
+        self.done += fr.size
+        self.source_failed = self.source_failed or bool(fr.source_errors)
+        if fr.assessment is not None:
+            self.recipes.append(fr.assessment)
+        if not self.source_failed:
+            result.errors.extend(fr.errors)
+            if not result.errors:
+                for rel, data in sorted(fr.files.items()):
+                    # A path seen before means a second quiz with the same id, which check_ids
+                    # below turns into a failed build: never hand ``emit`` one path twice
+                    # (with a pool, whether it happens depended on which file finished first).
+                    if rel in self.emitted:
+                        continue
+                    self.emitted.add(rel)
+                    self.emit(rel, data)
                     result.files += 1
-        elif fr.quiz is not None:
-            result.summaries[p] = fr.summary()
-    headers = sorted(((s.quiz, s.n_questions) for s in result.summaries.values()), key=lambda h: h[0].id)
-    result.quizzes = len(headers)
-    result.assessments = bank_record.assessments if bank_record is not None else len(recipes)
-    bank_unit.assessments = result.assessments
-    result.questions = sum(n for _, n in headers)
-    if bank_record is not None:
-        # Nothing changed: the bank's outputs (index.html among them when there are
-        # assessments) are in OUT as made.
-        for rel in bank_record.outputs:
-            keep(rel)  # type: ignore[misc]
-            result.files += 1
-        result.kept.add(BANK_UNIT)
-    elif bank_wide:
-        # One output for the whole bank: assembled last, from every file's part and the
-        # assessments, as build() would write it.
-        ctx = WriteContext(formats=names, timestamp=timestamp)
-        kept.clear()
+        fr.files = {}  # emitted: not held while the rest is built
+        self.results[fr.path] = fr
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def _run(
+        self, tasks: list[Task], warm: tuple[str, ...], meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """The tasks in a pool when there is enough to share (``meanwhile`` runs here while the
+        pool works), else in this process."""
+        size = sum(p.stat().st_size for p, _, _ in tasks if p.is_file())
+        jobs = self.jobs
+        if jobs > 1 and tasks and (len(tasks) > 1 or meanwhile is not None) and size >= self.pool_min_bytes:
+            _run_pool(tasks, jobs, self.take, warm=warm, meanwhile=meanwhile)
+            return
+        if meanwhile is not None:
+            meanwhile()
+        for _, fn, args in tasks:
+            self.take(fn(*args))
+
+    def build_sources(self) -> None:
+        """Build the files to build; load again the reused ones whose parts or whole quizzes the
+        bank's outputs need."""
+        names, bank_wide, timestamp = self.names, self.bank_wide, self.timestamp
+        # The files to build go to the pool first; meanwhile this process reads the parts files of
+        # the others (an edit at 100,000 questions: the edited file's build, ~1 s, in a worker while
+        # the 356 other files' parts are read here), then what has no parts file is loaded again.
+        meanwhile = self.read_cached_parts if self.reuse is not None and bank_wide and self.reload else None
+        tasks = [
+            _task(p, build_file, p.as_posix(), names, timestamp, self.whole, self.remake) for p in self.todo
+        ]
+        self._run(tasks, names, meanwhile)
+        tasks = [
+            _task(p, reload_file, p.as_posix(), bank_wide, timestamp, self.whole)
+            for p in self.reload
+            if p.as_posix() not in self.cached
+        ]
+        self._run(tasks, bank_wide)
+        if self.whole and self.recipes and not self.source_failed:
+            # The reused quiz files the assessments draw from, by their questions' headers: only
+            # those are loaded again (the rest go to build_assessments as ``skip``).
+            drawn = [
+                p for p in self.paths if p.as_posix() in self.summaries and p.as_posix() not in self.kept
+            ]
+            selects = _selector(self.recipes)
+            self.skip = {
+                p.as_posix() for p in drawn if not _draws_from(selects, self.summaries[p.as_posix()])
+            }
+            tasks = [
+                _task(p, reload_file, p.as_posix(), bank_wide, timestamp, True, False)
+                for p in drawn
+                if p.as_posix() not in self.skip
+            ]
+            self._run(tasks, ())
+
+    def gather_diagnostics(self) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
+        """(source errors, source warnings, writer warnings) across files in the order of the
+        paths (never in the order the pool finished), so that "first defined at" names the same
+        file on every run; the ids checked across files."""
+        source_errors: list[Diagnostic] = []
+        source_warnings: list[Diagnostic] = []
+        writer_warnings: list[Diagnostic] = []
+        ids: list[tuple[str, str, SourceLoc]] = []
+        recorded_ids: list[RecordedIds] = []
+        for p in self.every:
+            fr = self.results.get(p)
+            summary = self.summaries.get(p) if fr is None else None
+            if summary is not None:
+                warnings, n_source, their_ids = summary.warnings, summary.source_warnings, summary.ids
+                if summary.recorded_ids is not None:
+                    recorded_ids.append(summary.recorded_ids)
+            else:
+                assert fr is not None
+                warnings, n_source, their_ids = fr.warnings, fr.source_warnings, fr.ids
+                source_errors += fr.source_errors
+            source_warnings += warnings[:n_source]
+            writer_warnings += warnings[n_source:]
+            ids += their_ids
+        check_ids_across(ids, recorded_ids, source_errors)
+        return source_errors, source_warnings, writer_warnings
+
+    def build_assessments(self, source_errors: list[Diagnostic], writer_warnings: list[Diagnostic]) -> None:
+        """The assessments, resolved against the bank and written (unless the bank's outputs
+        are reused: then their warnings are the record's)."""
+        result, bank_unit = self.result, self.bank_unit
+        if self.recipes and not source_errors and self.bank_record is None:
+            per_file = tuple(f for f in self.names if f not in BANK_WIDE)
+            self.resolved, assessed, errors = build_assessments(
+                self.recipes,
+                self.paths,
+                self.kept,
+                per_file,
+                self.timestamp,
+                source_errors,
+                self.bank_media,
+                self.skip,
+            )
+            if not source_errors and not result.errors:
+                result.errors.extend(errors)
+                writer_warnings.extend(assessed.warnings)
+                bank_unit.warnings += assessed.warnings
+                if not result.errors:
+                    for rel, data in sorted(assessed.files.items()):
+                        if rel not in self.emitted:
+                            self.emitted.add(rel)
+                            self.emit(rel, data)
+                            bank_unit.outputs[rel] = _sha256(data)
+                            result.files += 1
+        elif self.bank_record is not None:
+            writer_warnings.extend(self.bank_record.warnings)
+
+    # -- the whole bank
+
+    def summarise(self) -> list[tuple[Quiz, int]]:
+        """Each file's summary (a reused file's outputs kept), the counts; the quizzes' headers
+        and sizes, by quiz id."""
+        result = self.result
+        for p in self.every:
+            fr = self.results.get(p)
+            if fr is None:
+                result.summaries[p] = self.summaries[p]
+                result.reused.add(p)
+                for rel in self.summaries[p].outputs:
+                    if rel not in self.emitted:
+                        self.emitted.add(rel)
+                        self.keep(rel)
+                        result.files += 1
+            elif fr.quiz is not None:
+                result.summaries[p] = fr.summary()
+        headers = sorted(((s.quiz, s.n_questions) for s in result.summaries.values()), key=lambda h: h[0].id)
+        result.quizzes = len(headers)
+        result.assessments = (
+            self.bank_record.assessments if self.bank_record is not None else len(self.recipes)
+        )
+        self.bank_unit.assessments = result.assessments
+        result.questions = sum(n for _, n in headers)
+        return headers
+
+    def bank_outputs(self, source_warnings: list[Diagnostic]) -> bool:
+        """The bank-wide formats' outputs: kept when nothing changed, else assembled last from
+        every file's part and the assessments, as build() would write them. False when that
+        failed (the errors are the result's)."""
+        result = self.result
+        if self.bank_record is not None:
+            # Nothing changed: the bank's outputs (index.html among them when there are
+            # assessments) are in OUT as made.
+            for rel in self.bank_record.outputs:
+                self.keep(rel)
+                result.files += 1
+            result.kept.add(BANK_UNIT)
+            return True
+        if not self.bank_wide:
+            return True
+        ctx = WriteContext(formats=self.names, timestamp=self.timestamp)
+        self.kept.clear()
         out, errors = Output(), []
-        for name in bank_wide:
+        for name in self.bank_wide:
             try:
-                made = get_split(name)[1](parts.pop(name, []), tuple(resolved), ctx)
+                made = get_split(name)[1](self.parts.pop(name, []), tuple(self.resolved), ctx)
             except LmsExportError as e:
                 errors.extend(e.diagnostics)
                 continue
@@ -817,37 +913,39 @@ def build_files(
         if errors:
             result.errors = errors
             result.warnings = source_warnings
-            return result
+            return False
         result.warnings += out.warnings
-        bank_unit.warnings += out.warnings
+        self.bank_unit.warnings += out.warnings
         for rel, data in sorted(out.files.items()):
-            emit(rel, data)
-            bank_unit.outputs[rel] = _sha256(data)
+            self.emit(rel, data)
+            self.bank_unit.outputs[rel] = _sha256(data)
             result.files += 1
-    if "html" in names and not (bank_record is not None and result.assessments):
+        return True
+
+    def index(self, headers: list[tuple[Quiz, int]]) -> None:
+        """index.html: kept when the quizzes' headers are those it was made from, else made."""
+        result = self.result
+        if "html" not in self.names or (self.bank_record is not None and result.assessments):
+            return
         from .writers.html import render_index_of
 
-        digest = index_digest(headers, names)
+        digest = index_digest(headers, self.names)
         index = None
-        if reuse is not None and not result.assessments:
-            index = reuse.derived(INDEX_UNIT, digest)
+        if self.reuse is not None and not result.assessments:
+            index = self.reuse.derived(INDEX_UNIT, digest)
         if index is not None:
-            keep("index.html")  # type: ignore[misc]
+            self.keep("index.html")
             result.derived[INDEX_UNIT] = index
             result.kept.add(INDEX_UNIT)
         else:
-            ctx = WriteContext(formats=names, timestamp=timestamp)
-            data = render_index_of(headers, ctx, resolved).encode("utf-8")
-            emit("index.html", data)
+            ctx = WriteContext(formats=self.names, timestamp=self.timestamp)
+            data = render_index_of(headers, ctx, self.resolved).encode("utf-8")
+            self.emit("index.html", data)
             if result.assessments:  # it shows what the assessments draw: made from the whole bank
-                bank_unit.outputs["index.html"] = _sha256(data)
+                self.bank_unit.outputs["index.html"] = _sha256(data)
             else:
                 result.derived[INDEX_UNIT] = Derived(digest, [], {"index.html": _sha256(data)})
         result.files += 1
-    if bank_record is None:
-        bank_unit.media = dict(sorted(bank_media.items()))
-    result.derived[BANK_UNIT] = bank_unit
-    return result
 
 
 def check_ids_across(
