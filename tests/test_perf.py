@@ -30,7 +30,7 @@ from lmsexport import cache as cache_mod
 from lmsexport import moodle, validate
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
-from lmsexport.model import MultipleChoice, Question, Quiz, SingleChoice, direction
+from lmsexport.model import MultipleChoice, Numerical, Question, Quiz, SingleChoice, direction
 from lmsexport.package import serialize
 from lmsexport.readers import gift as gift_reader
 from lmsexport.source import discover, load_paths
@@ -89,11 +89,14 @@ FORMATS = tuple(WRITERS)  # cc13 included: the bank-wide cartridge is built once
 
 
 def _other_texts(question: Question) -> Question:
-    """The same shape (line counts, presence, languages, tag count) with every text, tag and the id
-    changed."""
+    """The same shape (line counts, presence, languages, tag count) with every text, tag, the id
+    and a numerical question's numbers changed."""
 
     def other(text: str) -> str:
         return "\n".join(f"<&{line[::-1]}\u200f]]>" for line in text.split("\n"))
+
+    def moved(x: float | None) -> float | None:
+        return None if x is None else x * 3.0 + 0.5  # keeps low <= answer <= high
 
     body = question.body
     if isinstance(body, SingleChoice | MultipleChoice):
@@ -102,6 +105,16 @@ def _other_texts(question: Question) -> Question:
             choices=tuple(
                 replace(c, text=other(c.text), feedback=other(c.feedback) if c.feedback else c.feedback)
                 for c in body.choices
+            ),
+        )
+    elif isinstance(body, Numerical):  # other numbers (a plain one's are skeleton slots too)
+        body = replace(
+            body,
+            keys=tuple(
+                replace(
+                    k, answer=moved(k.answer), low=moved(k.low), high=moved(k.high), tolerance=2 * k.tolerance
+                )
+                for k in body.keys
             ),
         )
     return replace(

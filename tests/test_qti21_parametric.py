@@ -200,3 +200,59 @@ def test_the_parametric_case_packages_are_valid_and_golden(golden) -> None:  # t
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             for name in zf.namelist():
                 golden(PARAMETRIC / "expected" / Path(path).with_suffix("").as_posix() / name, zf.read(name))
+
+
+SYNTH_CALCULATED = """\
+id: synth-calc
+title: "calculated"
+lang: en
+questions:
+  - id: calc-a
+    type: calculated
+    variables:
+      N: {min: 1, max: 70}
+      G: [8, 16, 32, 64]
+    stem: "With {N} B parameters on {G} GPUs, how many GB of fp16 parameters does each hold?"
+    explanation: "16 x {N} / {G}: ZeRO-3 shards the 16 bytes a parameter takes."
+    answer: {formula: 16*N/G, tolerance: 1%, decimals: 2}
+  - id: calc-b
+    type: calculated
+    variables:
+      P: {min: 2, max: 16}
+    stem: "A pipeline of {P} stages: in what range is the bubble?"
+    answer: {formula: (P-1)/P, tolerance: 0.05}
+"""
+
+
+def test_a_calculated_questions_variant_items_come_from_skeletons(tmp_path: Path) -> None:
+    """A calculated question's variants are numerical questions: where they are plain (one
+    full-credit key, no feedback) their items are copies of one skeleton with the texts and
+    numbers set in (qti21._Skeleton); every variant's item is, byte for byte, the item
+    build_item_tree builds element by element (the source bank's calculated questions, the
+    parametric model quiz's and two plain ones')."""
+    from lmsexport.package import serialize
+    from lmsexport.source import load_paths
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "calc.yaml").write_text(SYNTH_CALCULATED, encoding="utf-8")
+    paths = [tmp_path / "calc.yaml", *sorted((root / "source").glob("*.yaml"))]
+    quizzes = [parametric_quiz(), *load_paths(paths).quizzes]
+    checked = fast = 0
+    for quiz in quizzes:
+        for q in quiz.questions:
+            if not isinstance(q.body, Calculated):
+                continue
+            qti21._SKELETONS.clear()
+            shapes = set()
+            for variant_q in qti21.item_questions(q):
+                assert isinstance(variant_q.body, Numerical)
+                shape = qti21._shape(quiz, variant_q)
+                if shape is not None:
+                    shapes.add(shape)
+                    fast += 1
+                built = qti21.build_item_tree(quiz, variant_q)
+                assert serialize(qti21.item_tree(quiz, variant_q)) == serialize(built)
+                checked += 1
+            assert len(qti21._SKELETONS) == len(shapes) <= 2  # a range alone is a shape of its own
+    qti21._SKELETONS.clear()
+    assert fast >= 40 and checked > fast

@@ -214,6 +214,10 @@ def _sub(parent: etree._Element, tag: str, text: str | None = None, **attrib: st
 
 def num(value: float) -> str:
     """A number as QTI writes it: integral values without a fraction, others exactly (repr)."""
+    if _NUMBER_STAND_INS:  # only while a skeleton is made (_Skeleton.make)
+        stand_in = _NUMBER_STAND_INS.get(id(value))
+        if stand_in is not None:
+            return stand_in
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     return repr(float(value))
@@ -1764,17 +1768,28 @@ def _build(quiz: Quiz, question: Question) -> BuiltItem:
 # The shape holds everything that decides structure or a constant: the type, points, shuffle,
 # the languages, which optional texts are present (empty counts as absent, as in the builder)
 # and each text's number of lines (a line break is a <br/> element). Only types whose structure
-# depends on nothing else take this path: single, multiple, true/false and essay. Short answer
-# (keys deduplicated by text, expectedLength from text lengths), numerical and matching (rights
-# deduplicated by text) are built element by element.
+# depends on nothing else take this path: single, multiple, true/false, essay, and a numerical
+# question of one full-credit key without feedback (a calculated question's variants), whose
+# numbers are slots too: num() writes a placeholder for the stand-in key's own float objects
+# (_NUMBER_STAND_INS, by identity) and _fields the numbers num() writes for the real key. Short
+# answer (keys deduplicated by text, expectedLength from text lengths), graded numerical and
+# matching (rights deduplicated by text) are built element by element.
 
 _PLACEHOLDER = "\ue000{}\ue001"
 """Private-use characters: no constant the builder writes contains them."""
 _SKELETON_CACHE_MAX = 4096
 """Shapes kept per process; past it a shape's skeleton is built for one item and dropped."""
 _FAST_TYPES = frozenset(
-    {QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE, QuestionType.ESSAY}
+    {
+        QuestionType.SINGLE,
+        QuestionType.MULTIPLE,
+        QuestionType.TRUE_FALSE,
+        QuestionType.ESSAY,
+        QuestionType.NUMERICAL,
+    }
 )
+_NUMBER_STAND_INS: dict[int, str] = {}
+"""While a skeleton is made: the id of each float of its stand-in key -> its placeholder."""
 
 
 def _lines(text: Text | None) -> int:
@@ -1797,6 +1812,7 @@ def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
         quiz.shuffle,
         quiz.lang_of(question),
         body.truth if isinstance(body, TrueFalse) else None,
+        body.key.answer is None if isinstance(body, Numerical) else None,  # a range alone
         stem.count("\n") + 1,  # the stem is written even when empty
         _lines(question.explanation),
         tuple(
@@ -1820,6 +1836,11 @@ def _fields(question: Question) -> list[str]:
             out += c.text.split("\n")
         if isinstance(c.feedback, str) and c.feedback:
             out += c.feedback.split("\n")
+    if isinstance(body, Numerical):
+        key = body.key
+        if key.answer is not None:
+            out.append(num(key.answer))
+        out += [num(bound) for bound in key.bounds]
     return out
 
 
@@ -1854,9 +1875,26 @@ class _Skeleton:
                     for c in body.choices
                 ),
             )
+        numbers: dict[int, str] = {}
+        if isinstance(body, Numerical):
+            # The key's numbers, as _fields gives them: the answer (when there is one), then the
+            # bounds, here set apart (key.bounds gives these very objects). Fresh floats: their
+            # ids are no other number's while they live.
+            old = body.key
+            answer = float("1.5") if old.answer is not None else None
+            low, high = float("1.25"), float("1.75")
+            for value in (answer, low, high):
+                if value is not None:
+                    numbers[id(value)] = _PLACEHOLDER.format(next(counter))
+            key = replace(old, answer=answer, low=low, high=high, tolerance=0.0)
+            body = replace(body, keys=(key,))
         stand_in = replace(question, id=id_, stem=stem, explanation=explanation, body=body)
         n_fields = next(counter)
-        tree = build_item_tree(quiz, stand_in)
+        _NUMBER_STAND_INS.update(numbers)
+        try:
+            tree = build_item_tree(quiz, stand_in)
+        finally:
+            _NUMBER_STAND_INS.clear()
         index = {_PLACEHOLDER.format(i): i for i in range(n_fields)}
         slots: list[_Slot] = []
         for i, el in enumerate(tree.iter()):
