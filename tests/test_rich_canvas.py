@@ -28,10 +28,12 @@ from lmsexport.model import (
     Math,
     Media,
     MultipleChoice,
+    Numerical,
     Question,
     QuestionType,
     Quiz,
     Rich,
+    ShortAnswer,
     SingleChoice,
     Text,
     inlines_of,
@@ -355,6 +357,26 @@ def _other(question: Question) -> Question:
                 for c in body.choices
             ),
         )
+    elif isinstance(body, ShortAnswer):  # its answers are slots too (and a numerical one's key)
+        body = replace(
+            body,
+            answers=tuple(
+                replace(
+                    a, text=a.text[::-1] + "<&z", feedback=other(a.feedback) if a.feedback else a.feedback
+                )
+                for a in body.answers
+            ),
+        )
+    elif isinstance(body, Numerical):
+        body = replace(
+            body,
+            keys=tuple(
+                replace(k, answer=None if k.answer is None else k.answer * 3 + 1, feedback=other(k.feedback))
+                if k.low is None
+                else k
+                for k in body.keys
+            ),
+        )
     return replace(
         question,
         id=question.id + "-b",
@@ -419,6 +441,34 @@ def _check_skeletons(quiz: Quiz) -> None:
                 fast = cc13.item_tree(quiz, made[target.id], "cat", holder)
                 slow = cc13.build_item_tree(quiz, made[target.id], "cat", etree.Element(f"{Q}section"))
                 assert etree.tostring(fast) == etree.tostring(slow)
+    qti12._SKELETONS.clear()
+
+
+def test_short_answers_and_numerical_keys_take_the_skeleton_path() -> None:
+    """A short answer's item (QTI 1.2, both cartridges) and a numerical question's
+    fill-in-the-blank in a cartridge come from a skeleton, its answers slots like its texts: the
+    builder's bytes for each, whichever question of the shape made the skeleton (answers with
+    and without feedback, case-sensitive, a wildcard one left out, one partly right; a plain and
+    a rich feedback; a key with a tolerance)."""
+    from lmsexport.model import Answer, NumericKey, Para, Str
+    from lmsexport.writers import cc13
+
+    rich = Rich((Para((Str("ZeRO-3 <shards> & "), Str("parameters"))),))
+    shorts = [
+        ShortAnswer((Answer("ZeRO-3"), Answer("zero 3", feedback="قریب"), Answer("Z*", wildcard=True))),
+        ShortAnswer((Answer("Adam & <m>", feedback=rich), Answer("adam", 0.5)), case_sensitive=True),
+        ShortAnswer((Answer("x*", wildcard=True),)),
+    ]
+    questions = [Question(id=f"s{i}", stem="کون سا؟", body=b) for i, b in enumerate(shorts)]
+    questions.append(Question(id="n1", stem="GB?", body=Numerical((NumericKey(12.5, 0.1),))))
+    quiz = Quiz("sa", "SA", "ur", tuple(questions))
+    _check_skeletons(quiz)
+    for q in quiz.questions:
+        assert qti12.skeleton_type(q) is isinstance(q.body, ShortAnswer)
+        qti12._SKELETONS.clear()
+        (cc,) = cc13.cc_items(quiz, set(), [(q, q.points)])
+        cc13.item_tree(quiz, cc, "cat", etree.Element(f"{Q}section"))
+        assert [v is not None for v in qti12._SKELETONS.values()] == [True]  # made, not given up
     qti12._SKELETONS.clear()
 
 

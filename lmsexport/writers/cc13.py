@@ -113,6 +113,7 @@ from ..model import (
     is_full,
 )
 from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
+from ..records import Maker
 from ..variants import instantiate
 from . import Output, WriteContext, qti12
 from .qti12 import _el, item_title
@@ -314,6 +315,9 @@ class CcItem:
 
 
 MULTIPLE_RESPONSE = PROFILES[QuestionType.MULTIPLE]
+_evolve_question = Maker(Question).evolve
+"""dataclasses.replace for a Question, quickly (records.py): a calculated question's every
+variant is copied ~4 times on its way to a 1.3 bank's items."""
 
 
 def cc_variant(q: Question, variant: Variant) -> Question:
@@ -326,7 +330,7 @@ def cc_variant(q: Question, variant: Variant) -> Question:
             replace(k, answer=fm.round_value(k.answer, q.body.decimals)) if k.answer is not None else k
             for k in asked.body.keys
         )
-        asked = replace(asked, body=replace(asked.body, keys=keys))
+        asked = _evolve_question(asked, body=replace(asked.body, keys=keys))
     return asked
 
 
@@ -356,7 +360,7 @@ def cc_items(
                 while ident in taken:
                     ident += "-"
                 taken.add(ident)
-                variant_pairs.append((replace(one, id=ident), points))
+                variant_pairs.append((_evolve_question(one, id=ident), points))
             out += cc_items(quiz, taken, variant_pairs, choices_min)
             continue
         if isinstance(q.body, Description):
@@ -386,7 +390,7 @@ def cc_items(
             out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", points))
             continue
         if isinstance(body, Numerical):
-            asked = replace(q, body=ShortAnswer(tuple(fib_answers(body))))
+            asked = _evolve_question(q, body=ShortAnswer(tuple(fib_answers(body))))
             out.append(CcItem(q.id, asked, q, PROFILES[q.type], points))
             continue
         out.append(CcItem(q.id, q, q, PROFILES[q.type], points))
@@ -539,16 +543,34 @@ def _weighting(points: float) -> str | None:
 
 def item_tree(quiz: Quiz, cc: CcItem, category: str | None, parent: etree._Element) -> etree._Element:
     """One CC-profile ``<item>``, appended to ``parent`` (a section or an objectbank): a copy of
-    its shape's skeleton (qti12.skeleton_for) when the question asks as itself and its type
-    allows, else built (build_item_tree)."""
+    its shape's skeleton (qti12.skeleton_for) when the question asks as itself (or a numerical
+    one as the fill-in-the-blank of its key) and its type allows, else built (build_item_tree)."""
     q = cc.question
-    if q is not cc.source or cc.ident != q.id or not qti12.skeleton_type(q) or _as_essay(q):
+    # A numerical question asks as the fill-in-the-blank of its key (cc_items): the source's
+    # type decides whether its answers say their case.
+    numerical = isinstance(cc.source.body, Numerical) and q is not cc.source
+    if (
+        (q is not cc.source and not numerical)
+        or cc.ident != q.id
+        or not qti12.skeleton_type(q)
+        or _as_essay(q)
+    ):
         return build_item_tree(quiz, cc, category, parent)
-    key = ("cc", quiz.lang_of(q), quiz.shuffle, cc.profile, cc.weight, category, *qti12.text_shape(q))
+    key = (
+        "cc",
+        quiz.lang_of(q),
+        quiz.shuffle,
+        cc.profile,
+        cc.weight,
+        category,
+        numerical,
+        *qti12.text_shape(q),
+    )
 
     def build(stand_in: Question) -> etree._Element:
         holder = etree.Element(f"{{{QTI_NS}}}section")
-        made = replace(cc, ident=stand_in.id, question=stand_in, source=stand_in)
+        source = cc.source if numerical else stand_in  # (the builder reads its language and type)
+        made = replace(cc, ident=stand_in.id, question=stand_in, source=source)
         return build_item_tree(quiz, made, category, holder)
 
     skeleton = qti12.skeleton_for(key, q, build, STYLE)

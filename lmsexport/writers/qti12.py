@@ -1278,11 +1278,19 @@ def parametric_losses(q: Question, lms: str = "Canvas") -> Iterator[tuple[str, s
 # and each text as html_text renders it, in the language and form (inline or not) the slot's
 # mattext says. The shape is everything else the builder reads (type, languages, points,
 # shuffle, the key, which optional texts there are); only the types whose structure depends on
-# nothing else take this path. tests/test_rich_canvas.py checks the fast path against the
-# builder on any quiz.
+# nothing else take this path. A short answer's accepted answers are slots too (the text of
+# each varequal, as written), its shape which answers are accepted and which have feedback
+# (a cartridge's numerical question, a fill-in-the-blank of its key, is one).
+# tests/test_rich_canvas.py checks the fast path against the builder on any quiz.
 
 SKELETON_TYPES = frozenset(
-    {QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.TRUE_FALSE, QuestionType.ESSAY}
+    {
+        QuestionType.SINGLE,
+        QuestionType.MULTIPLE,
+        QuestionType.TRUE_FALSE,
+        QuestionType.ESSAY,
+        QuestionType.SHORT_ANSWER,
+    }
 )
 
 
@@ -1312,9 +1320,11 @@ def text_shape(question: Question) -> tuple[object, ...]:
             body = (truth,)
         case Essay():
             body = ()
+        case ShortAnswer(case_sensitive=case):
+            accepted = accepted_answers(question.body)
+            body = (case, len(question.body.answers), tuple((i, a.feedback is not None) for i, a in accepted))
         case (
-            ShortAnswer()
-            | Numerical()
+            Numerical()
             | Matching()
             | Cloze()
             | Ordering()
@@ -1383,6 +1393,16 @@ def _make_skeleton(
                 replace(c, text=mark(f"c{i}"), feedback=mark(f"f{i}") if c.feedback else c.feedback)
             )
         body = replace(body, choices=tuple(choices))
+    answer_texts: dict[str, Callable[[Question], str]] = {}
+    if isinstance(body, ShortAnswer):
+        answers = []
+        for j, a in enumerate(body.answers):
+            answer_texts[f"a{j}"] = lambda q, j=j: _answer(q, j).text  # type: ignore[misc]
+            texts[f"af{j}"] = ((lambda q, j=j: _answer(q, j).feedback), False)  # type: ignore[misc]
+            answers.append(
+                replace(a, text=mark(f"a{j}"), feedback=mark(f"af{j}") if a.feedback else a.feedback)
+            )
+        body = replace(body, answers=tuple(answers))
     stand_in = replace(
         question,
         id=mark("id"),
@@ -1411,6 +1431,11 @@ def _make_skeleton(
         if not (el.text and _MARK in el.text):
             continue
         name = el.text.split(_MARK)[1]
+        if name in answer_texts:  # an accepted answer, written as it is
+            if el.text != mark(name) or etree.QName(el).localname != "varequal":
+                return None
+            slots.append((path, None, answer_texts[name]))
+            continue
         lang = el.get(XML_LANG)
         if name not in texts or lang is None or etree.QName(el).localname != "mattext":
             return None
@@ -1427,6 +1452,12 @@ def _make_skeleton(
 
         slots.append((path, None, value))
     return Skeleton(item, tuple(slots))
+
+
+def _answer(question: Question, index: int) -> Answer:
+    """An answer of a short answer question (what a skeleton's answer slot holds)."""
+    assert isinstance(question.body, ShortAnswer)
+    return question.body.answers[index]
 
 
 def _choice(question: Question, index: int) -> Choice:
