@@ -30,7 +30,7 @@ from lmsexport import cache as cache_mod
 from lmsexport import moodle, validate
 from lmsexport.cli import app
 from lmsexport.errors import SourceError
-from lmsexport.model import MultipleChoice, Numerical, Question, Quiz, SingleChoice, direction
+from lmsexport.model import MultipleChoice, Numerical, Question, Quiz, SingleChoice, Text, direction
 from lmsexport.package import serialize
 from lmsexport.readers import gift as gift_reader
 from lmsexport.source import discover, load_paths
@@ -117,8 +117,20 @@ def _other_texts(question: Question) -> Question:
                 for k in body.keys
             ),
         )
+
+    def other_or_none(text: Text | None) -> Text | None:
+        return other(text) if isinstance(text, str) else text
+
+    fb = question.feedback
     return replace(
         question,
+        feedback=replace(
+            fb,
+            correct=other_or_none(fb.correct),
+            partial=other_or_none(fb.partial),
+            incorrect=other_or_none(fb.incorrect),
+        ),
+        hints=tuple(replace(h, text=other_or_none(h.text)) for h in question.hints),
         id=question.id + "-b",
         tags=tuple(t + "b" for t in question.tags),
         stem=other(question.stem),

@@ -280,3 +280,46 @@ def test_hints_are_read_back_with_their_penalty() -> None:
     assert got.hints == q.hints and got.penalty == 0.2 and got.feedback == q.feedback
     (default,) = read_back(replace(quiz, questions=(replace(q, penalty=None),)))
     assert default.penalty is None
+
+
+def test_choice_questions_with_combined_feedback_hints_and_a_penalty_come_from_skeletons() -> None:
+    """A single or multiple choice with credits, Moodle's combined feedback (a multi-line and an
+    empty text among them), hints and a penalty takes the skeleton path (qti21._EXTRAS_TYPES):
+    its item is build_item_tree's, byte for byte, whichever question of the shape made the
+    skeleton; one with another feedback present is a shape of its own."""
+    from lmsexport.model import Choice, MultipleChoice
+    from lmsexport.package import serialize
+
+    def question(qid: str, word: str, fb: OutcomeFeedback) -> Question:
+        hints = (Hint(f"{word}: پہلا اشارہ"), Hint(f"{word}\nدوسرا", show_num_correct=True, clear_wrong=True))
+        return Question(
+            id=qid,
+            stem=f"{word}: ZeRO-3 کیا بانٹتا ہے؟",
+            explanation=f"{word} & <b>",
+            body=MultipleChoice(
+                (
+                    Choice(f"{word} params", 0.5, feedback="ہاں"),
+                    Choice(f"{word} grads", 0.5),
+                    Choice(f"{word} nothing", -0.5, feedback="نہیں"),
+                )
+            ),
+            feedback=fb,
+            hints=hints,
+            penalty=0.25,
+        )
+
+    full = OutcomeFeedback("ٹھیک\nبالکل", "", "غلط", show_num_correct=True)
+    quiz = Quiz("fb", "FB", "ur", ())
+    a, b = question("qa", "alpha", full), question("qb", "<&beta>", full)
+    c = question("qc", "gamma", OutcomeFeedback("ٹھیک", None, "غلط"))
+    single = replace(
+        a, id="qs", body=SingleChoice((Choice("x", 1.0), Choice("y", 0.5, feedback="آدھا"), Choice("z", 0.0)))
+    )
+    for source, target in ((a, b), (b, a), (a, a), (single, replace(single, id="qt", stem="دوسرا"))):
+        qti21._SKELETONS.clear()
+        assert qti21._shape(quiz, source) is not None
+        qti21.item_tree(quiz, source)
+        assert serialize(qti21.item_tree(quiz, target)) == serialize(qti21.build_item_tree(quiz, target))
+    assert qti21._shape(quiz, a) != qti21._shape(quiz, c)
+    assert serialize(qti21.item_tree(quiz, c)) == serialize(qti21.build_item_tree(quiz, c))
+    qti21._SKELETONS.clear()

@@ -384,9 +384,14 @@ def has_extra_feedback(question: Question) -> bool:
 def _has_extras(question: Question) -> bool:
     """Whether a question sets anything today's items never held (credits aside): a name's
     enough to leave the skeleton path alone, this is what changes the tree's structure."""
-    body = question.body
     if question.feedback or question.hints or question.penalty is not None:
         return True
+    return _body_extras(question)
+
+
+def _body_extras(question: Question) -> bool:
+    """_has_extras for what the question's kind sets (its feedback by answer, graded keys...)."""
+    body = question.body
     if isinstance(body, TrueFalse):
         return body.feedback_true is not None or body.feedback_false is not None
     if isinstance(body, ShortAnswer):
@@ -1790,6 +1795,10 @@ _FAST_TYPES = frozenset(
 )
 _NUMBER_STAND_INS: dict[int, str] = {}
 """While a skeleton is made: the id of each float of its stand-in key -> its placeholder."""
+_EXTRAS_TYPES = frozenset({QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.NUMERICAL})
+"""Types whose skeleton holds the combined feedback, hints and penalty too (each present text
+a slot, which are present and the penalty part of the shape): a choice question with credits
+and Moodle's combined feedback, as most exported banks hold them."""
 
 
 def _lines(text: Text | None) -> int:
@@ -1797,16 +1806,32 @@ def _lines(text: Text | None) -> int:
     return text.count("\n") + 1 if isinstance(text, str) and text else 0
 
 
+def _given_lines(text: Text | None) -> int:
+    """As _lines for a text the builder writes whenever it is not None (empty too)."""
+    return text.count("\n") + 1 if isinstance(text, str) else 0
+
+
+def _extras_shape(question: Question) -> tuple[object, ...]:
+    """How the combined feedback, hints and penalty shape the tree (see _EXTRAS_TYPES)."""
+    fb = question.feedback
+    return (
+        tuple(_given_lines(t) for t in (fb.correct, fb.partial, fb.incorrect)),
+        tuple(_given_lines(h.text) for h in question.hints),
+        question.penalty,
+    )
+
+
 def _shape(quiz: Quiz, question: Question) -> tuple[object, ...] | None:
     # Only plain texts: a rich text's structure is its tree (isinstance also narrows for mypy).
     stem = question.stem
     if question.type not in _FAST_TYPES or not isinstance(stem, str) or not _is_plain(question):
         return None
-    if _has_extras(question):
+    if _has_extras(question) and (question.type not in _EXTRAS_TYPES or _body_extras(question)):
         return None
     body = question.body
     choices = body.choices if isinstance(body, SingleChoice | MultipleChoice) else ()
     return (
+        _extras_shape(question),
         question.type,
         question.points,
         quiz.shuffle,
@@ -1841,6 +1866,10 @@ def _fields(question: Question) -> list[str]:
         if key.answer is not None:
             out.append(num(key.answer))
         out += [num(bound) for bound in key.bounds]
+    fb = question.feedback
+    for text in (fb.correct, fb.partial, fb.incorrect, *(h.text for h in question.hints)):
+        if isinstance(text, str):
+            out += text.split("\n")
     return out
 
 
@@ -1863,7 +1892,8 @@ class _Skeleton:
             assert isinstance(text, str)  # _shape sends rich texts to the builder
             return "\n".join(_PLACEHOLDER.format(next(counter)) for _ in text.split("\n"))
 
-        # Same order as _fields: id, stem, explanation, then each choice's text and feedback.
+        # Same order as _fields: id, stem, explanation, each choice's text and feedback, a
+        # numerical key's numbers, the combined feedback, the hints.
         id_, stem = ph(question.id), ph(question.stem)
         explanation = ph(question.explanation) if question.explanation else question.explanation
         body = question.body
@@ -1888,7 +1918,17 @@ class _Skeleton:
                     numbers[id(value)] = _PLACEHOLDER.format(next(counter))
             key = replace(old, answer=answer, low=low, high=high, tolerance=0.0)
             body = replace(body, keys=(key,))
-        stand_in = replace(question, id=id_, stem=stem, explanation=explanation, body=body)
+        fb = question.feedback
+        feedback = replace(
+            fb,
+            correct=ph(fb.correct) if fb.correct is not None else None,
+            partial=ph(fb.partial) if fb.partial is not None else None,
+            incorrect=ph(fb.incorrect) if fb.incorrect is not None else None,
+        )
+        hints = tuple(replace(h, text=ph(h.text)) for h in question.hints)
+        stand_in = replace(
+            question, id=id_, stem=stem, explanation=explanation, body=body, feedback=feedback, hints=hints
+        )
         n_fields = next(counter)
         _NUMBER_STAND_INS.update(numbers)
         try:
