@@ -397,9 +397,10 @@ def draw(
     try:
         if given is not None:
             pass
-        elif size <= ENUMERATE_LIMIT and not conds and not derived_ast:
+        elif size <= ENUMERATE_LIMIT and names and not conds and not derived_ast:
             # Every combination is admitted and none can fail: the ones _pick would draw from the
             # whole list, found by their numbers in it (product order) without making the list.
+            # (With no variable the one combination is {}, which admits nothing: listed below.)
             accepted = [_combination(domains, names, i) for i in _pick_numbers(rng, size, want)]
             tries = size
         elif size <= ENUMERATE_LIMIT:

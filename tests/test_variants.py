@@ -481,3 +481,11 @@ def test_pick_numbers_is_pick(size: int, k: int, seed: int) -> None:
     items = [{"i": float(i)} for i in range(size)]
     picked = _pick(random.Random(seed), items, k)
     assert [int(e["i"]) for e in picked] == _pick_numbers(random.Random(seed), size, k)
+
+
+def test_a_question_without_variables_has_no_variant() -> None:
+    """With no variable the one combination is the empty one, which the draw never admits (as
+    the enumeration always did): the question has no variant (a Moodle XML calculated question
+    with no dataset is left out, not given one variant)."""
+    with pytest.raises(SourceError, match="has no variant"):
+        draw("no-vars", Parameters(()), answer=Formula("1 + 1"))
