@@ -377,8 +377,15 @@ def _other(question: Question) -> Question:
                 for k in body.keys
             ),
         )
+    fb = question.feedback
     return replace(
         question,
+        # a right and a wrong response's feedback are slots too (an empty one stays empty)
+        feedback=replace(
+            fb,
+            correct=other(fb.correct) if fb.correct else fb.correct,
+            incorrect=other(fb.incorrect) if fb.incorrect else fb.incorrect,
+        ),
         id=question.id + "-b",
         name=question.name + "-b" if question.name is not None else None,
         stem=other(question.stem) or "x",
@@ -451,6 +458,7 @@ def test_short_answers_and_numerical_keys_take_the_skeleton_path() -> None:
     and without feedback, case-sensitive, a wildcard one left out, one partly right; a plain and
     a rich feedback; a key with a tolerance)."""
     from lmsexport.model import Answer, NumericKey, Para, Str
+    from lmsexport.package import serialize
     from lmsexport.writers import cc13
 
     rich = Rich((Para((Str("ZeRO-3 <shards> & "), Str("parameters"))),))
@@ -463,12 +471,52 @@ def test_short_answers_and_numerical_keys_take_the_skeleton_path() -> None:
     questions.append(Question(id="n1", stem="GB?", body=Numerical((NumericKey(12.5, 0.1),))))
     quiz = Quiz("sa", "SA", "ur", tuple(questions))
     _check_skeletons(quiz)
+    # An empty feedback is written, with no slot: a shape of its own, never the one of a text.
+    empty, text = (
+        Question(id=f"e{i}", stem="کون سا؟", body=ShortAnswer((Answer("Paris", feedback=fb),)))
+        for i, fb in enumerate(("", "Well done"))
+    )
+    qti12._SKELETONS.clear()
+    for q in (empty, text):
+        assert serialize(qti12.item_tree(quiz, q)) == serialize(qti12.build_item_tree(quiz, q))
     for q in quiz.questions:
         assert qti12.skeleton_type(q) is isinstance(q.body, ShortAnswer)
         qti12._SKELETONS.clear()
         (cc,) = cc13.cc_items(quiz, set(), [(q, q.points)])
         cc13.item_tree(quiz, cc, "cat", etree.Element(f"{Q}section"))
         assert [v is not None for v in qti12._SKELETONS.values()] == [True]  # made, not given up
+    qti12._SKELETONS.clear()
+
+
+def test_feedback_on_right_and_wrong_responses_takes_the_skeleton_path() -> None:
+    """Moodle's combined feedback on a right and a wrong response (correct_fb,
+    general_incorrect_fb) are slots of a QTI 1.2 and a cartridge item's skeleton: the builder's
+    bytes whichever question of the shape made it, plain or rich, with an empty one (written,
+    no slot) a shape of its own; true/false feedback still builds."""
+    from lmsexport.model import Choice, OutcomeFeedback, Para, Str
+    from lmsexport.writers import cc13
+
+    rich = Rich((Para((Str("ٹھیک <b> & "), Str("ZeRO"))),))
+    body = SingleChoice((Choice("params", 1.0, feedback="ہاں"), Choice("grads", 0.5), Choice("none", 0.0)))
+    questions = [
+        Question(id=f"f{i}", stem="ZeRO-3?", body=body, feedback=fb)
+        for i, fb in enumerate(
+            (
+                OutcomeFeedback("ٹھیک", "آدھا", "غلط"),
+                OutcomeFeedback(rich, None, "غلط\nدوبارہ"),
+                OutcomeFeedback("", None, None),
+                OutcomeFeedback(None, "آدھا", "غلط"),
+            )
+        )
+    ]
+    quiz = Quiz("ofb", "OFB", "ur", tuple(questions))
+    _check_skeletons(quiz)
+    for q in quiz.questions:
+        qti12._SKELETONS.clear()
+        qti12.item_tree(quiz, q)
+        (cc,) = cc13.cc_items(quiz, set(), [(q, q.points)])
+        cc13.item_tree(quiz, cc, "cat", etree.Element(f"{Q}section"))
+        assert len(qti12._SKELETONS) == 2 and None not in qti12._SKELETONS.values()  # made, not given up
     qti12._SKELETONS.clear()
 
 

@@ -1296,9 +1296,9 @@ SKELETON_TYPES = frozenset(
 
 def skeleton_type(question: Question) -> bool:
     """Whether a question's item may be a skeleton's copy: its type's structure depends on nothing
-    but text_shape, and it has no text the skeleton does not mark (the feedback on a right or
-    wrong response, on a true/false answer: those questions are built)."""
-    if question.type not in SKELETON_TYPES or any(outcome_feedback(question)):
+    but text_shape, and it has no text the skeleton does not mark (the feedback on a true/false
+    answer: those questions are built)."""
+    if question.type not in SKELETON_TYPES:
         return False
     body = question.body
     return not (isinstance(body, TrueFalse) and (body.feedback_true or body.feedback_false))
@@ -1322,7 +1322,9 @@ def text_shape(question: Question) -> tuple[object, ...]:
             body = ()
         case ShortAnswer(case_sensitive=case):
             accepted = accepted_answers(question.body)
-            body = (case, len(question.body.answers), tuple((i, a.feedback is not None) for i, a in accepted))
+            # which answers are written, and whether each one's feedback is absent, empty or a slot
+            feedback = tuple((i, 0 if a.feedback is None else 2 if a.feedback else 1) for i, a in accepted)
+            body = (case, len(question.body.answers), feedback)
         case (
             Numerical()
             | Matching()
@@ -1335,7 +1337,16 @@ def text_shape(question: Question) -> tuple[object, ...]:
             body = (question.body,)  # not skeleton types: the whole body, to be safe
         case _:
             assert_never(question.body)
-    return (question.type, question.lang, bool(question.explanation), question.name is not None, body)
+    # The feedback on a right and on a wrong response: absent, empty (written as such, no slot) or a slot.
+    outcome = tuple(0 if t is None else 2 if t else 1 for t in outcome_feedback(question))
+    return (
+        question.type,
+        question.lang,
+        bool(question.explanation),
+        question.name is not None,
+        outcome,
+        body,
+    )
 
 
 @dataclass(frozen=True)
@@ -1382,6 +1393,8 @@ def _make_skeleton(
     texts: dict[str, tuple[Callable[[Question], Text | None], bool]] = {
         "stem": (lambda q: q.stem, False),
         "explanation": (lambda q: q.explanation, False),
+        "correct": (lambda q: outcome_feedback(q)[0], False),
+        "incorrect": (lambda q: outcome_feedback(q)[1], False),
     }
     body = question.body
     if isinstance(body, SingleChoice | MultipleChoice):
@@ -1403,8 +1416,14 @@ def _make_skeleton(
                 replace(a, text=mark(f"a{j}"), feedback=mark(f"af{j}") if a.feedback else a.feedback)
             )
         body = replace(body, answers=tuple(answers))
+    fb = question.feedback
     stand_in = replace(
         question,
+        feedback=replace(
+            fb,
+            correct=mark("correct") if fb.correct else fb.correct,
+            incorrect=mark("incorrect") if fb.incorrect else fb.incorrect,
+        ),
         id=mark("id"),
         name=mark("name") if question.name is not None else None,
         stem=mark("stem"),
