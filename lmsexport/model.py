@@ -11,6 +11,7 @@ GIFT equals the one loaded from YAML.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias, assert_never
@@ -1347,6 +1348,7 @@ RTL_LANGUAGES = frozenset(
 RTL_SCRIPTS = frozenset({"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm", "Rohg"})
 
 
+@functools.lru_cache(maxsize=1024)  # a few tags, asked for every text of every item
 def is_rtl(lang: str) -> bool:
     """Whether text in this BCP 47 language is written right to left.
 
@@ -1360,6 +1362,7 @@ def is_rtl(lang: str) -> bool:
     return parts[0].lower() in RTL_LANGUAGES
 
 
+@functools.lru_cache(maxsize=1024)
 def direction(lang: str) -> str:
     """ "rtl" or "ltr" for a BCP 47 tag."""
     return "rtl" if is_rtl(lang) else "ltr"

@@ -9,7 +9,9 @@ import io
 import zipfile
 
 import lxml.html
+import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 from strategies import banks, rich_banks_with_assessments
 
@@ -103,3 +105,36 @@ def test_any_rich_bank_with_assessments_builds_valid_qti_packages(bank: Bank) ->
                 if member.startswith("items/"):
                     data = zf.read(member)
                     assert items.setdefault(member, data) == data, (name, member)
+
+
+def _html_text_by_lxml(text: str, lang: str) -> str:
+    """qti12.html_text of a plain text as lxml writes it (the definition its string path keeps)."""
+    from lxml import etree
+
+    from lmsexport.model import direction
+
+    div = etree.Element("div", dir=direction(lang), lang=lang)
+    lines = text.split("\n")
+    div.text = lines[0]
+    for line in lines[1:]:
+        etree.SubElement(div, "br").tail = line
+    return etree.tostring(div, encoding="unicode")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(max_size=60) | st.text(alphabet="\n\r\t&<>\"' ab\u200fاردو", max_size=30),
+    st.sampled_from(["ur", "en", "ar-Latn", "en-US", "ur_PK", 'x"y']),
+)
+def test_plain_html_text_is_what_lxml_writes(text: str, lang: str) -> None:
+    """qti12.html_text writes a plain text as strings; the bytes are lxml's for any text and
+    language, and where lxml refuses a character so does html_text."""
+    from lmsexport.writers import qti12
+
+    try:
+        expected = _html_text_by_lxml(text, lang)
+    except ValueError:
+        with pytest.raises(ValueError):
+            qti12.html_text(text, lang)
+        return
+    assert qti12.html_text(text, lang) == expected
