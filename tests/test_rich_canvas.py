@@ -520,6 +520,29 @@ def test_feedback_on_right_and_wrong_responses_takes_the_skeleton_path() -> None
     qti12._SKELETONS.clear()
 
 
+def test_true_false_with_an_empty_answer_feedback_is_built() -> None:
+    """The builder writes a true/false answer's feedback whenever it is not None, an empty one
+    too: such a question is built, never a copy of the skeleton of one without feedback (the
+    QTI 1.2 item and both cartridges'), whichever comes first."""
+    from lmsexport.model import TrueFalse
+    from lmsexport.package import serialize
+    from lmsexport.writers import cc13
+
+    plain = Question(id="t1", stem="ZeRO-1 بانٹتا ہے؟", body=TrueFalse(True))
+    empty = Question(id="t2", stem="ZeRO-2 بانٹتا ہے؟", body=TrueFalse(True, feedback_true=""))
+    quiz = Quiz("tf", "TF", "ur", (plain, empty))
+    for order in ((plain, empty), (empty, plain)):
+        qti12._SKELETONS.clear()
+        for q in order:
+            assert serialize(qti12.item_tree(quiz, q)) == serialize(qti12.build_item_tree(quiz, q))
+            for version in (cc13.CC13, cc13.CC11):
+                (cc,) = cc13.cc_items(quiz, set(), [(q, q.points)], version.choices_min)
+                fast = cc13.item_tree(quiz, cc, "cat", etree.Element(f"{Q}section"))
+                slow = cc13.build_item_tree(quiz, cc, "cat", etree.Element(f"{Q}section"))
+                assert etree.tostring(fast) == etree.tostring(slow)
+    qti12._SKELETONS.clear()
+
+
 def test_a_literal_tex_delimiter_is_not_a_formula() -> None:
     """Prose that spells ``\\(`` or ``$$`` is kept from MathJax (Canvas's with
     new_math_equation_handling, Moodle's filter): a ``tex2jax_ignore`` span with ``\\`` and ``$``

@@ -1314,7 +1314,10 @@ def skeleton_type(question: Question) -> bool:
     if question.type not in SKELETON_TYPES:
         return False
     body = question.body
-    return not (isinstance(body, TrueFalse) and (body.feedback_true or body.feedback_false))
+    # As the builder decides whether to write them (an empty one is written too).
+    return not (
+        isinstance(body, TrueFalse) and (body.feedback_true is not None or body.feedback_false is not None)
+    )
 
 
 _SKELETONS: dict[tuple[object, ...], Skeleton | None] = {}
