@@ -2,7 +2,7 @@
 measures every figure of docs/performance.md.
 
     python benchmarks/bench.py [SIZES...] [--shape plain|real|both] [--text2qti PATH]
-                               [--text2qti-max N] [--rounds N] [--keep]
+                               [--text2qti-max N] [--rounds N] [--ratio-rounds N] [--keep]
 
 For each size and each bank (benchmarks/synth.py: the plain single-choice bank and the
 real-shaped one, a fifth of its questions with partial credit, combined feedback, hints, graded
@@ -20,6 +20,12 @@ whatever is installed), with CI=1 so that no progress bar is drawn:
   GIFT and Moodle XML file read back and compared), no output;
 - floor: zipping (same level, same order) and writing, with fsync, the very bytes the build
   wrote, in one process, without generating or validating anything.
+
+With more than one bank (--shape both or all), --ratio-rounds rounds (3 by default, the first
+being the cold build above) alternate a cold build of each bank, and the cost a question of the
+real-shaped (and parametric) bank over the plain one is given per round and as the median of the
+rounds: one cold build each drifts with the machine's neighbours by more than the target's
+margin (20 % between two runs of the same 20,000-question bank measured on this shared machine).
 
 On the plain bank, up to --text2qti-max questions, --rounds rounds alternate ``text2qti`` (on
 one text file holding the same questions, choices, per-choice feedback and explanations as
@@ -43,6 +49,7 @@ import io
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -267,6 +274,12 @@ def main() -> int:
         help="which synthetic bank (benchmarks/synth.py): plain single choice, real-shaped, a fifth "
         "parametric, both (plain and real) or all three",
     )
+    parser.add_argument(
+        "--ratio-rounds",
+        type=int,
+        default=3,
+        help="rounds of alternating cold builds of each bank, for the cost ratios (default 3)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the banks and outputs (benchmarks/out/)")
     parser.add_argument("--no-reader", action="store_true", help="skip the GIFT reader comparison")
     parser.add_argument(
@@ -296,7 +309,7 @@ def main() -> int:
         "| QTI 1.2 alone wall / CPU s | ratio wall, CPU |",
         "|---|---|---|---|---|---|---|",
     ]
-    per_question: dict[tuple[int, str], float] = {}
+    per_question: dict[tuple[int, str], list[float]] = {}
     print("\n".join(machine()), flush=True)
     print(f"- formats built: {', '.join(args.formats) if args.formats else 'all (the default)'}", flush=True)
     print(f"- real-shaped bank's kinds: {', '.join(synth.real_kinds())}", flush=True)
@@ -337,7 +350,7 @@ def main() -> int:
             shutil.rmtree(floor_dir, ignore_errors=True)
             floor_s = floor(out, floor_dir)
             shutil.rmtree(floor_dir, ignore_errors=True)
-            per_question[(n, shape)] = cold.cpu / n
+            per_question[(n, shape)] = [cold.cpu / n]
             cells = [
                 f"{n:,}", shape, str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}",
                 f"{1000 * cold.cpu / n:.2f}", mb(cold.peak_rss), mb(written),
@@ -351,9 +364,31 @@ def main() -> int:
             if shape == "plain" and args.text2qti and n <= args.text2qti_max:
                 compare.append(compare_text2qti(n, bank, args.text2qti, args.rounds, chosen, env))
                 print(compare[-1], flush=True)
-            if not args.keep:
-                shutil.rmtree(bank, ignore_errors=True)
-                fresh_out(out)
+        if len(shapes) > 1:
+            for _ in range(args.ratio_rounds - 1):
+                for shape in shapes:
+                    out = WORK / f"dist-{n}-{shape}"
+                    fresh_out(out)
+                    again = measure(
+                        lmsexport("build", str(WORK / f"bank-{n}-{shape}"), "--out", str(out), *chosen), env
+                    )
+                    if again.returncode != 0:
+                        print(f"build of {n} questions ({shape}) failed", file=sys.stderr)
+                        return 1
+                    per_question[(n, shape)].append(again.cpu / n)
+            print(
+                f"  ({n:,}: cold CPU ms a question by round: "
+                + "; ".join(
+                    f"{shape} " + ", ".join(f"{1000 * c:.2f}" for c in per_question[(n, shape)])
+                    for shape in shapes
+                )
+                + ")",
+                flush=True,
+            )
+        if not args.keep:
+            for shape in shapes:
+                shutil.rmtree(WORK / f"bank-{n}-{shape}", ignore_errors=True)
+                fresh_out(WORK / f"dist-{n}-{shape}")
     help_run = measure(lmsexport("--help"), lmsexport_env())
     seed_out = WORK / "dist-seed"
     fresh_out(seed_out)
@@ -376,8 +411,15 @@ def main() -> int:
     for n in args.sizes:
         for shape, name in (("real", "real-shaped"), ("parametric", "a fifth parametric")):
             if (n, "plain") in per_question and (n, shape) in per_question:
-                ratio = per_question[(n, shape)] / per_question[(n, "plain")]
-                print(f"- {n:,}: cold CPU a question, {name} / plain: {ratio:.2f}x")
+                ratios = [
+                    r / p for r, p in zip(per_question[(n, shape)], per_question[(n, "plain")], strict=True)
+                ]
+                print(
+                    f"- {n:,}: cold CPU a question, {name} / plain: {statistics.median(ratios):.2f}x, "
+                    f"the median of {len(ratios)} alternating rounds ("
+                    + ", ".join(f"{r:.2f}" for r in ratios)
+                    + ")"
+                )
     print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
     print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
     if reader is not None:
