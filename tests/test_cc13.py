@@ -17,7 +17,18 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from lmsexport import validate_qti12 as v
-from lmsexport.model import Bank, Choice, Essay, Matching, Numerical, NumericKey, Pair, Question, Quiz
+from lmsexport.model import (
+    Bank,
+    Choice,
+    Essay,
+    Matching,
+    Numerical,
+    NumericKey,
+    Pair,
+    Question,
+    Quiz,
+    SingleChoice,
+)
 from lmsexport.package import serialize
 from lmsexport.validate import schema_dir
 from lmsexport.validate_qti12 import validate_cartridge, validate_cc_tree
@@ -839,3 +850,31 @@ def test_a_11_cartridge_has_the_first_variant_only_named() -> None:
     warnings = [w for w in out.warnings if w.rule == "cc11.variants-not-carried"]
     assert len(warnings) == len(qz.questions)
     assert all("not written (a 1.1 cartridge has no question bank)" in w.message for w in warnings)
+
+
+def test_items_shared_between_documents_are_the_items_built_afresh() -> None:
+    """A quiz's items are built once and shared (cc13._BUILT) by its 1.3 assessment, its 1.3
+    bank (every variant of a parametric question, the first being the assessment's) and its
+    1.1 assessment (unless 1.1 wants more choices): each document is the one built with nothing
+    shared, in any order, for a quiz with a single choice of two choices (1.1's minimum is more)."""
+    from lmsexport.writers import cc13
+
+    plain = _parametric_bank().quizzes[0]
+    two = Question(id="two-choices", stem="Which?", body=SingleChoice((Choice("a", 1.0), Choice("b"))))
+    qz = replace(plain, questions=(*plain.questions, two))
+
+    def documents(order: list[cc13.Version], fresh: bool) -> list[bytes]:
+        cc13._BUILT.clear()
+        out = []
+        for version in order:
+            if fresh:
+                cc13._BUILT.clear()
+            docs = cc13.quiz_documents(qz, version)
+            out += [etree.tostring(docs.assessment)]
+            if docs.bank is not None:
+                out += [etree.tostring(docs.bank)]
+        return out
+
+    for order in ([cc13.CC13, cc13.CC11], [cc13.CC11, cc13.CC13], [cc13.CC13, cc13.CC13]):
+        assert documents(order, fresh=False) == documents(order, fresh=True)
+    cc13._BUILT.clear()
