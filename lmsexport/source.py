@@ -668,19 +668,33 @@ def _bool(ctx: _Ctx, node: Node, what: str) -> bool | None:
     return node.value.lower() in ("true", "yes", "on", "y")
 
 
+_PLAIN_NUMBER = {
+    _INT: re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z"),
+    _FLOAT: re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z"),
+}
+"""The decimal forms of a YAML 1.1 int and float, which Python's int() and float() read as
+PyYAML's constructors do; the other forms (octal 017, 0x1F, 1_000, 1:30, .inf) go to PyYAML."""
+
+
 def _number(ctx: _Ctx, node: Node, what: str) -> float | None:
     if node.kind != "scalar" or node.tag not in (_INT, _FLOAT):
         ctx.error(node, f"{what} must be a number, not {node.describe()}", "source.wrong-type")
         return None
-    import yaml
-
-    value = float(
-        yaml.SafeLoader.construct_object(yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value))
-    )
+    if _PLAIN_NUMBER[node.tag].match(node.value):
+        value = float(int(node.value)) if node.tag == _INT else float(node.value)
+    else:
+        value = _yaml_number(node)
     if not math.isfinite(value):
         ctx.error(node, f"{what} must be a finite number", "source.bad-number")
         return None
     return value
+
+
+def _yaml_number(node: Node) -> float:
+    """A number as PyYAML constructs it (a fresh loader for each: the rare forms only)."""
+    import yaml
+
+    return float(yaml.SafeLoader.construct_object(yaml.SafeLoader(""), yaml.ScalarNode(node.tag, node.value)))
 
 
 def _id(ctx: _Ctx, node: Node, what: str) -> str | None:

@@ -138,3 +138,44 @@ def test_plain_html_text_is_what_lxml_writes(text: str, lang: str) -> None:
             qti12.html_text(text, lang)
         return
     assert qti12.html_text(text, lang) == expected
+
+
+_NUMBER_TEXTS = (
+    st.from_regex(r"[-+]?(0|[1-9][0-9]{0,25})", fullmatch=True)
+    | st.from_regex(r"[-+]?([0-9]{1,20}\.[0-9]{0,20}|\.[0-9]{1,20})([eE][-+]?[0-9]{1,3})?", fullmatch=True)
+    | st.from_regex(
+        r"[-+]?(0[0-7_]{1,6}|0x[0-9a-fA-F_]{1,6}|0b[01_]{1,8}|[1-9][0-9_]{0,6}(:[0-5]?[0-9]){0,2})",
+        fullmatch=True,
+    )
+    | st.from_regex(
+        r"[-+]?([0-9][0-9_]{0,6}\.[0-9_]{0,6}([eE][-+][0-9]{1,3})?|\.(inf|Inf|INF|nan|NaN|NAN))",
+        fullmatch=True,
+    )
+    | st.floats(allow_nan=False).map(repr)
+    | st.integers().map(str)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NUMBER_TEXTS)
+def test_a_number_is_what_pyyaml_constructs(text: str) -> None:
+    """source._number reads the decimal forms itself and leaves the rest to PyYAML: for any
+    scalar PyYAML resolves as an int or a float, the number (or the error) is PyYAML's."""
+    import math
+
+    import yaml
+
+    from lmsexport import source
+
+    tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))
+    if tag not in (source._INT, source._FLOAT):
+        return
+    node = source.Node("scalar", "bank.yaml", 1, 1, value=text, tag=tag)
+    ctx = source._Ctx("bank.yaml", [])
+    expected = float(yaml.safe_load(text))
+    got = source._number(ctx, node, "a number")
+    if math.isfinite(expected):
+        assert got == expected and math.copysign(1, got) == math.copysign(1, expected), (text, got)
+        assert ctx.diags == []
+    else:
+        assert got is None and [d.message for d in ctx.diags] == ["a number must be a finite number"]
