@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -1017,10 +1018,14 @@ def _may_be_assessment(path: Path) -> bool:
     a file this misses (flow style) is still built right, by loading the quizzes again.
     """
     try:
-        with open(path, "rb") as fh:
-            return any(line.startswith(b"sections:") for line in fh)
+        return _SECTIONS_LINE.search(path.read_bytes()) is not None
     except OSError:
         return False
+
+
+_SECTIONS_LINE = re.compile(rb"^sections:", re.MULTILINE)
+"""A line that starts with `sections:` (one regex over the file: a loop over its lines took
+~0.2 s of the parent's CPU at 20,000 questions)."""
 
 
 def build_assessments(
@@ -1297,6 +1302,7 @@ def _run_pool(
     handing each result to ``take`` (in this process) as soon as it is done. The schemas the
     formats ``warm`` validate with are compiled first. ``meanwhile`` runs here once every task
     is submitted, before the first result is taken."""
+    import gc
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
@@ -1317,20 +1323,27 @@ def _run_pool(
             warm_qti12()
     # Largest files first, so that no worker is left with a big file while the other idles.
     order = sorted(tasks, key=lambda t: -(t[0].stat().st_size if t[0].is_file() else 0))
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(tasks)),
-        mp_context=context,
-        initializer=_die_with_parent,
-        initargs=(os.getpid(),),
-    ) as pool:
-        pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
-        if meanwhile is not None:
-            meanwhile()
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                take(future.result())
-            del finished  # drop the results: only the pending ones stay in memory
+    # What this process holds now (modules, compiled schemas' proxies), out of the collector's
+    # reach in the forked workers: their full collections no longer walk it (nor write to its
+    # pages, which fork shares until they are written).
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(tasks)),
+            mp_context=context,
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
+            pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
+            if meanwhile is not None:
+                meanwhile()
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    take(future.result())
+                del finished  # drop the results: only the pending ones stay in memory
+    finally:
+        gc.unfreeze()
 
 
 def _die_with_parent(parent: int) -> None:

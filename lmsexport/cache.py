@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import model
 from .build import BuildResult, Derived, FileSummary, QuestionHead
-from .errors import Diagnostic, Severity
+from .errors import SEVERITY_TEXT, Diagnostic, Severity
 from .model import SourceLoc
 
 if TYPE_CHECKING:
@@ -266,7 +266,8 @@ def _extra_class(name: str) -> type:
 
 
 def _diagnostic_to(d: Diagnostic) -> list[object]:
-    return [d.loc.path, d.loc.line, d.loc.col, d.message, d.severity.value, d.rule, d.hint]
+    loc = d.loc
+    return [loc.path, loc.line, loc.col, d.message, SEVERITY_TEXT[d.severity], d.rule, d.hint]
 
 
 def _diagnostic_from(raw: Any) -> Diagnostic:

@@ -66,8 +66,9 @@ def _usage(message: str) -> NoReturn:
 
 
 def _print_diagnostics(diags: list[Diagnostic]) -> None:
-    for d in sorted(diags, key=Diagnostic.sort_key):
-        _err(d.format())
+    ordered = sorted(diags, key=Diagnostic.sort_key)
+    for start in range(0, len(ordered), 1000):  # (a write a line: ~0.15 s more at 80,000)
+        sys.stderr.write("".join(f"{d.format()}\n" for d in ordered[start : start + 1000]))
 
 
 def _summary(diags: list[Diagnostic]) -> str:
@@ -731,7 +732,18 @@ def schema() -> None:
     sys.stdout.write(schema_text())
 
 
+GC_THRESHOLD = 10_000
+"""Allocations between two young-generation collections (CPython's default is 700). A build
+allocates millions of short-lived objects, nearly all freed by reference counting, and the
+bank's records hold no cycles: collecting every 700 examined each young object ~3 times and
+took 4-5 % of a cold build's CPU (measured with gc.callbacks: ~0.08 s of a 483-question
+file's ~1.4 s), against ~1.5 % at 10,000. Cycles still go, a little later."""
+
+
 def main() -> None:
+    import gc
+
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     try:
         app()
     except KeyboardInterrupt:

@@ -22,6 +22,11 @@ class Severity(str, enum.Enum):
     NOTE = "note"
 
 
+SEVERITY_TEXT = {s: s.value for s in Severity}
+"""Each severity's text (a dict: an enum member's .value is a descriptor call, ~2 us, and a
+bank-shaped build reports ~4 warnings a question, each formatted and recorded)."""
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem found in an input or an output, in compiler form."""
@@ -35,7 +40,7 @@ class Diagnostic:
     """A suggested fix, printed on its own "hint:" line."""
 
     def format(self) -> str:
-        text = f"{self.loc}: {self.severity.value}: {self.message}"
+        text = f"{self.loc}: {SEVERITY_TEXT[self.severity]}: {self.message}"
         if self.hint:
             text += f"\nhint: {self.hint}"
         return text
