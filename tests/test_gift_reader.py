@@ -334,6 +334,30 @@ def test_misread_braces_are_errors_at_the_brace(text: str, where: str, rule: str
     assert (str(d.loc), d.rule) == (f"m.gift.txt:{where}", rule), d
 
 
+@pytest.mark.parametrize("quick", [True, False])
+@pytest.mark.parametrize(
+    ("text", "tex"),
+    [
+        ("\\\\T{}", False),  # an escaped backslash: the stem is "\T", then an essay's block
+        ("&&092;T{}", False),  # Moodle's placeholder for one, written out: the same to Moodle
+        ("a \\\\\\\\LaTeX {}", False),
+        ("\\\\\\T{}", True),  # an escaped backslash, then a command written as itself
+        ("x \\T{}", True),
+    ],
+)
+def test_a_tex_command_starts_with_a_backslash_the_file_writes_as_itself(
+    text: str, tex: bool, quick: bool
+) -> None:
+    """Both ways of reading escapes (found by the property test of the quick one: the general
+    way took an escaped backslash for the start of a command)."""
+    try:
+        read_gift(text, "t.gift", quick=quick)
+    except GiftSyntaxError as e:
+        assert tex and [d.rule for d in e.diagnostics] == ["gift.brace-in-tex"]
+    else:
+        assert not tex
+
+
 @pytest.mark.parametrize("text", ["", "// only a comment\n", "$CATEGORY: a/b\n\n// c\n"])
 def test_a_file_with_no_question_is_a_warning_and_no_quiz(text: str) -> None:
     quiz, diags = read_quiz_bytes(text.encode(), "none.gift.txt")

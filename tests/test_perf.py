@@ -634,6 +634,8 @@ def _gift_result(text: str, quick: bool) -> object:
 @example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\udb80\\:{T}")
 @example("::q:: T\\{ \\\\{=x\\#y->z =p->q\\~}\n\n\x01\\:{T}")  # the stand-ins' first character
 @example('::q::[html]<span lang\\="en" dir\\="ltr">a\\n</span>{=\\n b\\=#\\n~c\x13}')
+@example("&&092;T{}")  # an escaped backslash starts a TeX command (found by this test)
+@example("a\\\\T{}")
 def test_gift_escapes_read_the_quick_way_are_read_as_moodle_reads_them(text: str) -> None:
     """Escapes as same-length stand-ins (the quick way) give the items, texts, categories,
     positions and messages of Moodle's own placeholders (the general way)."""

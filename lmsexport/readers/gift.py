@@ -53,7 +53,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -201,10 +201,13 @@ was not read as a word (out of order, or Moodle's misspelt LONGEST_ORDERED_SUBSE
 _TEX_COMMAND_END = re.compile(r"\\[A-Za-z]+\*?[ \t]*\Z")
 
 
-def _tex_before(s: str, i: int) -> bool:
+def _tex_before(s: str, i: int, escaped: Callable[[int], bool]) -> bool:
     """Whether the "{" at s[i] opens a TeX argument: after a command (`\\frac{`), or right
     after "^" or "_" that follow a letter, digit or bracket. Only the few characters before it
-    are looked at."""
+    are looked at. A command starts with a backslash the file writes as itself: one that
+    ``escaped(k)`` says is an escaped backslash (`\\\\`, or Moodle's "&&092;", read the general way
+    as a backslash, the quick way as a stand-in) is a literal one the author asked for, as in
+    what lmsexport's GIFT writer writes for a stem that ends in `\\a` before an essay's `{}`."""
     if i >= 2 and s[i - 1] in "^_":  # x^{2}, a_{n}; not a blank written as "___{"
         c = s[i - 2]
         return c.isalnum() or c in ")}]"
@@ -216,7 +219,9 @@ def _tex_before(s: str, i: int) -> bool:
     c = s[j - 1]
     if not (c.isascii() and c.isalpha() or c == "*"):
         return False
-    return _TEX_COMMAND_END.search(s[max(0, j - 40) : i]) is not None
+    start = max(0, j - 40)
+    m = _TEX_COMMAND_END.search(s[start:i])
+    return m is not None and not escaped(start + m.start())
 
 
 # -- text with positions ---------------------------------------------------------------
@@ -781,6 +786,14 @@ class _Block:
         packed = t.origin.at(t.off + min(max(i, 0), n - 1))  # t.at(i), inlined: it runs per text
         return SourceLoc(self.path, packed >> 32, packed & 0xFFFFFFFF)
 
+    def _escaped_backslash(self, t: _Text, i: int) -> bool:
+        """Whether the character at t.s[i] comes from an escaped backslash of the file: where
+        it comes from, the file has `\\\\` or "&&092;" (the general way makes either a backslash,
+        at the place of its first character)."""
+        loc = self.loc(t, i)
+        raw = next((text for n, text in self.lines if n == loc.line), "")
+        return raw.startswith(("\\\\", "&&092;"), loc.col - 1)
+
     def error(
         self, t: _Text, i: int, message: str, hint: str | None = None, rule: str = "gift.syntax"
     ) -> None:
@@ -947,7 +960,7 @@ class _Block:
             or s.find("}", finish + 1) >= 0
             or answer.s[:1] in "0123456789:"
             and _CLOZE_START.match(answer.s)
-            or _tex_before(s, start)
+            or _tex_before(s, start, partial(self._escaped_backslash, t))
         ):
             self._misread_braces(t, start, finish, missing)
             item["qtype"] = "error"
@@ -988,7 +1001,7 @@ class _Block:
             self.error(t, start, f"Moodle's embedded-answer (Cloze) syntax is not GIFT: {reading}",
                        "write GIFT answers such as {=Paris}, or import the question in Moodle's "
                        "Embedded answers (Cloze) format", "gift.cloze")  # fmt: skip
-        elif _tex_before(s, start):
+        elif _tex_before(s, start, partial(self._escaped_backslash, t)):
             self.error(t, start, f"'{{' in TeX: {reading}",
                        "escape braces in TeX too: $\\frac\\{1\\}\\{2\\}$", "gift.brace-in-tex")  # fmt: skip
         elif finish == start + 1 and extra > finish:
