@@ -26,6 +26,8 @@ being the cold build above) alternate a cold build of each bank, and the cost a 
 real-shaped (and parametric) bank over the plain one is given per round and as the median of the
 rounds: one cold build each drifts with the machine's neighbours by more than the target's
 margin (20 % between two runs of the same 20,000-question bank measured on this shared machine).
+Each of those rounds also runs `check` right after its cold build (the first, after the rebuilds),
+and check/cold is given per round and as the median, for one bank as for several.
 
 On the plain bank, up to --text2qti-max questions, --rounds rounds alternate ``text2qti`` (on
 one text file holding the same questions, choices, per-choice feedback and explanations as
@@ -310,6 +312,7 @@ def main() -> int:
         "|---|---|---|---|---|---|---|",
     ]
     per_question: dict[tuple[int, str], list[float]] = {}
+    check_cold: dict[tuple[int, str], list[tuple[float, float]]] = {}
     print("\n".join(machine()), flush=True)
     print(f"- formats built: {', '.join(args.formats) if args.formats else 'all (the default)'}", flush=True)
     print(f"- real-shaped bank's kinds: {', '.join(synth.real_kinds())}", flush=True)
@@ -351,6 +354,7 @@ def main() -> int:
             floor_s = floor(out, floor_dir)
             shutil.rmtree(floor_dir, ignore_errors=True)
             per_question[(n, shape)] = [cold.cpu / n]
+            check_cold[(n, shape)] = [] if args.no_check else [(check.wall / cold.wall, check.cpu / cold.cpu)]
             cells = [
                 f"{n:,}", shape, str(quizzes), f"{cold.wall:.2f}", f"{cold.cpu:.2f}",
                 f"{1000 * cold.cpu / n:.2f}", mb(cold.peak_rss), mb(written),
@@ -364,18 +368,23 @@ def main() -> int:
             if shape == "plain" and args.text2qti and n <= args.text2qti_max:
                 compare.append(compare_text2qti(n, bank, args.text2qti, args.rounds, chosen, env))
                 print(compare[-1], flush=True)
-        if len(shapes) > 1:
-            for _ in range(args.ratio_rounds - 1):
-                for shape in shapes:
-                    out = WORK / f"dist-{n}-{shape}"
-                    fresh_out(out)
-                    again = measure(
-                        lmsexport("build", str(WORK / f"bank-{n}-{shape}"), "--out", str(out), *chosen), env
-                    )
-                    if again.returncode != 0:
-                        print(f"build of {n} questions ({shape}) failed", file=sys.stderr)
+        for _ in range(args.ratio_rounds - 1):
+            for shape in shapes:
+                bank = WORK / f"bank-{n}-{shape}"
+                out = WORK / f"dist-{n}-{shape}"
+                fresh_out(out)
+                again = measure(lmsexport("build", str(bank), "--out", str(out), *chosen), env)
+                if again.returncode != 0:
+                    print(f"build of {n} questions ({shape}) failed", file=sys.stderr)
+                    return 1
+                per_question[(n, shape)].append(again.cpu / n)
+                if not args.no_check:
+                    check = measure(lmsexport("check", str(bank)), env)
+                    if check.returncode != 0:
+                        print(f"check of {n} questions ({shape}) failed", file=sys.stderr)
                         return 1
-                    per_question[(n, shape)].append(again.cpu / n)
+                    check_cold[(n, shape)].append((check.wall / again.wall, check.cpu / again.cpu))
+        if args.ratio_rounds > 1:
             print(
                 f"  ({n:,}: cold CPU ms a question by round: "
                 + "; ".join(
@@ -420,6 +429,14 @@ def main() -> int:
                     + ", ".join(f"{r:.2f}" for r in ratios)
                     + ")"
                 )
+    for (n, shape), pairs in check_cold.items():
+        if len(pairs) > 1:
+            walls, cpus = [w for w, _ in pairs], [c for _, c in pairs]
+            print(
+                f"- {n:,} {shape}: check/cold {statistics.median(walls):.2f}x wall, "
+                f"{statistics.median(cpus):.2f}x CPU, the medians of {len(pairs)} rounds, each a cold "
+                "build then a check (" + ", ".join(f"{w:.2f}/{c:.2f}" for w, c in pairs) + ")"
+            )
     print(f"- `lmsexport --help`: {help_run.wall:.2f} s")
     print(f"- seed bank (source/), cold, schema compile included: {seed.wall:.2f} s")
     if reader is not None:
