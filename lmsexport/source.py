@@ -680,10 +680,18 @@ def _number(ctx: _Ctx, node: Node, what: str) -> float | None:
     if node.kind != "scalar" or node.tag not in (_INT, _FLOAT):
         ctx.error(node, f"{what} must be a number, not {node.describe()}", "source.wrong-type")
         return None
-    if _PLAIN_NUMBER[node.tag].match(node.value):
-        value = float(int(node.value)) if node.tag == _INT else float(node.value)
-    else:
-        value = _yaml_number(node)
+    try:
+        if _PLAIN_NUMBER[node.tag].match(node.value):
+            value = float(int(node.value)) if node.tag == _INT else float(node.value)
+        else:
+            value = _yaml_number(node)
+    except OverflowError:  # an int past a float's range
+        value = math.inf
+    except ValueError:  # past Python's limit on an int's digits (4,300), or not a number at all
+        if not node.value.lstrip("+-").isdigit():  # e.g. "0x_", which YAML 1.1 resolves as an int
+            ctx.error(node, f"{what} '{node.value}' is not a number", "source.bad-number")
+            return None
+        value = math.inf
     if not math.isfinite(value):
         ctx.error(node, f"{what} must be a finite number", "source.bad-number")
         return None

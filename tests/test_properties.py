@@ -160,7 +160,8 @@ _NUMBER_TEXTS = (
 @given(_NUMBER_TEXTS)
 def test_a_number_is_what_pyyaml_constructs(text: str) -> None:
     """source._number reads the decimal forms itself and leaves the rest to PyYAML: for any
-    scalar PyYAML resolves as an int or a float, the number (or the error) is PyYAML's."""
+    scalar PyYAML resolves as an int or a float, the number (or the error) is PyYAML's, and a
+    scalar PyYAML resolves as a number but cannot make one ("0x_") is an error, not a traceback."""
     import math
 
     import yaml
@@ -172,10 +173,30 @@ def test_a_number_is_what_pyyaml_constructs(text: str) -> None:
         return
     node = source.Node("scalar", "bank.yaml", 1, 1, value=text, tag=tag)
     ctx = source._Ctx("bank.yaml", [])
-    expected = float(yaml.safe_load(text))
+    try:
+        expected = float(yaml.safe_load(text))
+    except ValueError:  # resolved as a number, not one PyYAML can make ("0b_"): an error, no traceback
+        assert source._number(ctx, node, "a number") is None
+        assert [d.message for d in ctx.diags] == [f"a number '{text}' is not a number"]
+        return
     got = source._number(ctx, node, "a number")
     if math.isfinite(expected):
         assert got == expected and math.copysign(1, got) == math.copysign(1, expected), (text, got)
         assert ctx.diags == []
     else:
         assert got is None and [d.message for d in ctx.diags] == ["a number must be a finite number"]
+
+
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_a_number_past_a_floats_range_is_an_error_not_a_traceback(digits: int) -> None:
+    """An int of 400 digits overflows float(); one of 5,000 passes Python's limit on an int's
+    digits: both are the loader's error, as 1e400 is."""
+    from lmsexport import source
+
+    for text in ("9" * digits, "-" + "9" * digits):
+        node = source.Node("scalar", "bank.yaml", 3, 13, value=text, tag=source._INT)
+        ctx = source._Ctx("bank.yaml", [])
+        assert source._number(ctx, node, "points") is None
+        assert [(d.message, d.rule) for d in ctx.diags] == [
+            ("points must be a finite number", "source.bad-number")
+        ]
