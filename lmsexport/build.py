@@ -1326,7 +1326,9 @@ def _run_pool(
     # What this process holds now (modules, compiled schemas' proxies), out of the collector's
     # reach in the forked workers: their full collections no longer walk it (nor write to its
     # pages, which fork shares until they are written).
-    gc.freeze()
+    frozen = gc.get_freeze_count() == 0  # (what a host program froze itself stays frozen)
+    if frozen:
+        gc.freeze()
     try:
         with ProcessPoolExecutor(
             max_workers=min(jobs, len(tasks)),
@@ -1343,7 +1345,8 @@ def _run_pool(
                     take(future.result())
                 del finished  # drop the results: only the pending ones stay in memory
     finally:
-        gc.unfreeze()
+        if frozen:
+            gc.unfreeze()
 
 
 def _die_with_parent(parent: int) -> None:

@@ -688,8 +688,9 @@ def _number(ctx: _Ctx, node: Node, what: str) -> float | None:
     except OverflowError:  # an int past a float's range
         value = math.inf
     except ValueError:  # past Python's limit on an int's digits (4,300), or not a number at all
-        if not node.value.lstrip("+-").isdigit():  # e.g. "0x_", which YAML 1.1 resolves as an int
-            ctx.error(node, f"{what} '{node.value}' is not a number", "source.bad-number")
+        if not node.value.replace("_", "").replace(":", "").lstrip("+-").isdigit():  # "0x_"
+            shown = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+            ctx.error(node, f"{what} '{shown}' is not a number", "source.bad-number")
             return None
         value = math.inf
     if not math.isfinite(value):

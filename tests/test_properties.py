@@ -193,7 +193,7 @@ def test_a_number_past_a_floats_range_is_an_error_not_a_traceback(digits: int) -
     digits: both are the loader's error, as 1e400 is."""
     from lmsexport import source
 
-    for text in ("9" * digits, "-" + "9" * digits):
+    for text in ("9" * digits, "-" + "9" * digits, "9_" + "9" * digits):
         node = source.Node("scalar", "bank.yaml", 3, 13, value=text, tag=source._INT)
         ctx = source._Ctx("bank.yaml", [])
         assert source._number(ctx, node, "points") is None
