@@ -233,6 +233,20 @@ def test_streamed_build_gives_the_bytes_of_build(synth_bank: Path, jobs: int) ->
     assert gc.get_freeze_count() == 0
 
 
+def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
+    """_run_pool freezes and unfreezes only when nothing was frozen before it: what a program
+    that calls the build froze itself stays frozen after a pooled build."""
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        assert before > 0
+        _, result = _collect(discover([synth_bank]), 2)
+        assert not result.errors
+        assert gc.get_freeze_count() > 0  # (some frozen objects may be freed meanwhile)
+    finally:
+        gc.unfreeze()
+
+
 def test_a_file_may_be_an_assessment_when_a_line_starts_with_sections(tmp_path: Path) -> None:
     """_may_be_assessment: a line that starts with `sections:` (LF or CRLF, first line or not),
     not one where the word is indented or inside a text; an unreadable file is not one."""

@@ -200,3 +200,15 @@ def test_a_number_past_a_floats_range_is_an_error_not_a_traceback(digits: int) -
         assert [(d.message, d.rule) for d in ctx.diags] == [
             ("points must be a finite number", "source.bad-number")
         ]
+
+
+def test_a_long_scalar_that_is_no_number_is_shown_cut() -> None:
+    """YAML 1.1 resolves "0x___..." as an int that PyYAML cannot make: the error shows its
+    first 37 characters and "...", not the whole scalar."""
+    from lmsexport import source
+
+    text = "0x" + "_" * 60
+    node = source.Node("scalar", "bank.yaml", 3, 13, value=text, tag=source._INT)
+    ctx = source._Ctx("bank.yaml", [])
+    assert source._number(ctx, node, "points") is None
+    assert [d.message for d in ctx.diags] == [f"points '{text[:37]}...' is not a number"]
