@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -1018,14 +1017,16 @@ def _may_be_assessment(path: Path) -> bool:
     a file this misses (flow style) is still built right, by loading the quizzes again.
     """
     try:
-        return _SECTIONS_LINE.search(path.read_bytes()) is not None
+        data = path.read_bytes()
     except OSError:
         return False
+    # A line that starts with `sections:` (what rb"^sections:" finds in MULTILINE mode), by the
+    # fast substring search of bytes: the regex tried every position of the file, ~7 ms a
+    # megabyte of the parent's CPU before the pool starts; this is ~0.3 ms a megabyte.
+    return data.startswith(_SECTIONS) or b"\n" + _SECTIONS in data
 
 
-_SECTIONS_LINE = re.compile(rb"^sections:", re.MULTILINE)
-"""A line that starts with `sections:` (one regex over the file: a loop over its lines took
-~0.2 s of the parent's CPU at 20,000 questions)."""
+_SECTIONS = b"sections:"
 
 
 def build_assessments(

@@ -266,6 +266,20 @@ def test_a_file_may_be_an_assessment_when_a_line_starts_with_sections(tmp_path: 
     assert build_mod._may_be_assessment(tmp_path / "missing.yaml") is False
 
 
+@given(
+    st.lists(st.sampled_from(["sections:", "section", "s", ":", " ", "\n", "\r", "\r\n", "x"]), max_size=12)
+)
+@example(["\r", "sections:"])  # a lone CR ends no line for the regex (nor for the substring search)
+def test_may_be_assessment_finds_what_the_multiline_regex_finds(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str]
+) -> None:
+    """The substring search of _may_be_assessment decides as rb"^sections:" in MULTILINE mode."""
+    data = "".join(parts).encode()
+    path = tmp_path_factory.mktemp("assessment") / "q.yaml"
+    path.write_bytes(data)
+    assert build_mod._may_be_assessment(path) is (re.search(rb"^sections:", data, re.MULTILINE) is not None)
+
+
 def test_the_cli_collects_young_objects_less_often() -> None:
     """cli.main raises the first generation's threshold (cli.GC_THRESHOLD): measured, the default
     700 cost 4-5 % of a cold build's CPU. A subprocess, so that this one's collector is left alone."""
