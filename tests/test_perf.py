@@ -10,6 +10,7 @@ import contextlib
 import copy
 import gc
 import html
+import json
 import os
 import re
 import shutil
@@ -245,6 +246,59 @@ def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
         assert gc.get_freeze_count() > 0  # (some frozen objects may be freed meanwhile)
     finally:
         gc.unfreeze()
+
+
+_NO_NEW_IMPORTS = """
+import json, os, sys
+from pathlib import Path
+from lmsexport import build
+from lmsexport.writers import WRITERS
+
+bank, report, check = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "check"
+WATCHED = ("lmsexport", "langcodes", "yaml", "jinja2", "markupsafe")
+
+def task(fn, path, *args):
+    before = set(sys.modules)
+    result = fn(path, *args)
+    new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in WATCHED)
+    (report / f"{os.getpid()}-{Path(path).stem}.json").write_text(json.dumps(new))
+    return result
+
+names = tuple(WRITERS)
+bank_wide = tuple(f for f in names if f in build.BANK_WIDE)
+paths = sorted(bank.glob("*.yaml"))
+if check:
+    tasks = [build._task(p, task, build.check_file, p.as_posix(), 0, "yaml", False, bank_wide) for p in paths]
+else:
+    tasks = [build._task(p, task, build.build_file, p.as_posix(), names, 0) for p in paths]
+build._run_pool(tasks, 2, lambda fr: None, warm=names, readers=check)
+"""
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_pool_workers_import_nothing_on_their_first_file(
+    synth_bank: Path, tmp_path: Path, command: str
+) -> None:
+    """_run_pool imports before it forks what its tasks import (the loader, langcodes, every
+    writer, the HTML template, check's readers): no task of a fresh process's pool, the first
+    of each worker included, imports a module of lmsexport or of the libraries it loads with."""
+    script = tmp_path / "pool.py"
+    script.write_text(_NO_NEW_IMPORTS)
+    report = tmp_path / "report"
+    report.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, str(script), str(synth_bank), str(report), command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    reports = {p.stem: json.loads(p.read_text()) for p in report.glob("*.json")}
+    assert len(reports) == len(list(synth_bank.glob("*.yaml")))
+    found = {name: new for name, new in reports.items() if new}
+    assert not found, found
 
 
 def test_a_file_may_be_an_assessment_when_a_line_starts_with_sections(tmp_path: Path) -> None:

@@ -390,6 +390,12 @@ def _env() -> jinja2.Environment:
     return env
 
 
+def warm() -> None:
+    """Compile the quiz page's template now (jinja2 keeps it on the Environment): a build does it
+    once before its pool forks, so that no worker compiles it again on its first quiz."""
+    _env().get_template("quiz.html.j2")
+
+
 def lang_attrs(lang: str, parent: str) -> Markup:
     """` lang="…" dir="…"` for an element whose language differs from its parent's, else nothing."""
     if lang == parent:
