@@ -100,8 +100,13 @@ def moodle_substitute(formula: str, dataset: Mapping[str, str]) -> str:
 def _php_round(x: float, places: float = 0) -> float:
     if not math.isfinite(x):
         return x
-    f = 10.0 ** int(places)
+    try:
+        f = 10.0 ** int(places)
+    except OverflowError:  # 10^places is INF in PHP, and round() gives the value back
+        return x
     y = x * f
+    if not math.isfinite(y):  # (math.c: a non-finite pre-rounding value returns the value)
+        return x
     r = math.floor(y + 0.5) if y >= 0 else math.ceil(y - 0.5)
     return r / f
 
