@@ -235,8 +235,10 @@ def questions(draw: st.DrawFn, qid: str) -> Question:
         )
     if draw(st.booleans()):
         # A name of its own, or the one the writer derives from the stem (which reads back as None
-        # unless the file says it was set).
-        question = replace(question, name=draw(PLAIN | st.just(question_name(question))))
+        # unless the file says it was set). The model has no empty name (the loader refuses one),
+        # and a stem of only a line break derives one: then only a name of its own.
+        derived = question_name(question)
+        question = replace(question, name=draw(PLAIN | st.just(derived)) if derived else draw(PLAIN))
     return question
 
 
