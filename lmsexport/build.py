@@ -1027,6 +1027,7 @@ def _may_be_assessment(path: Path) -> bool:
 
 
 _SECTIONS = b"sections:"
+"""The key that starts an assessment file's line (_may_be_assessment)."""
 
 
 def build_assessments(
@@ -1321,10 +1322,12 @@ def _run_pool(
 
             warm_schemas()
         if {"qti12", "cc13", "cc11"} & set(warm):
-            from .validate_qti12 import CC11, CC13
+            from .validate_qti12 import CC_VERSIONS
             from .validate_qti12 import warm as warm_qti12
+            from .writers.cc13 import VERSIONS
 
-            warm_qti12(tuple(v for name, v in (("cc13", CC13), ("cc11", CC11)) if name in warm))
+            # Only the cartridge versions built: a QTI 1.2 build compiles neither.
+            warm_qti12(tuple(CC_VERSIONS[VERSIONS[f].manifest_ns] for f in VERSIONS if f in warm))
     if context.get_start_method() == "fork" and min(jobs, len(tasks)) > 1:
         _import_for_tasks(warm, readers)
     # Largest files first, so that no worker is left with a big file while the other idles.

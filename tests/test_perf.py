@@ -248,57 +248,82 @@ def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
         gc.unfreeze()
 
 
-_NO_NEW_IMPORTS = """
+_POOLED_RUN = """
 import json, os, sys
 from pathlib import Path
 from lmsexport import build
+from lmsexport.validate_qti12 import schematron
 from lmsexport.writers import WRITERS
 
-bank, report, check = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "check"
+bank, report, command = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+formats = tuple(sys.argv[4].split(",")) if len(sys.argv) > 4 else tuple(WRITERS)
 WATCHED = ("lmsexport", "langcodes", "yaml", "jinja2", "markupsafe")
 
-def task(fn, path, *args):
-    before = set(sys.modules)
-    result = fn(path, *args)
-    new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in WATCHED)
-    (report / f"{os.getpid()}-{Path(path).stem}.json").write_text(json.dumps(new))
-    return result
+def reporting(fn):
+    def task(path, *args):
+        before = set(sys.modules)
+        result = fn(path, *args)
+        new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in WATCHED)
+        (report / f"{os.getpid()}-{Path(path).stem}.json").write_text(json.dumps(new))
+        return result
+    task.__qualname__ = task.__name__ = f"task_{fn.__name__}"  # picklable: a name of __main__
+    globals()[task.__name__] = task
+    return task
 
-names = tuple(WRITERS)
-bank_wide = tuple(f for f in names if f in build.BANK_WIDE)
+# The real entry points, with their unit of work wrapped to report what each task imports.
+build.build_file = reporting(build.build_file)
+build.check_file = reporting(build.check_file)
 paths = sorted(bank.glob("*.yaml"))
-if check:
-    tasks = [build._task(p, task, build.check_file, p.as_posix(), 0, "yaml", False, bank_wide) for p in paths]
+if command == "check":
+    found = build.check_files(paths, 0, jobs=2).diagnostics
+    assert not [d for d in found if d.severity.name == "ERROR"], found
 else:
-    tasks = [build._task(p, task, build.build_file, p.as_posix(), names, 0) for p in paths]
-build._run_pool(tasks, 2, lambda fr: None, warm=names, readers=check)
+    result = build.build_files(paths, formats, 0, lambda rel, data: None, jobs=2)
+    assert not result.errors, result.errors
+(report / "schematron.json").write_text(json.dumps(schematron.cache_info().currsize))
 """
+
+
+def _pooled_run(bank: Path, tmp_path: Path, command: str, *formats: str) -> tuple[dict[str, list[str]], int]:
+    """build_files or check_files of ``bank`` in a pool of two, in a fresh process: what each
+    task imported (by worker pid and file), and how many Schematron schemas the parent compiled."""
+    script = tmp_path / "pool.py"
+    script.write_text(_POOLED_RUN)
+    report = tmp_path / "report"
+    report.mkdir()
+    argv = [sys.executable, str(script), str(bank), str(report), command]
+    argv += [",".join(formats)] if formats else []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    compiled = json.loads((report / "schematron.json").read_text())
+    reports = {p.stem: json.loads(p.read_text()) for p in report.glob("*.json") if p.stem != "schematron"}
+    return reports, compiled
 
 
 @pytest.mark.parametrize("command", ["build", "check"])
 def test_pool_workers_import_nothing_on_their_first_file(
     synth_bank: Path, tmp_path: Path, command: str
 ) -> None:
-    """_run_pool imports before it forks what its tasks import (the loader, langcodes, every
-    writer, the HTML template, check's readers): no task of a fresh process's pool, the first
-    of each worker included, imports a module of lmsexport or of the libraries it loads with."""
-    script = tmp_path / "pool.py"
-    script.write_text(_NO_NEW_IMPORTS)
-    report = tmp_path / "report"
-    report.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [sys.executable, str(script), str(synth_bank), str(report), command],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr
-    reports = {p.stem: json.loads(p.read_text()) for p in report.glob("*.json")}
+    """build_files and check_files import before their pool forks what its tasks import (the
+    loader, langcodes, every writer, the HTML template, check's readers): no task of a fresh
+    process's pool, the first of each worker included, imports a module of lmsexport or of the
+    libraries it loads with."""
+    reports, _ = _pooled_run(synth_bank, tmp_path, command)
     assert len(reports) == len(list(synth_bank.glob("*.yaml")))
     found = {name: new for name, new in reports.items() if new}
     assert not found, found
+
+
+@pytest.mark.parametrize(("formats", "expected"), [(("qti12",), 0), (("qti12", "cc11"), 3)])
+def test_a_pool_compiles_the_cartridge_schemas_of_the_formats_built_only(
+    synth_bank: Path, tmp_path: Path, formats: tuple[str, ...], expected: int
+) -> None:
+    """A pooled QTI 1.2 build compiles no cartridge's Schematron before it forks; with the 1.1
+    cartridge, that version's three (manifest, QTI, LOM) and not 1.3's."""
+    reports, compiled = _pooled_run(synth_bank, tmp_path, "build", *formats)
+    assert reports
+    assert compiled == expected
 
 
 def test_a_file_may_be_an_assessment_when_a_line_starts_with_sections(tmp_path: Path) -> None:
