@@ -420,6 +420,10 @@ class Reuse(Protocol):
         """The parts of the bank-wide ``formats`` (writers.SPLIT) that building the quiz file
         ``path`` as it is now makes, exactly, kept from an earlier build; else None."""
 
+    def known_valid(self) -> frozenset[str]:
+        """The documents (writers.valid_digest) an earlier build with the same code, schemas and
+        libraries validated without a problem (WriteContext.known_valid)."""
+
 
 @dataclass
 class Derived:
@@ -437,6 +441,9 @@ class Derived:
     """Assessments among them (BANK_UNIT)."""
     media: MediaRead = field(default_factory=dict)
     """The image files they are made from (BANK_UNIT: every one the bank's files use)."""
+    valid: list[str] = field(default_factory=list)
+    """Documents their writers validated without a problem (Output.validated; BANK_UNIT: the
+    cartridges' manifests), for the next build's WriteContext.known_valid."""
 
 
 BANK_UNIT = "bank"
@@ -898,7 +905,8 @@ class _BankBuild:
             return True
         if not self.bank_wide:
             return True
-        ctx = WriteContext(formats=self.names, timestamp=self.timestamp)
+        known = self.reuse.known_valid() if self.reuse is not None else frozenset()
+        ctx = WriteContext(formats=self.names, timestamp=self.timestamp, known_valid=known)
         self.kept.clear()
         out, errors = Output(), []
         for name in self.bank_wide:
@@ -910,6 +918,7 @@ class _BankBuild:
             errors.extend(d for d in made.warnings if d.severity is Severity.ERROR)
             out.warnings.extend(d for d in made.warnings if d.severity is not Severity.ERROR)
             out.files.update(made.files)
+            self.bank_unit.valid += made.validated
         if errors:
             result.errors = errors
             result.warnings = source_warnings

@@ -300,6 +300,8 @@ def _check_units(units: Any) -> None:
             _check(isinstance(path, str) and isinstance(seen, list) and len(seen) == 2)
             _check(all(isinstance(x, str) for x in seen))
         _check(isinstance(outputs, dict))
+        valid = unit.get("valid", [])
+        _check(isinstance(valid, list) and all(isinstance(d, str) and _HEX.fullmatch(d) for d in valid))
         for rel, v in outputs.items():
             _check(isinstance(rel, str) and isinstance(v, list) and len(v) == 5 and isinstance(v[4], str))
             _check(all(isinstance(x, int) and not isinstance(x, bool) for x in v[:4]))
@@ -479,7 +481,14 @@ class RebuildCache:
         except (_Stale, ValueError, KeyError, TypeError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
-        return Derived(digest, list(inputs), outputs, warnings, assessments, _media_from(rec["media"]))
+        media = _media_from(rec["media"])
+        return Derived(digest, list(inputs), outputs, warnings, assessments, media, rec.get("valid", []))
+
+    def known_valid(self) -> frozenset[str]:
+        """build.Reuse: the documents the recorded build validated without a problem (its
+        bank unit's "valid"). The record is of this build's key, so of the same code, schemas
+        and libraries (tool_fingerprint): a document of the same bytes is as valid now."""
+        return frozenset(d for unit in self.units.values() for d in unit.get("valid", ()))
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """build.Reuse: the parts of the bank-wide ``formats`` that the quiz file ``path`` (as
@@ -557,6 +566,8 @@ class RebuildCache:
                 units[name] = self._unit(inputs, d.digest, d.outputs, d.media)  # type: ignore[arg-type]
                 units[name]["warnings"] = [_diagnostic_to(w) for w in d.warnings]
                 units[name]["assessments"] = d.assessments
+                if d.valid:
+                    units[name]["valid"] = sorted(set(d.valid))
         except OSError:
             self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
             return

@@ -127,6 +127,46 @@ def test_an_edited_file_rebuilds_only_its_outputs(bank: Path, tmp_path: Path) ->
     assert "(cached)" in built(bank, out)
 
 
+def test_an_edit_validates_a_manifest_of_the_same_bytes_once(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cartridges' manifests list the quizzes, not their questions: after an edit of a stem
+    they are the bytes the last build validated, and are not validated again; a new title
+    changes them, and they are. A build from scratch and ``build --check`` validate them."""
+    from lmsexport import validate_qti12
+
+    seen: list[str] = []
+    real = validate_qti12.validate_cc_tree
+
+    def counting(tree, kind, name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if kind == "cc-manifest":
+            seen.append(name)
+        return real(tree, kind, name, *args, **kwargs)
+
+    monkeypatch.setattr(validate_qti12, "validate_cc_tree", counting)
+    out = tmp_path / "dist"
+    built(bank, out)
+    manifests = sorted(seen)
+    assert manifests == ["cc/bank.imscc!imsmanifest.xml", "cc11/bank-cc11.imscc!imsmanifest.xml"]
+    assert len(_record(out)["units"]["bank"]["valid"]) == 2
+    seen.clear()
+    edit_stem(bank / "synth-0001.yaml")
+    assert FROM_CACHE in built(bank, out)
+    assert seen == []
+    assert tree(out) == fresh(bank, tmp_path)
+    seen.clear()
+    path = bank / "synth-0002.yaml"
+    path.write_text(
+        re.sub(r"(?m)^title: .*$", 'title: "A new title"', path.read_text("utf-8"), count=1), "utf-8"
+    )
+    assert FROM_CACHE in built(bank, out)
+    assert sorted(seen) == manifests
+    seen.clear()
+    result = build(str(bank), "--out", str(out), "--check")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(seen) == manifests
+
+
 def test_a_new_title_rebuilds_index_html_too(bank: Path, tmp_path: Path) -> None:
     out = tmp_path / "dist"
     built(bank, out)
@@ -358,6 +398,7 @@ def test_a_corrupted_record_means_a_full_build(bank: Path, tmp_path: Path, damag
         lambda r: [s.update(quiz={"dataclass": "Path", "fields": {}}) for s in r["sources"].values()],
         lambda r: [s.update(warnings=[[1, 2, 3]]) for s in r["sources"].values()],
         lambda r: r.update(units=None),
+        lambda r: [u.update(valid=["not a digest"]) for u in r["units"].values()],
     ],
 )
 def test_a_record_of_the_wrong_shape_is_ignored_even_with_a_good_checksum(

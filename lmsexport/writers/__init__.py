@@ -8,6 +8,7 @@ Entries are "module:function" strings so that `lmsexport --help` imports no writ
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,10 @@ class WriteContext:
     """Every format of this build, so a writer can link to the others' files (index.html)."""
     timestamp: int = 315532800
     """Seconds since the epoch for any date a format needs: SOURCE_DATE_EPOCH, else 1980-01-01."""
+    known_valid: frozenset[str] = frozenset()
+    """Digests (``valid_digest``) of documents an earlier build of the same code, schemas and
+    libraries validated without a problem: a writer need not validate a document of these
+    bytes again (the rebuild cache's record keeps them; see docs/performance.md)."""
 
 
 @dataclass
@@ -33,6 +38,18 @@ class Output:
     """Output-relative POSIX path -> content."""
     warnings: list[Diagnostic] = field(default_factory=list)
     """What the format could not carry (lossy conversions), naming the question."""
+    validated: list[str] = field(default_factory=list)
+    """Digests (``valid_digest``) of this output's documents known to be without a problem
+    (validated now, or found in ``WriteContext.known_valid``), for a later build's
+    ``known_valid``."""
+
+
+def valid_digest(kind: str, schema: str, data: bytes) -> str:
+    """What a document of ``kind`` validated against ``schema`` (a namespace or schema path) is
+    known by: the sha256 of both and of its bytes."""
+    digest = hashlib.sha256(f"{kind}\0{schema}\0".encode())
+    digest.update(data)
+    return digest.hexdigest()
 
 
 Writer = Callable[[Bank, WriteContext], Output]
