@@ -936,8 +936,6 @@ class _BankBuild:
         result = self.result
         if "html" not in self.names or (self.bank_record is not None and result.assessments):
             return
-        from .writers.html import render_index_of
-
         digest = index_digest(headers, self.names)
         index = None
         if self.reuse is not None and not result.assessments:
@@ -947,6 +945,10 @@ class _BankBuild:
             result.derived[INDEX_UNIT] = index
             result.kept.add(INDEX_UNIT)
         else:
+            # (imported only now: jinja2 and the HTML writer cost ~0.05 s, and an edit that
+            # leaves every title and count as it was keeps index.html)
+            from .writers.html import render_index_of
+
             ctx = WriteContext(formats=self.names, timestamp=self.timestamp)
             data = render_index_of(headers, ctx, self.resolved).encode("utf-8")
             self.emit("index.html", data)

@@ -167,6 +167,39 @@ def test_an_edit_validates_a_manifest_of_the_same_bytes_once(
     assert sorted(seen) == manifests
 
 
+_EDIT_BUILD = """
+import sys
+from lmsexport import build
+from lmsexport.cli import main
+
+build.POOL_MIN_BYTES = 0  # the edited file's build in a worker, as in a large bank
+sys.argv = ["lmsexport", "build", sys.argv[1], "--out", sys.argv[2]]
+try:
+    main()
+finally:
+    print("jinja2" in sys.modules, "lmsexport.writers.html" in sys.modules, file=sys.stderr)
+"""
+
+
+def test_an_edit_that_keeps_index_html_does_not_load_its_writer(bank: Path, tmp_path: Path) -> None:
+    """The edited file is built in a worker; the build's own process then needs neither
+    jinja2 nor the HTML writer (~0.05 s) when index.html stays as it was."""
+    import subprocess
+
+    out = tmp_path / "dist"
+    built(bank, out)
+    edit_stem(bank / "synth-0001.yaml")
+    script = tmp_path / "edit.py"
+    script.write_text(_EDIT_BUILD)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LMSEXPORT_JOBS": "2", "CI": "1"}
+    argv = [sys.executable, str(script), str(bank), str(out)]
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert FROM_CACHE in run.stdout
+    assert run.stderr.split() == ["False", "False"], run.stderr
+    assert tree(out) == fresh(bank, tmp_path)
+
+
 def test_a_new_title_rebuilds_index_html_too(bank: Path, tmp_path: Path) -> None:
     out = tmp_path / "dist"
     built(bank, out)
