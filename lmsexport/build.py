@@ -1370,13 +1370,13 @@ def _run_pool(
 
 
 def _import_for_tasks(names: tuple[str, ...], readers: bool) -> None:
-    """Import here, before the pool forks, what a task imports on its first file: the loader,
-    PyYAML and langcodes (its tables and its one large regex, ~0.05 s), the writers of the
-    formats ``names`` and their part functions, the HTML page's template compiled, and with
-    ``readers`` the GIFT and Moodle XML readers (check's read-backs). Each forked worker
-    inherits them. Measured on a 483-question file, a worker's first file otherwise cost ~0.1 s
-    more CPU than the next for QTI 1.2 alone and ~0.3 s for every format, in each worker."""
-    import langcodes  # noqa: F401
+    """Import here, before the pool forks, what a task imports on its first file: the loader
+    and PyYAML, the writers of the formats ``names`` and their part functions, the HTML page's
+    template compiled, and with ``readers`` the GIFT and Moodle XML readers (check's
+    read-backs). Each forked worker inherits them. Measured on a 483-question file, a worker's
+    first file otherwise cost ~0.1 s more CPU than the next for QTI 1.2 alone and ~0.3 s for
+    every format, in each worker. Not langcodes (~0.05 s): the common tags are answered without
+    it (langtag), and a worker that meets another tag imports it then, beside its sibling."""
     import yaml  # noqa: F401
 
     from . import source  # noqa: F401

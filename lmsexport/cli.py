@@ -447,9 +447,9 @@ def import_(
     from .report import RunSummary, failed, to_github, to_json, to_junit
 
     if lang is not None:
-        import langcodes
+        from .langtag import tag_is_valid
 
-        if not langcodes.tag_is_valid(lang):
+        if not tag_is_valid(lang):
             _usage(f"--lang '{lang}' is not a valid BCP 47 language tag (for example: ur, en, ur-PK)")
     if out.exists() and not out.is_dir():
         _usage(f"{out}: --out must be a folder, and this is a file")

@@ -446,9 +446,9 @@ def _valid_id(raw: str | None) -> bool:
 def _lang_ok(tag: str | None) -> bool:
     if not tag:
         return False
-    import langcodes
+    from .langtag import tag_is_valid
 
-    return len(tag) <= 35 and langcodes.tag_is_valid(tag)
+    return len(tag) <= 35 and tag_is_valid(tag)
 
 
 class _Finisher:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from . import sourcespec as spec
 from .errors import Diagnostic, Severity, SourceError
+from .langtag import tag_is_valid
 from .model import (
     Answer,
     Assessment,
@@ -729,9 +730,7 @@ def _lang(ctx: _Ctx, node: Node, what: str) -> str | None:
     value = _text(ctx, node, what, 35)
     if value is None:
         return None
-    import langcodes
-
-    if not langcodes.tag_is_valid(value):
+    if not tag_is_valid(value):
         ctx.error(
             node,
             f"{what} '{value}' is not a valid BCP 47 language tag",

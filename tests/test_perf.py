@@ -934,3 +934,74 @@ def test_gift_weight_grades_are_cached_fraction_arithmetic(raw: str) -> None:
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_common_language_tags_are_those_langcodes_calls_valid() -> None:
+    """langtag answers COMMON_TAGS without langcodes: each must be one langcodes calls valid."""
+    import langcodes
+
+    from lmsexport.langtag import COMMON_TAGS
+
+    assert "ur" in COMMON_TAGS and "en" in COMMON_TAGS
+    assert [t for t in sorted(COMMON_TAGS) if not langcodes.tag_is_valid(t)] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(sorted(__import__("lmsexport.langtag").langtag.COMMON_TAGS)),
+        st.from_regex(r"[a-zA-Z]{1,4}(-[a-zA-Z0-9]{1,8}){0,3}", fullmatch=True),
+        st.text(max_size=12),
+    )
+)
+@example("ur-Latn")
+@example("zz")
+@example("en-")
+def test_langtag_decides_as_langcodes(tag: str) -> None:
+    """langtag.tag_is_valid, with or without its shortcut, is langcodes.tag_is_valid."""
+    import langcodes
+
+    from lmsexport.langtag import tag_is_valid
+
+    assert tag_is_valid(tag) is bool(langcodes.tag_is_valid(tag))
+
+
+_LOAD_TAGS = """
+import sys
+from pathlib import Path
+from lmsexport.source import load_paths
+from lmsexport.errors import LmsExportError
+try:
+    bank = load_paths([Path(sys.argv[1])])
+    print("loaded", bank.quizzes[0].lang, "langcodes" in sys.modules)
+except LmsExportError as e:
+    print("refused", [d.rule for d in e.diagnostics], "langcodes" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("ur", "loaded ur False"),
+        ("ur-Latn", "loaded ur-Latn True"),
+        ("ur-zz-zz", "refused ['source.bad-lang'] True"),
+    ],
+)
+def test_a_bank_in_a_common_language_is_loaded_without_langcodes(
+    tmp_path: Path, lang: str, expected: str
+) -> None:
+    """A process loading a quiz in Urdu (and an English question) never imports langcodes (~0.05
+    s); a tag outside COMMON_TAGS is still judged by it, both ways."""
+    quiz = tmp_path / "q.yaml"
+    quiz.write_text(
+        f"id: q\ntitle: T\nlang: {lang}\nquestions:\n"
+        "  - id: a\n    type: true_false\n    stem: S\n    answer: true\n"
+        "  - id: b\n    lang: en\n    type: true_false\n    stem: S\n    answer: false\n",
+        encoding="utf-8",
+    )
+    script = tmp_path / "load.py"
+    script.write_text(_LOAD_TAGS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, str(script), str(quiz)], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == expected
