@@ -144,8 +144,12 @@ def check(
         _usage("no source files (*.yaml, *.yml) found in " + ", ".join(str(p) for p in roots))
     foreign = [(p, "gift") for p in gift_files] + [(p, "moodlexml") for p in xml_files]
     files = [f.as_posix() for f in sources] + [p.as_posix() for p, _ in foreign]
+    from . import templatecache
+
+    templatecache.load()
     try:
         result = check_files(sources, timestamp_from_env(), foreign, default_jobs(), POOL_MIN_BYTES)
+        templatecache.save()
         diags = result.diagnostics
         quizzes, questions, assessments = result.quizzes, result.questions, result.assessments
     except LmsExportError as e:  # SOURCE_DATE_EPOCH
@@ -235,6 +239,9 @@ def build(
 
         cache = RebuildCache(out, formats, timestamp)
         cache.open(sources)
+    from . import templatecache
+
+    templatecache.load()
     sink: Checker | Stager = Checker(out) if check_only else Stager(out)
     with _progress_bar(total) as progress:
         try:
@@ -252,6 +259,7 @@ def build(
         except BaseException:
             sink.discard()
             raise
+    templatecache.save()
     if result.errors:
         sink.discard()
         _print_diagnostics(result.errors + result.warnings)

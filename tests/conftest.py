@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import difflib
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +32,12 @@ from lmsexport.model import (
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+# The suite's builds keep their compiled page templates (lmsexport.templatecache) in a cache
+# directory of the session's own, never the user's (subprocesses inherit it).
+_CACHE_HOME = tempfile.mkdtemp(prefix="lmsexport-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -88,6 +88,14 @@ FOLDERS: dict[str, str] = {"moodlexml": "moodle", "cc13": "cc"}
 """Output folder of a format whose files do not live in a folder named after it."""
 
 
+COMPILED_TEMPLATES: dict[str, bytes] = {}
+"""The page templates compiled (jinja2 bytecode, by its cache key: writers.html), those this
+process was handed and those it compiled. Compiling the quiz page's template takes ~0.1 s in
+every process that renders one; the CLI keeps them between runs in the user's cache directory
+(cache.load_compiled_templates, save_compiled_templates): a writer reads and adds here, it never
+touches the disk."""
+
+
 def folder_of(name: str) -> str:
     """The output folder a format's files live in (`dist/<folder>/...`), which a build owns."""
     return FOLDERS.get(name, name)
