@@ -200,6 +200,68 @@ def test_an_edit_that_keeps_index_html_does_not_load_its_writer(bank: Path, tmp_
     assert tree(out) == fresh(bank, tmp_path)
 
 
+_SPLIT_EDIT = """
+import json, os, sys
+from pathlib import Path
+from lmsexport import build
+from lmsexport.cli import main
+
+build.POOL_MIN_BYTES = 0  # the edited file's build in workers, as in a large bank
+log = Path(sys.argv[3])
+
+def logged(fn):
+    def task(path, formats, *args):
+        line = [fn.__name__, Path(path).name, list(formats), list(args), os.getpid()]
+        with log.open("a") as f:
+            f.write(json.dumps(line) + "\\n")
+        return fn(path, formats, *args)
+    task.__qualname__ = task.__name__ = f"task_{fn.__name__}"  # picklable: a name of __main__
+    globals()[task.__name__] = task
+    return task
+
+build.build_file = logged(build.build_file)
+build.reload_file = logged(build.reload_file)
+sys.argv = ["lmsexport", "build", sys.argv[1], "--out", sys.argv[2]]
+main()
+"""
+
+
+def test_a_lone_edited_file_is_built_by_two_workers_with_the_bytes_of_one(bank: Path, tmp_path: Path) -> None:
+    """An edit of one file that the bank's cartridges include: its own formats in one worker,
+    its parts in the other (each loading it), in a fresh process as in a large bank. The
+    outputs are a build from scratch's, and so are the parts recorded for it: a later edit of
+    another file assembles the cartridges from them."""
+    import json
+    import subprocess
+
+    out = tmp_path / "dist"
+    built(bank, out)
+    edit_stem(bank / "synth-0001.yaml")
+    script, log = tmp_path / "edit.py", tmp_path / "tasks.jsonl"
+    script.write_text(_SPLIT_EDIT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LMSEXPORT_JOBS": "2", "CI": "1"}
+    run = subprocess.run(
+        [sys.executable, str(script), str(bank), str(out), str(log)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"(3 of 4 {FROM_CACHE})" in run.stdout
+    tasks = sorted(json.loads(line) for line in log.read_text().splitlines())
+    assert [t[:2] for t in tasks] == [["build_file", "synth-0001.yaml"], ["reload_file", "synth-0001.yaml"]]
+    own, parts = tasks
+    assert own[3][-1] is False  # no parts made there
+    assert parts[2] == ["cc13", "cc11"]
+    assert own[4] != parts[4]  # two workers
+    assert tree(out) == fresh(bank, tmp_path)
+    assert "(cached)" in built(bank, out)
+    edit_stem(bank / "synth-0002.yaml")
+    assert f"(3 of 4 {FROM_CACHE})" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+
+
 def test_a_new_title_rebuilds_index_html_too(bank: Path, tmp_path: Path) -> None:
     out = tmp_path / "dist"
     built(bank, out)
