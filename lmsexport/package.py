@@ -245,7 +245,10 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
     """A deterministic zip of already compressed members, in the caller's order (imsmanifest.xml
     first, no path twice): what zip_stream(..., sorted_=False) writes for the same data."""
     date_time = zip_time(timestamp)
-    buf = io.BytesIO()
+    # (pieces joined once at the end: a BytesIO grown by ~3,000 writes to 48 MB, as a cartridge
+    # at 100,000 questions, copied it over again as it grew, ~0.05 s)
+    chunks: list[bytes] = []
+    offset = 0
     central: list[bytes] = []
     seen: set[str] = set()
     discard = _discarding()
@@ -263,11 +266,12 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
         info.external_attr = ZIP_FILE_MODE << 16
         info.flag_bits = 0
         info.CRC, info.compress_size, info.file_size = member.crc, len(member.data), member.size
-        offset = buf.tell()
         if max(offset, member.size, len(member.data)) > ZIP32_MAX or len(seen) > 0xFFFF:
             raise ValueError("the zip would need zip64 (over 4 GiB or 65,535 members)")
-        buf.write(info.FileHeader(False))
-        buf.write(member.data)
+        header = info.FileHeader(False)
+        chunks += (header, member.data)
+        member_offset = offset
+        offset += len(header) + len(member.data)
         try:
             name, flags = path.encode("ascii"), 0
         except UnicodeEncodeError:
@@ -295,20 +299,18 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
                 0,
                 info.internal_attr,
                 info.external_attr,
-                offset,
+                member_offset,
             )
             + name
         )
     if discard:
         return b""
-    start = buf.tell()
-    for record in central:
-        buf.write(record)
-    size = buf.tell() - start
-    if buf.tell() > ZIP32_MAX:
+    start = offset
+    size = sum(len(record) for record in central)
+    if start + size > ZIP32_MAX:
         raise ValueError("the zip would need zip64 (over 4 GiB or 65,535 members)")
-    buf.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(central), len(central), size, start, 0))
-    return buf.getvalue()
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(central), len(central), size, start, 0)
+    return b"".join([*chunks, *central, end])
 
 
 def validate_documents(docs: Iterable[tuple[str, str, etree._Element]], zip_name: str) -> list[Diagnostic]:
