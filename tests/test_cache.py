@@ -222,7 +222,12 @@ def logged(fn):
 build.build_file = logged(build.build_file)
 build.reload_file = logged(build.reload_file)
 sys.argv = ["lmsexport", "build", sys.argv[1], "--out", sys.argv[2]]
-main()
+try:
+    main()
+finally:
+    from lmsexport import validate, validate_qti12
+    compiled = [validate.compiled_schema, validate.compiled_schema_without_mathml, validate_qti12.schematron]
+    print("compiled here:", sum(f.cache_info().currsize for f in compiled), file=sys.stderr)
 """
 
 
@@ -255,6 +260,9 @@ def test_a_lone_edited_file_is_built_by_two_workers_with_the_bytes_of_one(bank: 
     assert own[3][-1] is False  # no parts made there
     assert parts[2] == ["cc13", "cc11"]
     assert own[4] != parts[4]  # two workers
+    # each compiled the schemas it validates with; this process none (the cartridges'
+    # manifests are those the last build validated)
+    assert "compiled here: 0" in run.stderr, run.stderr
     assert tree(out) == fresh(bank, tmp_path)
     assert "(cached)" in built(bank, out)
     edit_stem(bank / "synth-0002.yaml")
