@@ -958,7 +958,7 @@ class _BankBuild:
         self.kept.clear()
         out, errors = Output(), []
         digests: dict[str, Future[str]] = {}
-        # The outputs' digests (two cartridges of ~36 MB each at 100,000 questions: ~0.1 s) are
+        # The outputs' digests (the two cartridges, 48 and 24 MB at 100,000 questions: ~0.1 s) are
         # taken by a thread while the next is assembled and both are written: hashlib and the
         # writes let go of the GIL. (No pool is forked after this: no thread is alive at a fork.)
         with ThreadPoolExecutor(max_workers=1) as hasher:
