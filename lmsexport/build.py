@@ -721,10 +721,9 @@ class _BankBuild:
         if self.bank_wide and self.reload:
             self.read_cached_parts()
         if self.todo:  # (with nothing built, no id is checked across files)
-            self.reused_keys = set()
-            for summary in self.summaries.values():
-                if summary.recorded_ids is not None:
-                    self.reused_keys.update(summary.recorded_ids.keys())
+            self.reused_keys = recorded_keys(
+                s.recorded_ids for s in self.summaries.values() if s.recorded_ids is not None
+            )
 
     def read_cached_parts(self) -> None:
         assert self.reuse is not None
@@ -1014,6 +1013,15 @@ class _BankBuild:
         result.files += 1
 
 
+def recorded_keys(recorded: Iterable[RecordedIds]) -> set[tuple[str, str]]:
+    """The keys (cache.id_key) of every id the reused files recorded: what check_ids_across
+    checks a built file's ids against."""
+    keys: set[tuple[str, str]] = set()
+    for r in recorded:
+        keys.update(r.keys())
+    return keys
+
+
 def check_ids_across(
     ids: list[tuple[str, str, SourceLoc]],
     recorded: Sequence[RecordedIds],
@@ -1039,9 +1047,7 @@ def check_ids_across(
             return
         built = [id_key(kind, ident) for kind, ident, _ in ids]
         if others is None:
-            others = set()
-            for r in recorded:
-                others.update(r.keys())
+            others = recorded_keys(recorded)
         if len(set(built)) == len(built) and others.isdisjoint(built):
             return
         ids = ids + [t for r in recorded for t in r.located()]

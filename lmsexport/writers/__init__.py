@@ -92,7 +92,7 @@ COMPILED_TEMPLATES: dict[str, bytes] = {}
 """The page templates compiled (jinja2 bytecode, by its cache key: writers.html), those this
 process was handed and those it compiled. Compiling the quiz page's template takes ~0.1 s in
 every process that renders one; the CLI keeps them between runs in the user's cache directory
-(cache.load_compiled_templates, save_compiled_templates): a writer reads and adds here, it never
+(templatecache.load and save): a writer reads and adds here, it never
 touches the disk."""
 
 
