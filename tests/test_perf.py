@@ -1005,3 +1005,20 @@ def test_a_bank_in_a_common_language_is_loaded_without_langcodes(
     run = subprocess.run([sys.executable, str(script), str(quiz)], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == expected
+
+
+def test_the_gift_reader_benchmark_runs_on_this_checkout() -> None:
+    """benchmarks/gift_reader.py (which bench.py runs unless --no-reader) measures this checkout's
+    reader by default; a revision whose reader cannot build today's model is an error, not a
+    traceback."""
+    script = [sys.executable, str(ROOT / "benchmarks" / "gift_reader.py"), "60", "--rounds", "1"]
+    own = subprocess.run(script, capture_output=True, text=True, timeout=120)
+    assert own.returncode == 0, own.stderr
+    assert re.fullmatch(r" *this checkout: \d+\.\d{3} ms a question \(\d+\.\d\d s for 60\)\n", own.stdout)
+    old = subprocess.run(
+        [*script, "--against", "6269a63"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    if old.returncode == 2 and "error: no reader at 6269a63" in old.stderr:
+        pytest.skip("a shallow clone without 6269a63")
+    assert old.returncode == 1 and "Traceback" not in old.stderr, old.stderr
+    assert "error: the GIFT reader at 6269a63 does not build this checkout's model" in old.stderr
