@@ -224,14 +224,34 @@ def _zeros_operator(power: int) -> tuple[int, ...]:
     return tuple(_gf2_times(half, row) for row in half)
 
 
+@functools.cache
+def _zeros_tables(power: int) -> tuple[tuple[int, ...], ...]:
+    """_zeros_operator(power) as four tables of 256, one per byte of the CRC: the operator
+    applied to a CRC is then four lookups xor-ed (a GF(2) product is linear), not up to 32 steps
+    of _gf2_times. Each table is made from the operator's eight rows for its byte, a value from
+    the one without its lowest bit (~0.1 ms a power)."""
+    matrix = _zeros_operator(power)
+    tables = []
+    for byte in range(4):
+        rows = matrix[8 * byte : 8 * byte + 8]
+        table = [0] * 256
+        for value in range(1, 256):
+            low = value & -value
+            table[value] = table[value ^ low] ^ rows[low.bit_length() - 1]
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
 def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
     """The CRC-32 of A + B from crc32(A), crc32(B) and len(B), without the bytes (zlib's
     crc32_combine, which Python's zlib does not expose): crc1 is advanced over len(B) zero bytes
-    by the cached powers-of-two operators, then xor-ed with crc2."""
+    by the cached powers-of-two operators (by their byte tables: a cartridge's banks at 100,000
+    questions join ~1,000 pieces, ~45 ms with _gf2_times, ~5 ms so), then xor-ed with crc2."""
     power = 0
     while length2:
         if length2 & 1:
-            crc1 = _gf2_times(_zeros_operator(power), crc1)
+            t0, t1, t2, t3 = _zeros_tables(power)
+            crc1 = t0[crc1 & 0xFF] ^ t1[(crc1 >> 8) & 0xFF] ^ t2[(crc1 >> 16) & 0xFF] ^ t3[crc1 >> 24]
         length2 >>= 1
         power += 1
     return crc1 ^ crc2
