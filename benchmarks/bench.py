@@ -145,7 +145,7 @@ def lmsexport_env() -> dict[str, str]:
 
 
 def lmsexport(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from lmsexport.cli import main; main()", *args]
+    return [sys.executable, "-c", "from lmsexport.cli import run; run()", *args]
 
 
 def tree_bytes(root: Path) -> int:

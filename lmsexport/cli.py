@@ -759,5 +759,31 @@ def main() -> None:
         sys.exit(130)
 
 
+def run() -> None:
+    """The ``lmsexport`` command (and ``python -m lmsexport``): main(), then the process ends
+    without the interpreter's teardown, which frees every object one by one and took ~0.06 s
+    of an edit's rebuild at 100,000 questions (measured from outside; as Instagram's servers
+    skip it). Nothing is lost: every file a command writes is closed (outputs fsync'ed)
+    before main() returns, no thread or worker is left, standard output and error are flushed
+    here. A program that embeds lmsexport calls main() (or the typer ``app``) and keeps the
+    usual exit."""
+    code: int | str | None
+    try:
+        main()
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    if not isinstance(code, int):  # sys.exit(None) or sys.exit("message"), as Python ends them
+        if code is not None:
+            print(code, file=sys.stderr)
+        code = 0 if code is None else 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (a reader such as head gone): as Python
+            code = code or 120
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()

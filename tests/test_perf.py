@@ -1022,3 +1022,38 @@ def test_the_gift_reader_benchmark_runs_on_this_checkout() -> None:
         pytest.skip("a shallow clone without 6269a63")
     assert old.returncode == 1 and "Traceback" not in old.stderr, old.stderr
     assert "error: the GIFT reader at 6269a63 does not build this checkout's model" in old.stderr
+
+
+def _lmsexport_run(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    """The command as installed (cli.run, the console script's and ``python -m``'s entry)."""
+    code = f"import sys\n{before}\nsys.argv = ['lmsexport', *sys.argv[1:]]\n"
+    code += "from lmsexport.cli import run\nrun()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+def test_the_command_ends_without_the_interpreters_teardown(tmp_path: Path) -> None:
+    """cli.run skips the teardown (os._exit: an atexit handler never runs) once main() is done,
+    with the exit codes and every line of output main() gives: 0 and standard output whole
+    (a pipe here), 1 with the diagnostics on standard error, 2 for a usage error."""
+    atexit = "import atexit; atexit.register(print, 'teardown ran')"
+    lint = ["lint", str(ROOT / "source"), "-r", "json", "--exit-zero"]
+    ok = _lmsexport_run(*lint, before=atexit)
+    assert ok.returncode == 0, ok.stderr
+    assert "teardown ran" not in ok.stdout + ok.stderr and len(ok.stdout) > 1000
+    assert ok.stdout == CliRunner().invoke(app, lint).stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("quiz: {id: x\n", encoding="utf-8")
+    problems = _lmsexport_run("check", str(bad))
+    assert problems.returncode == 1 and "Traceback" not in problems.stderr
+    assert re.search(r"bad\.yaml:\d+:\d+: error: ", problems.stderr), problems.stderr
+    usage = _lmsexport_run("build", str(ROOT / "source"), "--format", "nope")
+    assert usage.returncode == 2 and "nope" in usage.stderr
+    # main() itself still ends as typer does, by SystemExit, for a program that embeds it
+    embedded = subprocess.run(
+        [sys.executable, "-c", f"{atexit}\nimport sys\nsys.argv = ['lmsexport', '--help']\n"
+         "from lmsexport.cli import main\nmain()"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert embedded.returncode == 0 and "teardown ran" in embedded.stdout
