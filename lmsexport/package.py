@@ -246,7 +246,7 @@ def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
     """The CRC-32 of A + B from crc32(A), crc32(B) and len(B), without the bytes (zlib's
     crc32_combine, which Python's zlib does not expose): crc1 is advanced over len(B) zero bytes
     by the cached powers-of-two operators (by their byte tables: a cartridge's banks at 100,000
-    questions join ~1,000 pieces, ~45 ms with _gf2_times, ~5 ms so), then xor-ed with crc2."""
+    questions join ~1,000 pieces: 29-31 ms with _gf2_times, 9-10 ms so), then xor-ed with crc2."""
     power = 0
     while length2:
         if length2 & 1:
