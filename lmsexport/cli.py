@@ -778,11 +778,15 @@ def run() -> None:
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
     for stream in (sys.stdout, sys.stderr):
+        # As Python's own exit flushes them: a stream that is None (its descriptor was closed
+        # when the process started) or closed is left alone.
+        if stream is None or getattr(stream, "closed", True):
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (a reader such as head gone): as Python
-            code = code or 120
-    os._exit(code)
+        except (OSError, ValueError):  # a reader gone (a pipe to head): 120, as Python's exit
+            code = code or 120  # (Python gives 120 even after an error; its code is kept here)
+    os._exit(code & 0xFF if os.name == "posix" else code)  # (the status a POSIX parent sees)
 
 
 if __name__ == "__main__":

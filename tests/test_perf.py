@@ -1028,8 +1028,11 @@ def _lmsexport_run(*args: str, before: str = "") -> subprocess.CompletedProcess[
     """The command as installed (cli.run, the console script's and ``python -m``'s entry)."""
     code = f"import sys\n{before}\nsys.argv = ['lmsexport', *sys.argv[1:]]\n"
     code += "from lmsexport.cli import run\nrun()"
+    # (without PYTHONUNBUFFERED, which would make every write reach the pipe at once: the
+    # output must come through run()'s own flush)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, env=env
     )
 
 
@@ -1050,6 +1053,13 @@ def test_the_command_ends_without_the_interpreters_teardown(tmp_path: Path) -> N
     assert re.search(r"bad\.yaml:\d+:\d+: error: ", problems.stderr), problems.stderr
     usage = _lmsexport_run("build", str(ROOT / "source"), "--format", "nope")
     assert usage.returncode == 2 and "nope" in usage.stderr
+    # no standard output (its descriptor closed when the process started: sys.stdout is None),
+    # as Python ends such a process
+    closed = _lmsexport_run("lint", str(ROOT / "source"), "--exit-zero", before="sys.stdout = None")
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr
+    # an exit code beyond a byte: the status a POSIX parent sees, as sys.exit gives it
+    big = _lmsexport_run(before="import lmsexport.cli as c\nc.main = lambda: sys.exit(2**40 + 3)")
+    assert big.returncode == 3 and "Traceback" not in big.stderr, big.stderr
     # main() itself still ends as typer does, by SystemExit, for a program that embeds it
     embedded = subprocess.run(
         [sys.executable, "-c", f"{atexit}\nimport sys\nsys.argv = ['lmsexport', '--help']\n"
