@@ -39,8 +39,8 @@ rebuild cache's key holds every distribution installed beside lmsexport.
 Wall and CPU seconds (CPU = user + system of the process and its workers), peak RSS (the
 largest sum of PSS over the process tree, sampled every 50 ms) and bytes written are printed as
 Markdown tables, with the machine and the load average at the start and the end. Last, the
-GIFT reader's cost per question on a 2,000-question bank (benchmarks/gift_reader.py, which
-also compares with an older revision's reader; --no-reader skips it). The banks and outputs live
+GIFT reader's cost per question on a 2,000-question bank (benchmarks/gift_reader.py, run
+alone with --against REV to compare with another revision; --no-reader skips it). The banks and outputs live
 under benchmarks/out/ (git-ignored) and are removed afterwards unless --keep is given.
 """
 

@@ -720,9 +720,9 @@ class _BankBuild:
         files)."""
         if self.bank_wide and self.reload:
             self.read_cached_parts()
-            # What assembling the cartridges imports after the pool (~0.03 s): imported now.
-            if {"cc13", "cc11"} & set(self.bank_wide):
-                from . import validate_qti12  # noqa: F401
+            # What assembling the cartridges (the bank-wide formats) imports after the pool
+            # (~0.03 s): imported now.
+            from . import validate_qti12  # noqa: F401
         if self.todo:  # (with nothing built, no id is checked across files)
             self.reused_keys = recorded_keys(
                 s.recorded_ids for s in self.summaries.values() if s.recorded_ids is not None

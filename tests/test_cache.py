@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from lmsexport import build as build_mod
 from lmsexport import cache as cache_mod
 from lmsexport.cli import app
+from lmsexport.model import Quiz
 from lmsexport.source import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -221,6 +222,14 @@ def logged(fn):
 
 build.build_file = logged(build.build_file)
 build.reload_file = logged(build.reload_file)
+assemble = build._BankBuild.bank_outputs
+
+def bank_outputs(self, *args):
+    # what assembling the cartridges imports, imported while the pool worked (prepare_reused)
+    print("validator before assembly:", "lmsexport.validate_qti12" in sys.modules, file=sys.stderr)
+    return assemble(self, *args)
+
+build._BankBuild.bank_outputs = bank_outputs
 sys.argv = ["lmsexport", "build", sys.argv[1], "--out", sys.argv[2]]
 try:
     main()
@@ -263,6 +272,7 @@ def test_a_lone_edited_file_is_built_by_two_workers_with_the_bytes_of_one(bank: 
     # each compiled the schemas it validates with; this process none (the cartridges'
     # manifests are those the last build validated)
     assert "compiled here: 0" in run.stderr, run.stderr
+    assert "validator before assembly: True" in run.stderr, run.stderr
     assert tree(out) == fresh(bank, tmp_path)
     assert "(cached)" in built(bank, out)
     edit_stem(bank / "synth-0002.yaml")
@@ -1373,4 +1383,30 @@ def test_a_quiz_of_descriptions_only_stays_out_of_the_cartridge_after_an_edit(tm
     built(bank, out)
     (bank / "q.yaml").write_text(quiz.replace("partitions", "shards"), encoding="utf-8")
     assert f"(1 of 2 {FROM_CACHE})" in built(bank, out)
+    assert tree(out) == fresh(bank, tmp_path)
+
+
+def test_an_edit_records_the_unchanged_files_headers_as_read(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit the record names every file's quiz header again: the reused files' as the
+    last record had them (RebuildCache.headers), not encoded again; only the edited file's is
+    encoded. The record it writes serves the next build (a no-op from it)."""
+    out = tmp_path / "dist"
+    built(bank, out)
+    edit_stem(bank / "synth-0002.yaml")
+    encoded: list[str] = []
+    encode = cache_mod.encode
+
+    def counted(value: object) -> object:
+        # (the record's headers only: index.html's digest and the parts files encode theirs)
+        if isinstance(value, Quiz) and sys._getframe(1).f_code.co_name == "_header":
+            encoded.append(value.id)
+        return encode(value)
+
+    monkeypatch.setattr(cache_mod, "encode", counted)
+    assert "(3 of 4 " in built(bank, out)
+    assert encoded == ["synth-0002"]
+    monkeypatch.setattr(cache_mod, "encode", encode)
+    assert "(cached)" in built(bank, out)
     assert tree(out) == fresh(bank, tmp_path)
