@@ -774,7 +774,7 @@ def run() -> None:
     except SystemExit as e:
         code = e.code
     if not isinstance(code, int):  # sys.exit(None) or sys.exit("message"), as Python ends them
-        if code is not None:
+        if code is not None and sys.stderr is not None:  # (with no standard error, nowhere)
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
     for stream in (sys.stdout, sys.stderr):

@@ -1060,6 +1060,13 @@ def test_the_command_ends_without_the_interpreters_teardown(tmp_path: Path) -> N
     # an exit code beyond a byte: the status a POSIX parent sees, as sys.exit gives it
     big = _lmsexport_run(before="import lmsexport.cli as c\nc.main = lambda: sys.exit(2**40 + 3)")
     assert big.returncode == 3 and "Traceback" not in big.stderr, big.stderr
+    # sys.exit with a message: on standard error, status 1, as Python ends it; with no standard
+    # error, the message goes nowhere (not to standard output)
+    said = "import lmsexport.cli as c\nc.main = lambda: sys.exit('stopped')"
+    message = _lmsexport_run(before=said)
+    assert (message.returncode, message.stdout, message.stderr) == (1, "", "stopped\n")
+    silent = _lmsexport_run(before=said + "\nsys.stderr = None")
+    assert (silent.returncode, silent.stdout, silent.stderr) == (1, "", "")
     # main() itself still ends as typer does, by SystemExit, for a program that embeds it
     embedded = subprocess.run(
         [sys.executable, "-c", f"{atexit}\nimport sys\nsys.argv = ['lmsexport', '--help']\n"
