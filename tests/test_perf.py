@@ -1024,6 +1024,26 @@ def test_the_gift_reader_benchmark_runs_on_this_checkout() -> None:
     assert "error: the GIFT reader at 6269a63 does not build this checkout's model" in old.stderr
 
 
+def test_the_benchmark_samples_memory_only_where_it_reports_a_peak() -> None:
+    """bench.measure samples the process tree's memory by default (the tables' peak RSS), and
+    not at all with peak=False (the rows compared with text2qti, which report no peak: the
+    sampler takes CPU the measured command would have had)."""
+    import bench
+
+    # A child that holds ~64 MB for ~0.3 s: the sampler (every 50 ms) must see it.
+    hold = [
+        sys.executable,
+        "-c",
+        "import time; b = bytearray(64 << 20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.3)",
+    ]
+    sampled = bench.measure(hold)
+    assert sampled.returncode == 0 and sampled.peak_rss > 60 << 20
+    assert sampled.wall >= 0.3 and sampled.cpu > 0
+    unsampled = bench.measure(hold, peak=False)
+    assert unsampled.returncode == 0 and unsampled.peak_rss == 0
+    assert unsampled.wall >= 0.3 and unsampled.cpu > 0
+
+
 def _lmsexport_run(*args: str, before: str = "") -> subprocess.CompletedProcess[str]:
     """The command as installed (cli.run, the console script's and ``python -m``'s entry)."""
     code = f"import sys\n{before}\nsys.argv = ['lmsexport', *sys.argv[1:]]\n"
