@@ -1418,9 +1418,9 @@ def _run_pool(
     # What this process holds now (modules, compiled schemas' proxies), out of the collector's
     # reach in the forked workers: their full collections no longer walk it (nor write to its
     # pages, which fork shares until they are written).
-    frozen = gc.get_freeze_count() == 0  # (what a host program froze itself stays frozen)
-    if frozen:
-        gc.freeze()
+    # (What was frozen before, by a host program or by the CLI, stays frozen.)
+    frozen = gc.get_freeze_count() == 0
+    gc.freeze()
     try:
         with ProcessPoolExecutor(
             max_workers=min(jobs, len(tasks)),

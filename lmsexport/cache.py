@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import model
 from .build import BuildResult, Derived, FileSummary, QuestionHead
-from .errors import SEVERITY_TEXT, Diagnostic, Severity
+from .errors import Diagnostic
 from .model import SourceLoc
 
 if TYPE_CHECKING:
@@ -265,16 +265,14 @@ def _extra_class(name: str) -> type:
     return cls
 
 
-def _diagnostic_to(d: Diagnostic) -> list[object]:
-    loc = d.loc
-    return [loc.path, loc.line, loc.col, d.message, SEVERITY_TEXT[d.severity], d.rule, d.hint]
+_diagnostic_to = Diagnostic.as_list
 
 
 def _diagnostic_from(raw: Any) -> Diagnostic:
-    path, line, col, message, severity, rule, hint = raw
-    texts = (path, message, rule) + (() if hint is None else (hint,))
-    _check(all(isinstance(t, str) for t in texts) and isinstance(line, int) and isinstance(col, int))
-    return Diagnostic(SourceLoc(path, line, col), message, Severity(severity), rule, hint)
+    try:
+        return Diagnostic.from_list(raw)
+    except ValueError:
+        raise _Stale("malformed diagnostic") from None
 
 
 def _check(ok: bool) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .model import SourceLoc
+from .model import SourceLoc, loc_text
 
 
 class Severity(str, enum.Enum):
@@ -25,6 +26,7 @@ class Severity(str, enum.Enum):
 SEVERITY_TEXT = {s: s.value for s in Severity}
 """Each severity's text (a dict: an enum member's .value is a descriptor call, ~2 us, and a
 bank-shaped build reports ~4 warnings a question, each formatted and recorded)."""
+_SEVERITY_OF = {text: s for s, text in SEVERITY_TEXT.items()}
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,72 @@ class Diagnostic:
     """A suggested fix, printed on its own "hint:" line."""
 
     def format(self) -> str:
-        text = f"{self.loc}: {SEVERITY_TEXT[self.severity]}: {self.message}"
+        listed = self.__dict__.get("_listed")
+        if listed is not None and "loc" not in self.__dict__:
+            where = loc_text(listed[0], listed[1], listed[2])
+        else:
+            where = str(self.loc)
+        text = f"{where}: {SEVERITY_TEXT[self.severity]}: {self.message}"
         if self.hint:
             text += f"\nhint: {self.hint}"
         return text
 
     def sort_key(self) -> tuple[str, int, int, str]:
+        listed = self.__dict__.get("_listed")
+        if listed is not None:
+            return (listed[0], listed[1], listed[2], self.message)
         return (self.loc.path, self.loc.line, self.loc.col, self.message)
+
+    # -- as a list of plain values (the rebuild cache's records keep diagnostics so) ----------
+
+    def as_list(self) -> list[Any]:
+        """``[path, line, col, message, severity, rule, hint]``, every item a JSON value;
+        from_list() gives the diagnostic back."""
+        listed = self.__dict__.get("_listed")
+        if listed is not None:
+            return listed  # type: ignore[no-any-return]
+        loc = self.loc
+        return [loc.path, loc.line, loc.col, self.message, SEVERITY_TEXT[self.severity], self.rule, self.hint]
+
+    @classmethod
+    def from_list(cls, listed: Any) -> Diagnostic:
+        """The diagnostic as_list() gave; ValueError if ``listed`` is not of that shape.
+
+        Its location is made only when first asked for: a no-op rebuild of a bank with ~4
+        warnings a question replays 400,000 of them at 100,000 questions, and needs of most
+        only their text (format(), sort_key()), which come from the list; the SourceLoc (a
+        frozen dataclass, ~1 us to make) was a third of decoding one. The other fields are set
+        at once: they have class-level defaults, which a missing instance field would show."""
+        if type(listed) is not list or len(listed) != 7:
+            raise ValueError("not a recorded diagnostic")
+        path, line, col, message, severity, rule, hint = listed
+        if not (
+            type(path) is str
+            and type(line) is int
+            and type(col) is int
+            and type(message) is str
+            and type(severity) is str
+            and severity in _SEVERITY_OF
+            and type(rule) is str
+            and (hint is None or type(hint) is str)
+        ):
+            raise ValueError("not a recorded diagnostic")
+        made = object.__new__(cls)
+        made.__dict__.update(
+            _listed=listed, message=message, severity=_SEVERITY_OF[severity], rule=rule, hint=hint
+        )
+        return made
+
+    if not TYPE_CHECKING:  # (for mypy, a class with __getattr__ has every attribute)
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only for an attribute the instance lacks: the location of a diagnostic
+            # from_list() made, made now.
+            listed = self.__dict__.get("_listed")
+            if name != "loc" or listed is None:
+                raise AttributeError(name)
+            loc = self.__dict__["loc"] = SourceLoc(listed[0], listed[1], listed[2])
+            return loc
 
 
 class LmsExportError(Exception):

@@ -29,11 +29,16 @@ class SourceLoc:
     """1-based column in characters; 0 means the whole line."""
 
     def __str__(self) -> str:
-        if self.line <= 0:
-            return self.path
-        if self.col <= 0:
-            return f"{self.path}:{self.line}"
-        return f"{self.path}:{self.line}:{self.col}"
+        return loc_text(self.path, self.line, self.col)
+
+
+def loc_text(path: str, line: int = 0, col: int = 0) -> str:
+    """A position as compilers print it: ``path``, ``path:line`` or ``path:line:col``."""
+    if line <= 0:
+        return path
+    if col <= 0:
+        return f"{path}:{line}"
+    return f"{path}:{line}:{col}"
 
 
 def _loc() -> SourceLoc | None:

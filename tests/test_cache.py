@@ -510,6 +510,11 @@ def test_a_corrupted_record_means_a_full_build(bank: Path, tmp_path: Path, damag
         lambda r: [s.update(ids="nope") for s in r["sources"].values()],
         lambda r: [s.update(quiz={"dataclass": "Path", "fields": {}}) for s in r["sources"].values()],
         lambda r: [s.update(warnings=[[1, 2, 3]]) for s in r["sources"].values()],
+        lambda r: [
+            s.update(warnings=[["p", "1", 1, "m", "warning", "r", None]]) for s in r["sources"].values()
+        ],
+        lambda r: [s.update(warnings=[["p", 1, 1, "m", "fatal", "r", None]]) for s in r["sources"].values()],
+        lambda r: [u.update(warnings=[["p", 1, 1, "m", "warning", "r", 7]]) for u in r["units"].values()],
         lambda r: r.update(units=None),
         lambda r: [u.update(valid=["not a digest"]) for u in r["units"].values()],
     ],
@@ -1202,6 +1207,24 @@ def _write_record(out: Path, record: dict) -> None:  # type: ignore[type-arg]
 
     text = json.dumps(record).encode()
     cache_mod.cache_path(out).write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+
+
+def test_a_build_in_process_leaves_the_collector_as_it_found_it(bank: Path, tmp_path: Path) -> None:
+    """build freezes what the process holds once the record is read (cli._collector_spared)
+    and undoes it when the command ends, in-process too; a host program's own freeze stays."""
+    import gc
+
+    out = tmp_path / "dist"
+    assert gc.get_freeze_count() == 0
+    built(bank, out)
+    assert "(cached)" in built(bank, out)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        assert "(cached)" in built(bank, out)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_an_unchanged_record_is_left_unwritten(bank: Path, tmp_path: Path) -> None:

@@ -235,8 +235,9 @@ def test_streamed_build_gives_the_bytes_of_build(synth_bank: Path, jobs: int) ->
 
 
 def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
-    """_run_pool freezes and unfreezes only when nothing was frozen before it: what a program
-    that calls the build froze itself stays frozen after a pooled build."""
+    """_run_pool unfreezes only when nothing was frozen before it: what a program that calls
+    the build (or the CLI, after reading the rebuild cache's record) froze stays frozen after a
+    pooled build."""
     gc.freeze()
     try:
         before = gc.get_freeze_count()

@@ -1,14 +1,20 @@
-"""records.Maker: records made and copied quickly are the records __init__ and replace() make."""
+"""records.Maker: records made and copied quickly are the records __init__ and replace() make;
+and a Diagnostic made from its list (the rebuild cache's form) is the diagnostic listed."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 import pickle
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from lmsexport.model import Question
+from lmsexport.errors import Diagnostic, Severity
+from lmsexport.model import Question, SourceLoc
 from lmsexport.readers.gift import GiftItem
 from lmsexport.readers.moodlexml import MoodleQuestion
 from lmsexport.records import Maker, plain_init
@@ -109,3 +115,56 @@ def test_evolve_is_replace() -> None:
     assert m.evolve(p) == p and m.evolve(p) is not p
     with pytest.raises(TypeError):
         m.evolve(p, zz=1)
+
+
+_diagnostics = st.builds(
+    Diagnostic,
+    st.builds(SourceLoc, st.text(max_size=20), st.integers(0, 10**6), st.integers(0, 500)),
+    st.text(max_size=40),
+    st.sampled_from(list(Severity)),
+    st.text(max_size=20),
+    st.none() | st.text(max_size=20),
+)
+
+
+@given(_diagnostics)
+def test_a_diagnostic_as_a_list_comes_back_the_same(d: Diagnostic) -> None:
+    """Diagnostic.from_list(d.as_list()) is d to everything that looks (the rebuild cache keeps
+    warnings so, and a no-op prints them from the list without making their location)."""
+    listed = json.loads(json.dumps(d.as_list()))  # as the record holds it
+    back = Diagnostic.from_list(listed)
+    assert type(back) is Diagnostic
+    assert back.format() == d.format() and back.sort_key() == d.sort_key()
+    assert back.as_list() == d.as_list()
+    assert "loc" not in vars(back)  # not made for any of that
+    assert back == d and d == back and hash(back) == hash(d) and repr(back) == repr(d)
+    assert (back.severity, back.rule, back.hint, back.message) == (d.severity, d.rule, d.hint, d.message)
+    assert back.loc == d.loc and "loc" in vars(back)
+    for again in (pickle.loads(pickle.dumps(Diagnostic.from_list(listed))), copy.deepcopy(back)):
+        assert again == d and again.format() == d.format()
+    assert dataclasses.replace(Diagnostic.from_list(listed), rule="other") == dataclasses.replace(
+        d, rule="other"
+    )
+    with pytest.raises(AttributeError):
+        back.nothing  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        ["p", 1, 2, "m", "warning", "r"],
+        ("p", 1, 2, "m", "warning", "r", None),
+        ["p", "1", 2, "m", "warning", "r", None],
+        ["p", True, 2, "m", "warning", "r", None],
+        ["p", 1, 2.0, "m", "warning", "r", None],
+        ["p", 1, 2, None, "warning", "r", None],
+        ["p", 1, 2, "m", "fatal", "r", None],
+        ["p", 1, 2, "m", ["warning"], "r", None],
+        ["p", 1, 2, "m", "warning", 3, None],
+        ["p", 1, 2, "m", "warning", "r", 4],
+        [None, 1, 2, "m", "warning", "r", None],
+    ],
+)
+def test_a_list_of_another_shape_is_not_a_diagnostic(listed: object) -> None:
+    with pytest.raises(ValueError, match="not a recorded diagnostic"):
+        Diagnostic.from_list(listed)
