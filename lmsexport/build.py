@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
@@ -1389,7 +1390,6 @@ def _run_pool(
     False: two tasks of one file (a lone file's build split in two) import each its own part,
     at the same time, rather than all of it here first. ``meanwhile`` runs here once every
     task is submitted, before the first result is taken."""
-    import gc
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
@@ -1418,26 +1418,50 @@ def _run_pool(
     # What this process holds now (modules, compiled schemas' proxies), out of the collector's
     # reach in the forked workers: their full collections no longer walk it (nor write to its
     # pages, which fork shares until they are written).
-    # (What was frozen before, by a host program or by the CLI, stays frozen.)
-    frozen = gc.get_freeze_count() == 0
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(
+    with (
+        collector_spared(),
+        ProcessPoolExecutor(
             max_workers=min(jobs, len(tasks)),
             mp_context=context,
             initializer=_die_with_parent,
             initargs=(os.getpid(),),
-        ) as pool:
-            pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
-            if meanwhile is not None:
-                meanwhile()
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    take(future.result())
-                del finished  # drop the results: only the pending ones stay in memory
+        ) as pool,
+    ):
+        pending: set[Future[FileResult]] = {pool.submit(fn, *args) for _, fn, args in order}
+        if meanwhile is not None:
+            meanwhile()
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                take(future.result())
+            del finished  # drop the results: only the pending ones stay in memory
+
+
+_spared = 0
+"""How many collector_spared() blocks are open in this process."""
+
+
+@contextlib.contextmanager
+def collector_spared() -> Iterator[None]:
+    """What this process holds when the block starts, out of the cyclic collector's full passes
+    for as long as it lasts (gc.freeze: frozen objects are still freed by reference counting;
+    only cycles among them wait), undone when the outermost such block ends. Nested blocks (a
+    pool under the CLI's build) freeze what was made since. When something else froze objects
+    first (a host program), the collector is left alone: freezing more would keep the host's
+    garbage cycles of the moment for good."""
+    import gc
+
+    global _spared
+    if _spared == 0 and gc.get_freeze_count() > 0:
+        yield
+        return
+    _spared += 1
+    try:
+        gc.freeze()
+        yield
     finally:
-        if frozen:
+        _spared -= 1
+        if _spared == 0:
             gc.unfreeze()
 
 

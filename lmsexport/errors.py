@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from .model import SourceLoc, loc_text
 
@@ -71,7 +71,7 @@ class Diagnostic:
         return [loc.path, loc.line, loc.col, self.message, SEVERITY_TEXT[self.severity], self.rule, self.hint]
 
     @classmethod
-    def from_list(cls, listed: Any) -> Diagnostic:
+    def from_list(cls, listed: Any) -> Self:
         """The diagnostic as_list() gave; ValueError if ``listed`` is not of that shape.
 
         Its location is made only when first asked for: a no-op rebuild of a bank with ~4
@@ -106,7 +106,9 @@ class Diagnostic:
             # from_list() made, made now.
             listed = self.__dict__.get("_listed")
             if name != "loc" or listed is None:
-                raise AttributeError(name)
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+                )
             loc = self.__dict__["loc"] = SourceLoc(listed[0], listed[1], listed[2])
             return loc
 

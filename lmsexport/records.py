@@ -32,8 +32,9 @@ def plain_init(cls: type, *, copying: bool = False) -> bool:
     missing ones to their defaults: a dataclass whose ``__init__`` dataclasses wrote (a
     hand-written one in the class body would have been kept, and is not code compiled from
     "<string>"), with no ``__post_init__``, InitVar, default factory, slots or ``__new__`` of
-    its own. ``copying``: whether ``dataclasses.replace`` does nothing but that, which a
-    default factory does not change (replace gives every field)."""
+    its own, nor a ``__getattr__`` (a field its instances may lack on purpose, made when asked
+    for: errors.Diagnostic.from_list). ``copying``: whether ``dataclasses.replace`` does
+    nothing but that, which a default factory does not change (replace gives every field)."""
     code = getattr(cls.__dict__.get("__init__"), "__code__", None)
     return (
         is_dataclass(cls)
@@ -43,6 +44,7 @@ def plain_init(cls: type, *, copying: bool = False) -> bool:
         and code.co_filename == "<string>"
         and not hasattr(cls, "__post_init__")
         and "__slots__" not in cls.__dict__
+        and not hasattr(cls, "__getattr__")
         and cls.__new__ is object.__new__
     )
 

@@ -1210,21 +1210,36 @@ def _write_record(out: Path, record: dict) -> None:  # type: ignore[type-arg]
 
 
 def test_a_build_in_process_leaves_the_collector_as_it_found_it(bank: Path, tmp_path: Path) -> None:
-    """build freezes what the process holds once the record is read (cli._collector_spared)
-    and undoes it when the command ends, in-process too; a host program's own freeze stays."""
+    """build freezes what the process holds once it has the rebuild cache (build.collector_spared)
+    and undoes it when the command ends, in-process too. After a host program's own freeze it
+    freezes nothing: a garbage cycle the host made afterwards is still collected."""
     import gc
+    import weakref
+
+    class Node:
+        pass
 
     out = tmp_path / "dist"
-    assert gc.get_freeze_count() == 0
+    before = gc.get_freeze_count()
     built(bank, out)
     assert "(cached)" in built(bank, out)
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == before
+    gc.disable()  # (only the collect() below may find the cycle: not one before any freeze)
     gc.freeze()
     try:
+        host = gc.get_freeze_count()
+        assert host > 0
+        cycle = Node()
+        cycle.me = cycle  # type: ignore[attr-defined]
+        alive = weakref.ref(cycle)
+        del cycle
         assert "(cached)" in built(bank, out)
-        assert gc.get_freeze_count() > 0
+        gc.collect()
+        assert alive() is None  # not frozen by the build
+        assert gc.get_freeze_count() > 0  # the host's freeze stays
     finally:
         gc.unfreeze()
+        gc.enable()
 
 
 def test_an_unchanged_record_is_left_unwritten(bank: Path, tmp_path: Path) -> None:

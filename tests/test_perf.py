@@ -235,18 +235,29 @@ def test_streamed_build_gives_the_bytes_of_build(synth_bank: Path, jobs: int) ->
 
 
 def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
-    """_run_pool unfreezes only when nothing was frozen before it: what a program that calls
-    the build (or the CLI, after reading the rebuild cache's record) froze stays frozen after a
-    pooled build."""
+    """After a host program's own freeze the pool freezes nothing (build.collector_spared): the
+    host's freeze stays, and a garbage cycle it made afterwards is still collected."""
+    import weakref
+
+    class Node:
+        pass
+
+    gc.disable()  # (only the collect() below may find the cycle: not one before any freeze)
     gc.freeze()
     try:
-        before = gc.get_freeze_count()
-        assert before > 0
+        assert gc.get_freeze_count() > 0
+        cycle = Node()
+        cycle.me = cycle  # type: ignore[attr-defined]
+        alive = weakref.ref(cycle)
+        del cycle
         _, result = _collect(discover([synth_bank]), 2)
         assert not result.errors
+        gc.collect()
+        assert alive() is None
         assert gc.get_freeze_count() > 0  # (some frozen objects may be freed meanwhile)
     finally:
         gc.unfreeze()
+        gc.enable()
 
 
 _POOLED_RUN = """
