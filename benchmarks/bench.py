@@ -121,13 +121,13 @@ def measure(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT
             top = max(top, _tree_rss(proc.pid))
             done.wait(0.05)  # every 10 ms the sampler itself took ~0.3 of a core of the two
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    if peak:
+    sampler = threading.Thread(target=sample, daemon=True) if peak else None
+    if sampler is not None:
         sampler.start()
     out, err = proc.communicate()
     wall = time.perf_counter() - start
     done.set()
-    if peak:
+    if sampler is not None:
         sampler.join()
     # communicate() reaped the child; its rusage (with its workers') is in RUSAGE_CHILDREN.
     usage = _children_cpu()

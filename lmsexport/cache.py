@@ -265,9 +265,6 @@ def _extra_class(name: str) -> type:
     return cls
 
 
-_diagnostic_to = Diagnostic.as_list
-
-
 def _diagnostic_from(raw: Any) -> Diagnostic:
     try:
         return Diagnostic.from_list(raw)
@@ -559,7 +556,7 @@ class RebuildCache:
                     "questions": s.n_questions,
                     "ids": s.recorded_ids.text if s.recorded_ids is not None else ids_text(s.ids),
                     "heads": s.heads if isinstance(s.heads, str) else heads_text(s.heads),
-                    "warnings": [_diagnostic_to(d) for d in s.warnings],
+                    "warnings": [d.as_list() for d in s.warnings],
                     "source_warnings": s.source_warnings,
                     "parts": self._save_parts(path, digest, s.media, result.parts.get(path)),
                 }
@@ -570,7 +567,7 @@ class RebuildCache:
                 if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
                     continue
                 units[name] = self._unit(inputs, d.digest, d.outputs, d.media)  # type: ignore[arg-type]
-                units[name]["warnings"] = [_diagnostic_to(w) for w in d.warnings]
+                units[name]["warnings"] = [w.as_list() for w in d.warnings]
                 units[name]["assessments"] = d.assessments
                 if d.valid:
                     units[name]["valid"] = sorted(set(d.valid))
@@ -804,8 +801,8 @@ def parts_to_bytes(head: dict[str, Any], made: dict[str, list[Any]]) -> bytes:
                 piece(p.bank),
                 list(p.bank_idents),
                 encode(p.media),
-                [_diagnostic_to(d) for d in p.warnings],
-                [_diagnostic_to(d) for d in p.problems],
+                [d.as_list() for d in p.warnings],
+                [d.as_list() for d in p.problems],
                 p.empty,
             ]
             for p in its

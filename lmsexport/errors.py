@@ -43,10 +43,7 @@ class Diagnostic:
 
     def format(self) -> str:
         listed = self.__dict__.get("_listed")
-        if listed is not None and "loc" not in self.__dict__:
-            where = loc_text(listed[0], listed[1], listed[2])
-        else:
-            where = str(self.loc)
+        where = str(self.loc) if listed is None else loc_text(listed[0], listed[1], listed[2])
         text = f"{where}: {SEVERITY_TEXT[self.severity]}: {self.message}"
         if self.hint:
             text += f"\nhint: {self.hint}"

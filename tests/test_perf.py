@@ -234,6 +234,20 @@ def test_streamed_build_gives_the_bytes_of_build(synth_bank: Path, jobs: int) ->
     assert gc.get_freeze_count() == 0
 
 
+def test_nested_collector_blocks_unfreeze_only_at_the_outermost() -> None:
+    """build.collector_spared: the pool's block inside the CLI's freezes what was made since
+    and leaves the outer freeze in place; the outermost block's end undoes all of it."""
+    assert gc.get_freeze_count() == 0
+    with build_mod.collector_spared():
+        outer = gc.get_freeze_count()
+        assert outer > 0
+        made_between = [[] for _ in range(100)]  # containers: objects the collector tracks
+        with build_mod.collector_spared():
+            assert gc.get_freeze_count() >= outer + len(made_between)
+        assert gc.get_freeze_count() >= outer + len(made_between)  # not undone by the inner block
+    assert gc.get_freeze_count() == 0
+
+
 def test_the_pool_leaves_a_host_programs_own_freeze(synth_bank: Path) -> None:
     """After a host program's own freeze the pool freezes nothing (build.collector_spared): the
     host's freeze stays, and a garbage cycle it made afterwards is still collected."""
