@@ -15,7 +15,7 @@ from .model import Assessment, Bank, Difficulty, Question, QuestionType, Quiz, S
 from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
 
 if TYPE_CHECKING:
-    from .cache import RecordedIds
+    from .cache import RecordedIds, RecordedWarnings
     from .source import MediaRead
 
 DEFAULT_TIMESTAMP = 315532800
@@ -361,6 +361,10 @@ class FileSummary:
     heads: list[QuestionHead] | str = field(default_factory=list)
     """Its questions' QuestionHead, in source order; a reused file's as the record's text
     (cache.heads_from decodes it, only when assessments are resolved)."""
+    recorded_warnings: RecordedWarnings | None = None
+    """A reused file's warnings as the rebuild cache has them: ``warnings`` and
+    ``source_warnings`` are set from them (decode_recorded) unless the build prints the
+    recorded text instead (BuildResult.replayed)."""
 
 
 @dataclass
@@ -425,6 +429,11 @@ class Reuse(Protocol):
         """The documents (writers.valid_digest) an earlier build with the same code, schemas and
         libraries validated without a problem (WriteContext.known_valid)."""
 
+    def printed(self, paths: Sequence[str]) -> str | None:
+        """The text an earlier build printed of its warnings (the CLI's render of them), if
+        those are exactly the warnings of the summaries of ``paths`` and of BANK_UNIT given
+        now; else None."""
+
 
 @dataclass
 class Derived:
@@ -445,6 +454,8 @@ class Derived:
     valid: list[str] = field(default_factory=list)
     """Documents their writers validated without a problem (Output.validated; BANK_UNIT: the
     cartridges' manifests), for the next build's WriteContext.known_valid."""
+    recorded_warnings: RecordedWarnings | None = None
+    """A reused unit's warnings as the rebuild cache has them (as FileSummary's)."""
 
 
 BANK_UNIT = "bank"
@@ -477,6 +488,11 @@ class BuildResult:
     """Bank-level units of a successful build (INDEX_UNIT, BANK_UNIT), kept or made."""
     kept: set[str] = field(default_factory=set)
     """Bank-level units kept as they were, not made."""
+    replayed: str | None = None
+    """When nothing was built (every file's summary and the bank's outputs reused) and the
+    rebuild cache has the text the recorded build printed of these very warnings: that text,
+    and ``warnings`` is empty (not one of them decoded: 400,000 at 100,000 questions of the
+    real-shaped bank)."""
     read: set[str] = field(default_factory=set)
     """Source files this build read (built, or loaded again for the whole bank's outputs)."""
     parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
@@ -611,8 +627,15 @@ def build_files(
     run = _BankBuild(paths, formats, timestamp, emit, jobs, progress, reuse, keep, pool_min_bytes)
     run.build_sources()
     source_errors, source_warnings, writer_warnings = run.gather_diagnostics()
+    if source_errors and run.replayed is not None:
+        # (nothing changed since a build that had no errors, so only a forged record: the
+        # errors are printed with the warnings they come with, as always)
+        run.replayed = None
+        run.decode_recorded(tolerant=True)
+        source_errors, source_warnings, writer_warnings = run.gather_diagnostics()
     run.build_assessments(source_errors, writer_warnings)
     result = run.result
+    result.replayed = run.replayed
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
         result.warnings = source_warnings
@@ -672,6 +695,13 @@ class _BankBuild:
                 if found is not None:
                     self.summaries[p] = found
             self.bank_record = reuse.derived(BANK_UNIT, bank_digest(names), self.every)
+        self.replayed: str | None = None
+        """The recorded build's printed warnings, when they are this build's (nothing to build)."""
+        if reuse is not None:
+            if self.bank_record is not None and len(self.summaries) == len(self.every):
+                self.replayed = reuse.printed(self.every)
+            if self.replayed is None:
+                self.decode_recorded()
         self.todo = [p for p in paths if p.as_posix() not in self.summaries]
         # Bank-level outputs must be made unless the cache kept them: from every file's parts of
         # the bank-wide formats, and for assessments from whole quizzes, which then come back from
@@ -707,6 +737,26 @@ class _BankBuild:
         """The reused files' id keys (prepare_reused), or None: not indexed yet."""
         for reused in self.summaries.values():
             merge_media(self.bank_media, reused.media)
+
+    def decode_recorded(self, tolerant: bool = False) -> None:
+        """The reused units' recorded warnings made into diagnostics. A file whose record does
+        not decode is built instead (the bank's: its outputs are made again); ``tolerant``
+        (too late for that: the files are gathered) leaves its warnings out."""
+        for p, summary in list(self.summaries.items()):
+            if summary.recorded_warnings is not None:
+                try:
+                    summary.warnings = summary.recorded_warnings.decode()
+                    summary.source_warnings = summary.recorded_warnings.n_source
+                except ValueError:
+                    if not tolerant:
+                        del self.summaries[p]
+        bank = self.bank_record
+        if bank is not None and bank.recorded_warnings is not None:
+            try:
+                bank.warnings = bank.recorded_warnings.decode()
+            except ValueError:
+                if not tolerant:
+                    self.bank_record = None
 
     def keep(self, rel: str) -> None:
         assert self._keep is not None  # only a reused output is kept, and reuse comes with keep

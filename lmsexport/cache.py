@@ -45,6 +45,15 @@ decided by the source files' texts: unchanged sources read the same images. Each
 also keeps a *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the
 checks across files, the counts and index.html need no unchanged file loaded again.
 
+A no-op prints what the build it repeats printed. The text a build printed of its warnings is
+kept in a file of the parts directory (``<sha256>.printed``), which the record names with the
+digest of the warnings it was made from (every file's and the bank unit's, as recorded:
+warnings_digest). When nothing is to be built, the digest is that of the warnings the record
+has now and the file is as recorded (by its times, else by its sha256), the file is printed
+and no recorded warning is decoded (RecordedWarnings: each unit's are one JSON text inside the
+record); otherwise they are decoded, sorted and formatted as any build's, and a unit whose
+text does not decode is made again.
+
 Safety. Everything a build's bytes or verdict depend on besides the sources and their images is
 in the *key*: the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas,
 the Python version, the libxml2 and zlib lxml runs with, and the name and version of every
@@ -97,7 +106,7 @@ from .model import SourceLoc
 if TYPE_CHECKING:
     from .source import MediaRead
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 """The record's format; a record of another version is ignored."""
 
 
@@ -342,6 +351,10 @@ class RebuildCache:
         self.sources: dict[str, Any] = {}
         self.units: dict[str, Any] = {}
         self.previous_start = 0
+        self.printed_record: Any = None
+        """The record's "printed": the file of the warnings the recorded build printed."""
+        self.printed_verified: str | None = None
+        """The name of the printed file printed() found as recorded (then save keeps it)."""
         self.headers: dict[str, tuple[model.Quiz, Any]] = {}
         """The quiz header summary() decoded for a file, with the record's encoding of it: save
         records that encoding again for the same header (an edit at 100,000 questions: 356
@@ -393,6 +406,7 @@ class RebuildCache:
         except (_Stale, ValueError, KeyError, TypeError, RecursionError):
             return
         self.sources, self.units, self.previous_start = recorded, units, started
+        self.printed_record = record.get("printed")
 
     def _verified(self, raw: bytes) -> dict[str, Any]:
         checksum, _, text = raw.partition(b"\n")
@@ -462,15 +476,15 @@ class RebuildCache:
             self.headers[path] = (quiz, raw["quiz"])
             ids, heads = raw["ids"], raw["heads"]
             _check(isinstance(ids, str) and _IDS.fullmatch(ids) is not None and isinstance(heads, str))
-            warnings = [_diagnostic_from(d) for d in raw["warnings"]]
-            n, n_source = raw["questions"], raw["source_warnings"]
-            _check(isinstance(n, int) and isinstance(n_source, int) and 0 <= n_source <= len(warnings))
+            warnings, n, n_source = raw["warnings"], raw["questions"], raw["source_warnings"]
+            _check(isinstance(warnings, str) and isinstance(n, int) and isinstance(n_source, int))
         except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         return FileSummary(
-            quiz, n, [], warnings, n_source, outputs, _media_from(rec["media"]), RecordedIds(path, ids), heads
-        )
+            quiz, n, [], [], 0, outputs, _media_from(rec["media"]), RecordedIds(path, ids), heads,
+            RecordedWarnings(warnings, n_source),
+        )  # fmt: skip
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
         """build.Reuse: a bank-level unit whose outputs can stay, as recorded."""
@@ -478,20 +492,51 @@ class RebuildCache:
         if rec is None:
             return None
         try:
-            warnings = [_diagnostic_from(d) for d in rec["warnings"]]
-            assessments = rec["assessments"]
-            _check(isinstance(assessments, int))
-        except (_Stale, ValueError, KeyError, TypeError):
+            warnings, assessments = rec["warnings"], rec["assessments"]
+            _check(isinstance(warnings, str) and isinstance(assessments, int))
+        except (_Stale, KeyError, TypeError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         media = _media_from(rec["media"])
-        return Derived(digest, list(inputs), outputs, warnings, assessments, media, rec.get("valid", []))
+        return Derived(
+            digest, list(inputs), outputs, [], assessments, media, rec.get("valid", []),
+            RecordedWarnings(warnings, 0),
+        )  # fmt: skip
 
     def known_valid(self) -> frozenset[str]:
         """build.Reuse: the documents the recorded build validated without a problem (its
         bank unit's "valid"). The record is of this build's key, so of the same code, schemas
         and libraries (tool_fingerprint): a document of the same bytes is as valid now."""
         return frozenset(d for unit in self.units.values() for d in unit.get("valid", ()))
+
+    def printed(self, paths: Sequence[str]) -> str | None:
+        """build.Reuse: the text the recorded build printed of its warnings, if it is exactly
+        what a build of ``paths`` would print now, every one of them reused with the bank's
+        outputs; else None. The record names the file by the sha256 of its bytes and holds the
+        digest of the warnings it was made from (warnings_digest): those of ``paths`` and of
+        the bank unit, as recorded. The file is trusted by its times as a parts file is, by its
+        sha256 otherwise."""
+        from .build import BANK_UNIT
+
+        rec = self.printed_record
+        try:
+            _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat"})
+            name = rec["name"]
+            _check(isinstance(name, str) and (name == "" or _HEX.fullmatch(name) is not None))
+            recorded = [(self.sources[p]["warnings"], self.sources[p]["source_warnings"]) for p in paths]
+            bank = self.units[BANK_UNIT]["warnings"]
+            _check(rec["of"] == warnings_digest(paths, recorded, bank))
+            if name == "":  # (no warnings: no file)
+                return ""
+            path = self.parts_dir / printed_file_name(name)
+            data = path.read_bytes()
+            if not self._settled(rec["stat"], path):
+                _check(hashlib.sha256(data).hexdigest() == name)
+            text = data.decode("utf-8")
+        except (_Stale, OSError, ValueError, KeyError, TypeError):
+            return None
+        self.printed_verified = name
+        return text
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """build.Reuse: the parts of the bank-wide ``formats`` that the quiz file ``path`` (as
@@ -529,10 +574,11 @@ class RebuildCache:
 
     # -- writing --------------------------------------------------------------------------
 
-    def save(self, result: BuildResult) -> None:
-        """Record a build that succeeded and whose files are now in OUT. What was made from a
-        source file that changed while this build read it is left out (made again next time:
-        it may be of either text)."""
+    def save(self, result: BuildResult, printed: str | None = None) -> None:
+        """Record a build that succeeded and whose files are now in OUT, and ``printed``, the
+        text of its warnings it printed (kept in a file beside the parts files for a no-op to
+        print again: printed()). What was made from a source file that changed while this build
+        read it is left out (made again next time: it may be of either text)."""
         changed = set()
         for path in result.read:
             try:
@@ -556,8 +602,10 @@ class RebuildCache:
                     "questions": s.n_questions,
                     "ids": s.recorded_ids.text if s.recorded_ids is not None else ids_text(s.ids),
                     "heads": s.heads if isinstance(s.heads, str) else heads_text(s.heads),
-                    "warnings": [d.as_list() for d in s.warnings],
-                    "source_warnings": s.source_warnings,
+                    "warnings": _warnings_of(s.warnings, s.recorded_warnings),
+                    "source_warnings": (
+                        s.source_warnings if s.recorded_warnings is None else s.recorded_warnings.n_source
+                    ),
                     "parts": self._save_parts(path, digest, s.media, result.parts.get(path)),
                 }
                 sources[path]["parts_stat"] = self._parts_stat(sources[path]["parts"])
@@ -567,29 +615,89 @@ class RebuildCache:
                 if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
                     continue
                 units[name] = self._unit(inputs, d.digest, d.outputs, d.media)  # type: ignore[arg-type]
-                units[name]["warnings"] = [w.as_list() for w in d.warnings]
+                units[name]["warnings"] = _warnings_of(d.warnings, d.recorded_warnings)
                 units[name]["assessments"] = d.assessments
                 if d.valid:
                     units[name]["valid"] = sorted(set(d.valid))
         except OSError:
             self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
             return
-        if not self.racy and not changed and sources == self.sources and units == self.units:
+        printed_record = self._save_printed(result, printed, sources, units)
+        if (
+            not self.racy
+            and not changed
+            and sources == self.sources
+            and units == self.units
+            and printed_record == self.printed_record
+        ):
             # The record would say what it says (bar this build's start, which no recorded
             # time reaches: nothing was racily clean): left as it is, not written again.
             return
         record = {"key": self.key, "started": self.started, "sources": sources, "units": units}
+        if printed_record is not None:
+            record["printed"] = printed_record
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
         os.replace(tmp, self.path)
         # Only now (the record names the new files) go the files it does not name.
         named = {parts_file_name(s["parts"]) for s in sources.values() if s["parts"] is not None}
+        if printed_record is not None and printed_record["name"]:
+            named.add(printed_file_name(printed_record["name"]))
         with contextlib.suppress(OSError):
             for entry in os.scandir(self.parts_dir):
                 if entry.name not in named:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
+
+    def _save_printed(
+        self, result: BuildResult, printed: str | None, sources: dict[str, Any], units: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The record's "printed" for the text ``printed`` of ``result``'s warnings, its file
+        written now (atomically) unless the record's is that text; None (nothing recorded, so
+        that the next no-op decodes and prints the warnings itself) if there is no such text,
+        if the warnings are not exactly those of every file and the bank unit recorded (a
+        file left out, an assessment file's own), or if it cannot be written."""
+        from .build import BANK_UNIT
+
+        bank = units.get(BANK_UNIT)
+        if printed is None or bank is None or sources.keys() != result.summaries.keys():
+            return None
+        if result.replayed is None:
+            counted = sum(len(s.warnings) for s in result.summaries.values())
+            if counted + len(result.derived[BANK_UNIT].warnings) != len(result.warnings):
+                return None
+        paths = list(sources)
+        of = warnings_digest(paths, [(sources[p]["warnings"], sources[p]["source_warnings"]) for p in paths],
+                             bank["warnings"])  # fmt: skip
+        if printed == "":  # (no warnings: no file)
+            return {"name": "", "of": of, "stat": None}
+        data = printed.encode("utf-8")
+        name = hashlib.sha256(data).hexdigest()
+        target = self.parts_dir / printed_file_name(name)
+        previous = self.printed_record
+        # The file printed() found as recorded stays, with its times now: a file written by the
+        # build that recorded it has times not earlier than that build's start, and is hashed
+        # once more, by the next build only (as an output racily clean).
+        kept = isinstance(previous, dict) and (previous.get("name"), previous.get("of")) == (name, of)
+        if kept and name == self.printed_verified:
+            with contextlib.suppress(OSError):
+                st = target.stat()
+                return {**previous, "stat": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.parts_dir)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            st = target.stat()
+        except OSError:
+            return None
+        return {"name": name, "of": of, "stat": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]}
 
     def _header(self, path: str, quiz: model.Quiz) -> Any:
         """A file's quiz header as the record keeps it: as read, if it is the one read."""
@@ -750,6 +858,60 @@ def heads_from(text: str) -> list[QuestionHead] | None:
     except (ValueError, TypeError, RecursionError):
         return None
     return heads
+
+
+class RecordedWarnings:
+    """A reused unit's warnings as the record keeps them (warnings_text): one JSON text inside
+    the record, read as a string (~0.1 s for 400,000 warnings where decoding them as lists took
+    ~1 s), its diagnostics made only when a build needs them: not by a no-op, which prints the
+    text the recorded build printed (RebuildCache.printed)."""
+
+    __slots__ = ("n_source", "text")
+
+    def __init__(self, text: str, n_source: int) -> None:
+        self.text = text
+        self.n_source = n_source
+        """How many of them, the first, are the loader's."""
+
+    def decode(self) -> list[Diagnostic]:
+        """The diagnostics; ValueError if the text is not of warnings_text's shape."""
+        try:
+            raw = json.loads(self.text)
+        except RecursionError:
+            raise ValueError("not recorded warnings") from None
+        if type(raw) is not list or not 0 <= self.n_source <= len(raw):
+            raise ValueError("not recorded warnings")
+        return [Diagnostic.from_list(d) for d in raw]
+
+
+def warnings_text(warnings: Sequence[Diagnostic]) -> str:
+    """Diagnostics as the record keeps them: the JSON text of their as_list() lists."""
+    return json.dumps([d.as_list() for d in warnings], ensure_ascii=False, separators=(",", ":"))
+
+
+def _warnings_of(warnings: Sequence[Diagnostic], recorded: RecordedWarnings | None) -> str:
+    """A unit's warnings as the record keeps them: as read, if they are the record's."""
+    return recorded.text if recorded is not None else warnings_text(warnings)
+
+
+def warnings_digest(paths: Sequence[str], recorded: Sequence[tuple[Any, Any]], bank: Any) -> str:
+    """The digest of the warnings a build of ``paths`` gathers when every one is reused with
+    the bank's outputs: each file's recorded (text, how many the loader's), in order, then the
+    bank unit's text. What the record's printed text was made from (TypeError: not texts)."""
+    digest = hashlib.sha256()
+    for path, (text, n_source) in zip(paths, recorded, strict=True):
+        if type(text) is not str or type(n_source) is not int:
+            raise TypeError("not recorded warnings")
+        digest.update(f"{path}\0{n_source}\0{len(text)}\0".encode() + text.encode())
+    if type(bank) is not str:
+        raise TypeError("not recorded warnings")
+    digest.update(b"\0bank\0" + bank.encode())
+    return digest.hexdigest()
+
+
+def printed_file_name(name: str) -> str:
+    """The file of the printed warnings named ``name`` (its sha256) in the parts directory."""
+    return f"{name}.printed"
 
 
 _PARTS_FILE_KEYS = {"key", "source", "sha256", "media", "parts", "blob"}

@@ -642,7 +642,7 @@ def ids_made(made: list[tuple[str, str]]) -> list[str]:
 
 
 def parts_files(out: Path) -> list[Path]:
-    return sorted(cache_mod.parts_path(out).iterdir())
+    return sorted(cache_mod.parts_path(out).glob("*.parts"))
 
 
 def test_an_edit_makes_the_cartridge_parts_of_that_file_only(
@@ -1448,3 +1448,166 @@ def test_an_edit_records_the_unchanged_files_headers_as_read(
     monkeypatch.setattr(cache_mod, "encode", encode)
     assert "(cached)" in built(bank, out)
     assert tree(out) == fresh(bank, tmp_path)
+
+
+# ------------------------------------------------------------------ a no-op's printed warnings
+
+
+@pytest.fixture
+def warned(tmp_path: Path) -> Path:
+    """A bank whose build warns a lot: the real-shaped synthetic one (what Canvas, GIFT and the
+    cartridges cannot carry, named per question), in four files."""
+    src = tmp_path / "warned"
+    src.mkdir()
+    rng = random.Random(5)
+    for i in range(4):
+        (src / f"synth-{i:04d}.yaml").write_text(synth.make_quiz(i, 40, rng, synth.real_kinds()), "utf-8")
+    return src
+
+
+def test_a_no_op_prints_the_recorded_text_and_decodes_no_warning(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a no-op prints is byte for byte what the build it repeats printed, and it is the
+    recorded text: not one recorded warning is decoded."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    assert first.exit_code == 0 and first.stderr.count(": warning: ") > 200
+    [printed] = cache_mod.parts_path(out).glob("*.printed")
+    assert printed.read_text(encoding="utf-8") == first.stderr
+
+    def refuse(self: object) -> None:
+        raise AssertionError("a no-op decoded recorded warnings")
+
+    monkeypatch.setattr(cache_mod.RecordedWarnings, "decode", refuse)
+    again = build(str(warned), "--out", str(out))
+    assert "(cached)" in again.stdout and again.stderr == first.stderr
+    monkeypatch.undo()
+    # An edit decodes the others' warnings and prints them with the edited file's, as a build
+    # from scratch does; the no-op after it prints that build's text.
+    edit_stem(sorted(warned.glob("*.yaml"))[1])
+    partly = build(str(warned), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert FROM_CACHE in partly.stdout and partly.stderr == full.stderr.replace(str(scratch), str(out))
+    monkeypatch.setattr(cache_mod.RecordedWarnings, "decode", refuse)
+    assert build(str(warned), "--out", str(out)).stderr == partly.stderr
+    assert len(list(cache_mod.parts_path(out).glob("*.printed"))) == 1  # the old one removed
+
+
+def test_a_damaged_printed_file_is_not_printed(warned: Path, tmp_path: Path) -> None:
+    """The printed file is trusted by its times, else by its sha256 (its name): one edited by
+    hand is not printed, the warnings are decoded and printed instead, and the file written
+    again."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    [printed] = cache_mod.parts_path(out).glob("*.printed")
+    assert build(str(warned), "--out", str(out)).stderr == first.stderr  # its times now settled
+    data = printed.read_bytes()
+    printed.write_bytes(data.replace(b"warning", b"WARNING", 1))
+    again = build(str(warned), "--out", str(out))
+    assert "(cached)" in again.stdout and again.stderr == first.stderr
+    assert printed.read_bytes() == data
+    assert build(str(warned), "--out", str(out)).stderr == first.stderr
+
+
+def _rewrite_record(out: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    import hashlib
+
+    record_path = cache_mod.cache_path(out)
+    record = json.loads(record_path.read_bytes().partition(b"\n")[2])
+    change(record)
+    text = json.dumps(record, ensure_ascii=False).encode()
+    record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+
+
+def test_the_printed_text_is_of_the_recorded_warnings(warned: Path, tmp_path: Path) -> None:
+    """The record binds its printed text to the warnings it was made from: with one file's
+    recorded warnings changed (and the record's checksum made again), the text is not
+    printed; the warnings the record now has are."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    key = sorted(warned.glob("*.yaml"))[0].as_posix()
+    claimed = [key, 1, 1, "a warning only the record has", "warning", "loss", None]
+
+    def claim(record: dict[str, Any]) -> None:
+        source = record["sources"][key]
+        source["warnings"] = json.dumps([claimed] + json.loads(source["warnings"]))
+        source["source_warnings"] += 1
+
+    _rewrite_record(out, claim)
+    again = build(str(warned), "--out", str(out))
+    assert "(cached)" in again.stdout
+    assert again.stderr == f"{key}:1:1: warning: a warning only the record has\n" + first.stderr
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["[[1, 2, 3]]", '[["p", "1", 1, "m", "warning", "r", null]]', "not json", "{}", "[" * 100_000],
+    ids=["short", "line-not-int", "not-json", "not-a-list", "deep"],
+)
+def test_recorded_warnings_that_do_not_decode_mean_building_the_file(
+    warned: Path, tmp_path: Path, bad: str
+) -> None:
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    key = sorted(warned.glob("*.yaml"))[0].as_posix()
+    _rewrite_record(out, lambda r: r["sources"][key].update(warnings=bad))
+    again = build(str(warned), "--out", str(out))
+    assert again.exit_code == 0 and f"(3 of 4 {FROM_CACHE})" in again.stdout
+    assert again.stderr == first.stderr
+    assert tree(out) == fresh(warned, tmp_path)
+
+
+def test_recorded_bank_warnings_that_do_not_decode_mean_making_the_bank_outputs(
+    warned: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    _rewrite_record(out, lambda r: r["units"]["bank"].update(warnings="[7]"))
+    again = build(str(warned), "--out", str(out))
+    assert again.exit_code == 0 and "(cached)" not in again.stdout and again.stderr == first.stderr
+    assert tree(out) == fresh(warned, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        None,
+        {"name": 5, "of": "", "stat": None},
+        {"name": "", "of": "0" * 64, "stat": None},
+        {"name": "f" * 64, "of": None, "stat": None},
+        {"name": "../x", "of": None, "stat": None},
+        {"name": ""},
+        [1, 2],
+    ],
+    ids=["none", "name-not-str", "empty-other-of", "no-file", "not-a-digest", "keys", "list"],
+)
+def test_a_printed_record_of_the_wrong_shape_is_not_printed(
+    warned: Path, tmp_path: Path, forged: Any
+) -> None:
+    """A forged "printed" never crashes a no-op nor is printed: the warnings are decoded."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    of = json.loads(cache_mod.cache_path(out).read_bytes().partition(b"\n")[2])["printed"]["of"]
+    if isinstance(forged, dict) and forged.get("of") is None and "of" in forged:
+        forged["of"] = of  # (the right digest: only the file is wrong)
+    _rewrite_record(out, lambda r: r.update(printed=forged))
+    again = build(str(warned), "--out", str(out))
+    assert again.exit_code == 0 and "(cached)" in again.stdout and again.stderr == first.stderr
+
+
+def test_an_unchanged_record_and_its_printed_file_are_left_unwritten(warned: Path, tmp_path: Path) -> None:
+    """As test_an_unchanged_record_is_left_unwritten, for a bank with warnings: the printed
+    file, written after the build that records it started, is hashed by the next build, which
+    records its times; from then on neither it nor the record is written again."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    assert "(cached)" in built(warned, out)
+    record = cache_mod.cache_path(out)
+    [printed] = cache_mod.parts_path(out).glob("*.printed")
+    before = [record.stat(), printed.stat()]
+    for _ in range(2):
+        assert "(cached)" in built(warned, out)
+        after = [record.stat(), printed.stat()]
+        assert [(s.st_ino, s.st_mtime_ns) for s in after] == [(s.st_ino, s.st_mtime_ns) for s in before]
