@@ -429,8 +429,8 @@ class Reuse(Protocol):
         """The documents (writers.valid_digest) an earlier build with the same code, schemas and
         libraries validated without a problem (WriteContext.known_valid)."""
 
-    def printed(self, paths: Sequence[str]) -> str | None:
-        """The text an earlier build printed of its warnings (the CLI's render of them), if
+    def printed(self, paths: Sequence[str]) -> bytes | None:
+        """The text (UTF-8) an earlier build printed of its warnings (the CLI's), if
         those are exactly the warnings of the summaries of ``paths`` and of BANK_UNIT given
         now; else None."""
 
@@ -488,7 +488,7 @@ class BuildResult:
     """Bank-level units of a successful build (INDEX_UNIT, BANK_UNIT), kept or made."""
     kept: set[str] = field(default_factory=set)
     """Bank-level units kept as they were, not made."""
-    replayed: str | None = None
+    replayed: bytes | None = None
     """When nothing was built (every file's summary and the bank's outputs reused) and the
     rebuild cache has the text the recorded build printed of these very warnings: that text,
     and ``warnings`` is empty (not one of them decoded: 400,000 at 100,000 questions of the
@@ -695,7 +695,7 @@ class _BankBuild:
                 if found is not None:
                     self.summaries[p] = found
             self.bank_record = reuse.derived(BANK_UNIT, bank_digest(names), self.every)
-        self.replayed: str | None = None
+        self.replayed: bytes | None = None
         """The recorded build's printed warnings, when they are this build's (nothing to build)."""
         if reuse is not None:
             if self.bank_record is not None and len(self.summaries) == len(self.every):
@@ -745,15 +745,14 @@ class _BankBuild:
         for p, summary in list(self.summaries.items()):
             if summary.recorded_warnings is not None:
                 try:
-                    summary.warnings = summary.recorded_warnings.decode()
-                    summary.source_warnings = summary.recorded_warnings.n_source
+                    summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
                 except ValueError:
                     if not tolerant:
                         del self.summaries[p]
         bank = self.bank_record
         if bank is not None and bank.recorded_warnings is not None:
             try:
-                bank.warnings = bank.recorded_warnings.decode()
+                bank.warnings = bank.recorded_warnings.decode()[0]
             except ValueError:
                 if not tolerant:
                     self.bank_record = None

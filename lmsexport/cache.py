@@ -45,14 +45,15 @@ decided by the source files' texts: unchanged sources read the same images. Each
 also keeps a *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the
 checks across files, the counts and index.html need no unchanged file loaded again.
 
-A no-op prints what the build it repeats printed. The text a build printed of its warnings is
-kept in a file of the parts directory (``<sha256>.printed``), which the record names with the
-digest of the warnings it was made from (every file's and the bank unit's, as recorded:
-warnings_digest). When nothing is to be built, the digest is that of the warnings the record
-has now and the file is as recorded (by its times, else by its sha256), the file is printed
-and no recorded warning is decoded (RecordedWarnings: each unit's are one JSON text inside the
-record); otherwise they are decoded, sorted and formatted as any build's, and a unit whose
-text does not decode is made again.
+Warnings. The warnings of every unit are kept out of the record, in a *warnings file* of the
+parts directory (``<sha256>.warnings``: unit -> how many are the loader's and one JSON text of
+them), read only when a build needs them (RecordedWarnings); a unit whose warnings do not
+decode is made again. The text a build printed of its warnings is kept there too
+(``<sha256>.printed``), named in the record with the warnings file it was made from. A no-op
+(nothing to build, the bank's outputs kept) prints that text, found as recorded by its times or
+else by its sha256, and reads neither the warnings file nor any warning: at 100,000 questions
+of the real-shaped bank, 400,600 warnings, 74 MB of text. Both files are trusted by their
+times as the parts files are.
 
 Safety. Everything a build's bytes or verdict depend on besides the sources and their images is
 in the *key*: the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas,
@@ -93,7 +94,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -290,7 +291,7 @@ def _check_units(units: Any) -> None:
     """The units' part of a record has the shape save() writes (checked once, when read)."""
     _check(isinstance(units, dict))
     for name, unit in units.items():
-        # (a bank-level unit also has "warnings" and "assessments", checked when it is used)
+        # (a bank-level unit also has "assessments", checked when it is used)
         _check(
             isinstance(name, str)
             and isinstance(unit, dict)
@@ -355,6 +356,12 @@ class RebuildCache:
         """The record's "printed": the file of the warnings the recorded build printed."""
         self.printed_verified: str | None = None
         """The name of the printed file printed() found as recorded (then save keeps it)."""
+        self.warnings_record: Any = None
+        """The record's "warnings": the file of every unit's warnings."""
+        self._warnings: dict[str, Any] | None = None
+        """That file's units, once read (_recorded_warnings)."""
+        self.warnings_verified: str | None = None
+        """The name of the warnings file found as recorded (then save keeps it)."""
         self.headers: dict[str, tuple[model.Quiz, Any]] = {}
         """The quiz header summary() decoded for a file, with the record's encoding of it: save
         records that encoding again for the same header (an edit at 100,000 questions: 356
@@ -407,6 +414,7 @@ class RebuildCache:
             return
         self.sources, self.units, self.previous_start = recorded, units, started
         self.printed_record = record.get("printed")
+        self.warnings_record = record.get("warnings")
 
     def _verified(self, raw: bytes) -> dict[str, Any]:
         checksum, _, text = raw.partition(b"\n")
@@ -476,14 +484,14 @@ class RebuildCache:
             self.headers[path] = (quiz, raw["quiz"])
             ids, heads = raw["ids"], raw["heads"]
             _check(isinstance(ids, str) and _IDS.fullmatch(ids) is not None and isinstance(heads, str))
-            warnings, n, n_source = raw["warnings"], raw["questions"], raw["source_warnings"]
-            _check(isinstance(warnings, str) and isinstance(n, int) and isinstance(n_source, int))
+            n = raw["questions"]
+            _check(isinstance(n, int))
         except (_Stale, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         return FileSummary(
             quiz, n, [], [], 0, outputs, _media_from(rec["media"]), RecordedIds(path, ids), heads,
-            RecordedWarnings(warnings, n_source),
+            RecordedWarnings(self._recorded_warnings, _source_unit(path)),
         )  # fmt: skip
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
@@ -492,15 +500,15 @@ class RebuildCache:
         if rec is None:
             return None
         try:
-            warnings, assessments = rec["warnings"], rec["assessments"]
-            _check(isinstance(warnings, str) and isinstance(assessments, int))
+            assessments = rec["assessments"]
+            _check(isinstance(assessments, int))
         except (_Stale, KeyError, TypeError):
             return None
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         media = _media_from(rec["media"])
         return Derived(
             digest, list(inputs), outputs, [], assessments, media, rec.get("valid", []),
-            RecordedWarnings(warnings, 0),
+            RecordedWarnings(self._recorded_warnings, unit),
         )  # fmt: skip
 
     def known_valid(self) -> frozenset[str]:
@@ -509,34 +517,53 @@ class RebuildCache:
         and libraries (tool_fingerprint): a document of the same bytes is as valid now."""
         return frozenset(d for unit in self.units.values() for d in unit.get("valid", ()))
 
-    def printed(self, paths: Sequence[str]) -> str | None:
-        """build.Reuse: the text the recorded build printed of its warnings, if it is exactly
-        what a build of ``paths`` would print now, every one of them reused with the bank's
-        outputs; else None. The record names the file by the sha256 of its bytes and holds the
-        digest of the warnings it was made from (warnings_digest): those of ``paths`` and of
-        the bank unit, as recorded. The file is trusted by its times as a parts file is, by its
-        sha256 otherwise."""
-        from .build import BANK_UNIT
-
-        rec = self.printed_record
+    def printed(self, paths: Sequence[str]) -> bytes | None:
+        """build.Reuse: the text (UTF-8) the recorded build printed of its warnings, if it is
+        exactly what a build of ``paths`` would print now, every one of them reused with the
+        bank's outputs; else None. The record names the file by the sha256 of its bytes, and
+        the warnings file it was made from (of every file of the record and of the bank unit);
+        neither is read otherwise. The printed file is trusted by its times as a parts file is,
+        by its sha256 otherwise."""
+        rec, warnings = self.printed_record, self.warnings_record
         try:
             _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat"})
+            _check(isinstance(warnings, dict) and rec["of"] == warnings.get("name"))
+            _check(len(paths) == len(self.sources) and all(p in self.sources for p in paths))
             name = rec["name"]
             _check(isinstance(name, str) and (name == "" or _HEX.fullmatch(name) is not None))
-            recorded = [(self.sources[p]["warnings"], self.sources[p]["source_warnings"]) for p in paths]
-            bank = self.units[BANK_UNIT]["warnings"]
-            _check(rec["of"] == warnings_digest(paths, recorded, bank))
             if name == "":  # (no warnings: no file)
-                return ""
+                return b""
             path = self.parts_dir / printed_file_name(name)
             data = path.read_bytes()
             if not self._settled(rec["stat"], path):
                 _check(hashlib.sha256(data).hexdigest() == name)
-            text = data.decode("utf-8")
-        except (_Stale, OSError, ValueError, KeyError, TypeError):
+        except (_Stale, OSError, KeyError, TypeError):
             return None
         self.printed_verified = name
-        return text
+        return data
+
+    def _recorded_warnings(self) -> dict[str, Any]:
+        """The units of the warnings file the record names (unit -> [how many the loader's,
+        their warnings_text]), read once, when first needed; ValueError if it cannot be used
+        (then every unit that needs it is made again)."""
+        if self._warnings is None:
+            rec = self.warnings_record
+            try:
+                _check(isinstance(rec, dict) and rec.keys() == {"name", "stat"})
+                name = rec["name"]
+                _check(isinstance(name, str) and _HEX.fullmatch(name) is not None)
+                path = self.parts_dir / warnings_file_name(name)
+                data = path.read_bytes()
+                if not self._settled(rec["stat"], path):
+                    _check(hashlib.sha256(data).hexdigest() == name)
+                units = json.loads(data)
+                _check(isinstance(units, dict))
+            except (_Stale, OSError, ValueError, KeyError, TypeError, RecursionError):
+                self._warnings = {}
+                raise ValueError("no recorded warnings") from None
+            self._warnings = units
+            self.warnings_verified = name
+        return self._warnings
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
         """build.Reuse: the parts of the bank-wide ``formats`` that the quiz file ``path`` (as
@@ -574,7 +601,7 @@ class RebuildCache:
 
     # -- writing --------------------------------------------------------------------------
 
-    def save(self, result: BuildResult, printed: str | None = None) -> None:
+    def save(self, result: BuildResult, printed: bytes | None = None) -> None:
         """Record a build that succeeded and whose files are now in OUT, and ``printed``, the
         text of its warnings it printed (kept in a file beside the parts files for a no-op to
         print again: printed()). What was made from a source file that changed while this build
@@ -602,10 +629,6 @@ class RebuildCache:
                     "questions": s.n_questions,
                     "ids": s.recorded_ids.text if s.recorded_ids is not None else ids_text(s.ids),
                     "heads": s.heads if isinstance(s.heads, str) else heads_text(s.heads),
-                    "warnings": _warnings_of(s.warnings, s.recorded_warnings),
-                    "source_warnings": (
-                        s.source_warnings if s.recorded_warnings is None else s.recorded_warnings.n_source
-                    ),
                     "parts": self._save_parts(path, digest, s.media, result.parts.get(path)),
                 }
                 sources[path]["parts_stat"] = self._parts_stat(sources[path]["parts"])
@@ -615,25 +638,28 @@ class RebuildCache:
                 if name not in result.kept and (changed & inputs.keys() or None in inputs.values()):
                     continue
                 units[name] = self._unit(inputs, d.digest, d.outputs, d.media)  # type: ignore[arg-type]
-                units[name]["warnings"] = _warnings_of(d.warnings, d.recorded_warnings)
                 units[name]["assessments"] = d.assessments
                 if d.valid:
                     units[name]["valid"] = sorted(set(d.valid))
         except OSError:
             self.path.unlink(missing_ok=True)  # an output went missing: nothing to vouch for
             return
-        printed_record = self._save_printed(result, printed, sources, units)
+        warnings_record = self._save_warnings(result, sources, units)
+        printed_record = self._save_printed(result, printed, sources, units, warnings_record)
         if (
             not self.racy
             and not changed
             and sources == self.sources
             and units == self.units
+            and warnings_record == self.warnings_record
             and printed_record == self.printed_record
         ):
             # The record would say what it says (bar this build's start, which no recorded
             # time reaches: nothing was racily clean): left as it is, not written again.
             return
         record = {"key": self.key, "started": self.started, "sources": sources, "units": units}
+        if warnings_record is not None:
+            record["warnings"] = warnings_record
         if printed_record is not None:
             record["printed"] = printed_record
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -642,6 +668,8 @@ class RebuildCache:
         os.replace(tmp, self.path)
         # Only now (the record names the new files) go the files it does not name.
         named = {parts_file_name(s["parts"]) for s in sources.values() if s["parts"] is not None}
+        if warnings_record is not None:
+            named.add(warnings_file_name(warnings_record["name"]))
         if printed_record is not None and printed_record["name"]:
             named.add(printed_file_name(printed_record["name"]))
         with contextlib.suppress(OSError):
@@ -650,40 +678,100 @@ class RebuildCache:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
 
-    def _save_printed(
-        self, result: BuildResult, printed: str | None, sources: dict[str, Any], units: dict[str, Any]
+    def _save_warnings(
+        self, result: BuildResult, sources: dict[str, Any], units: dict[str, Any]
     ) -> dict[str, Any] | None:
-        """The record's "printed" for the text ``printed`` of ``result``'s warnings, its file
-        written now (atomically) unless the record's is that text; None (nothing recorded, so
-        that the next no-op decodes and prints the warnings itself) if there is no such text,
-        if the warnings are not exactly those of every file and the bank unit recorded (a
-        file left out, an assessment file's own), or if it cannot be written."""
+        """The record's "warnings": the file of the warnings of every unit recorded, as one
+        JSON object (unit -> [how many the loader's, warnings_text]); written now unless the
+        record's is that file. A build that printed the recorded text (nothing built) has the
+        recorded warnings, not read: the file stays as it is."""
         from .build import BANK_UNIT
 
-        bank = units.get(BANK_UNIT)
-        if printed is None or bank is None or sources.keys() != result.summaries.keys():
+        if result.replayed is not None:
+            return self._kept(self.warnings_record, self.warnings_verified, warnings_file_name)
+        entries: dict[str, list[Any]] = {}
+        for path in sources:
+            s = result.summaries[path]
+            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, s.recorded_warnings)
+        for name in units:
+            d = result.derived.get(name)
+            if d is not None:
+                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings)
+        assert BANK_UNIT not in units or BANK_UNIT in entries
+        data = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        name = hashlib.sha256(data).hexdigest()
+        previous = self.warnings_record
+        if isinstance(previous, dict) and previous.get("name") == name:
+            kept = self._kept(previous, self.warnings_verified, warnings_file_name)
+            if kept is not None:
+                return kept
+        stat = self._write_beside(warnings_file_name(name), data)
+        return None if stat is None else {"name": name, "stat": stat}
+
+    def _save_printed(
+        self,
+        result: BuildResult,
+        printed: bytes | None,
+        sources: dict[str, Any],
+        units: dict[str, Any],
+        warnings: dict[str, Any] | None,
+    ) -> dict[str, Any] | None:
+        """The record's "printed" for the text ``printed`` of ``result``'s warnings, made from
+        the warnings file ``warnings`` names; its file written now (atomically) unless the
+        record's is that text. None (nothing recorded, so that the next no-op decodes and
+        prints the warnings itself) if there is no such text or file, if the warnings are not
+        exactly those of every file and the bank unit recorded (a file left out, an assessment
+        file's own), or if it cannot be written."""
+        from .build import BANK_UNIT
+
+        if printed is None or warnings is None or BANK_UNIT not in units:
+            return None
+        if sources.keys() != result.summaries.keys():
             return None
         if result.replayed is None:
             counted = sum(len(s.warnings) for s in result.summaries.values())
             if counted + len(result.derived[BANK_UNIT].warnings) != len(result.warnings):
                 return None
-        paths = list(sources)
-        of = warnings_digest(paths, [(sources[p]["warnings"], sources[p]["source_warnings"]) for p in paths],
-                             bank["warnings"])  # fmt: skip
-        if printed == "":  # (no warnings: no file)
+        of = warnings["name"]
+        if printed == b"":  # (no warnings: no file)
             return {"name": "", "of": of, "stat": None}
-        data = printed.encode("utf-8")
-        name = hashlib.sha256(data).hexdigest()
-        target = self.parts_dir / printed_file_name(name)
+        name = hashlib.sha256(printed).hexdigest()
         previous = self.printed_record
-        # The file printed() found as recorded stays, with its times now: a file written by the
-        # build that recorded it has times not earlier than that build's start, and is hashed
-        # once more, by the next build only (as an output racily clean).
-        kept = isinstance(previous, dict) and (previous.get("name"), previous.get("of")) == (name, of)
-        if kept and name == self.printed_verified:
-            with contextlib.suppress(OSError):
-                st = target.stat()
-                return {**previous, "stat": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]}
+        if isinstance(previous, dict) and (previous.get("name"), previous.get("of")) == (name, of):
+            kept = self._kept(previous, self.printed_verified, printed_file_name)
+            if kept is not None:
+                return kept
+        stat = self._write_beside(printed_file_name(name), printed)
+        return None if stat is None else {"name": name, "of": of, "stat": stat}
+
+    def _kept(
+        self, previous: Any, verified: str | None, file_name: Callable[[str], str]
+    ) -> dict[str, Any] | None:
+        """The record of a file of the parts directory that stays, as the previous record has
+        it with the file's times now; None if it is not as recorded. A file this build found
+        as recorded (``verified``, its name) or whose times are as recorded keeps them; one
+        written by the build that recorded it has times not earlier than that build's start,
+        and is hashed (once: by the next build only, as an output racily clean)."""
+        if not isinstance(previous, dict) or not isinstance(previous.get("name"), str):
+            return None
+        name = previous["name"]
+        target = self.parts_dir / file_name(name)
+        if name != verified and not self._settled(previous.get("stat"), target):
+            try:
+                if file_digest(target) != name:
+                    return None
+            except OSError:
+                return None
+        try:
+            st = target.stat()
+        except OSError:
+            return None
+        return {**previous, "stat": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]}
+
+    def _write_beside(self, file_name: str, data: bytes) -> list[int] | None:
+        """Write a file of the parts directory atomically; its [size, mtime, ctime, inode], or
+        None if it cannot be written (a full disk: then it is not recorded)."""
+        target = self.parts_dir / file_name
         try:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.parts_dir)
             try:
@@ -697,7 +785,7 @@ class RebuildCache:
             st = target.stat()
         except OSError:
             return None
-        return {"name": name, "of": of, "stat": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]}
+        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
     def _header(self, path: str, quiz: model.Quiz) -> Any:
         """A file's quiz header as the record keeps it: as read, if it is the one read."""
@@ -861,52 +949,60 @@ def heads_from(text: str) -> list[QuestionHead] | None:
 
 
 class RecordedWarnings:
-    """A reused unit's warnings as the record keeps them (warnings_text): one JSON text inside
-    the record, read as a string (~0.1 s for 400,000 warnings where decoding them as lists took
-    ~1 s), its diagnostics made only when a build needs them: not by a no-op, which prints the
-    text the recorded build printed (RebuildCache.printed)."""
+    """A reused unit's warnings as the rebuild cache has them: in the warnings file beside the
+    parts files (RebuildCache._recorded_warnings), which is read only when a build needs them
+    (not by a no-op, which prints the text the recorded build printed: RebuildCache.printed),
+    each unit's one JSON text in it (warnings_text), decoded only then."""
 
-    __slots__ = ("n_source", "text")
+    __slots__ = ("_units", "unit")
 
-    def __init__(self, text: str, n_source: int) -> None:
-        self.text = text
-        self.n_source = n_source
-        """How many of them, the first, are the loader's."""
+    def __init__(self, units: Callable[[], dict[str, Any]], unit: str) -> None:
+        self._units = units
+        self.unit = unit
 
-    def decode(self) -> list[Diagnostic]:
-        """The diagnostics; ValueError if the text is not of warnings_text's shape."""
+    def recorded(self) -> tuple[int, str]:
+        """(how many of them, the first, are the loader's; their warnings_text); ValueError if
+        the file or its entry for this unit is not of that shape."""
+        entry = self._units().get(self.unit)
+        if (
+            type(entry) is not list
+            or len(entry) != 2
+            or type(entry[0]) is not int
+            or type(entry[1]) is not str
+        ):
+            raise ValueError("not recorded warnings")
+        return entry[0], entry[1]
+
+    def decode(self) -> tuple[list[Diagnostic], int]:
+        """(the diagnostics, how many the loader's); ValueError if they are not recorded so."""
+        n_source, text = self.recorded()
         try:
-            raw = json.loads(self.text)
+            raw = json.loads(text)
         except RecursionError:
             raise ValueError("not recorded warnings") from None
-        if type(raw) is not list or not 0 <= self.n_source <= len(raw):
+        if type(raw) is not list or not 0 <= n_source <= len(raw):
             raise ValueError("not recorded warnings")
-        return [Diagnostic.from_list(d) for d in raw]
+        return [Diagnostic.from_list(d) for d in raw], n_source
 
 
 def warnings_text(warnings: Sequence[Diagnostic]) -> str:
-    """Diagnostics as the record keeps them: the JSON text of their as_list() lists."""
+    """Diagnostics as the warnings file keeps them: the JSON text of their as_list() lists."""
     return json.dumps([d.as_list() for d in warnings], ensure_ascii=False, separators=(",", ":"))
 
 
-def _warnings_of(warnings: Sequence[Diagnostic], recorded: RecordedWarnings | None) -> str:
-    """A unit's warnings as the record keeps them: as read, if they are the record's."""
-    return recorded.text if recorded is not None else warnings_text(warnings)
+def _warnings_entry(
+    warnings: Sequence[Diagnostic], n_source: int, recorded: RecordedWarnings | None
+) -> list[Any]:
+    """A unit's entry in the warnings file: as read, if its warnings are the record's."""
+    if recorded is not None:
+        with contextlib.suppress(ValueError):  # (not decoded, nor decodable: its own are made)
+            return list(recorded.recorded())
+    return [n_source, warnings_text(warnings)]
 
 
-def warnings_digest(paths: Sequence[str], recorded: Sequence[tuple[Any, Any]], bank: Any) -> str:
-    """The digest of the warnings a build of ``paths`` gathers when every one is reused with
-    the bank's outputs: each file's recorded (text, how many the loader's), in order, then the
-    bank unit's text. What the record's printed text was made from (TypeError: not texts)."""
-    digest = hashlib.sha256()
-    for path, (text, n_source) in zip(paths, recorded, strict=True):
-        if type(text) is not str or type(n_source) is not int:
-            raise TypeError("not recorded warnings")
-        digest.update(f"{path}\0{n_source}\0{len(text)}\0".encode() + text.encode())
-    if type(bank) is not str:
-        raise TypeError("not recorded warnings")
-    digest.update(b"\0bank\0" + bank.encode())
-    return digest.hexdigest()
+def warnings_file_name(name: str) -> str:
+    """The warnings file named ``name`` (its sha256) in the parts directory."""
+    return f"{name}.warnings"
 
 
 def printed_file_name(name: str) -> str:

@@ -509,12 +509,8 @@ def test_a_corrupted_record_means_a_full_build(bank: Path, tmp_path: Path, damag
         lambda r: [u.update(outputs=[1, 2]) for u in r["units"].values()],
         lambda r: [s.update(ids="nope") for s in r["sources"].values()],
         lambda r: [s.update(quiz={"dataclass": "Path", "fields": {}}) for s in r["sources"].values()],
-        lambda r: [s.update(warnings=[[1, 2, 3]]) for s in r["sources"].values()],
-        lambda r: [
-            s.update(warnings=[["p", "1", 1, "m", "warning", "r", None]]) for s in r["sources"].values()
-        ],
-        lambda r: [s.update(warnings=[["p", 1, 1, "m", "fatal", "r", None]]) for s in r["sources"].values()],
-        lambda r: [u.update(warnings=[["p", 1, 1, "m", "warning", "r", 7]]) for u in r["units"].values()],
+        lambda r: [s.update(questions="7") for s in r["sources"].values()],
+        lambda r: [u.update(assessments=None) for u in r["units"].values()],
         lambda r: r.update(units=None),
         lambda r: [u.update(valid=["not a digest"]) for u in r["units"].values()],
     ],
@@ -1521,21 +1517,35 @@ def _rewrite_record(out: Path, change: Callable[[dict[str, Any]], None]) -> None
     record_path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
 
 
+def _forge_warnings(out: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change the recorded warnings file's units and name the new file in the record (with
+    its checksum made again): what a forger, or a bug of save, could leave."""
+    import hashlib
+
+    record = json.loads(cache_mod.cache_path(out).read_bytes().partition(b"\n")[2])
+    old = cache_mod.parts_path(out) / cache_mod.warnings_file_name(record["warnings"]["name"])
+    units = json.loads(old.read_bytes())
+    change(units)
+    data = json.dumps(units).encode()
+    name = hashlib.sha256(data).hexdigest()
+    (cache_mod.parts_path(out) / cache_mod.warnings_file_name(name)).write_bytes(data)
+    _rewrite_record(out, lambda r: r["warnings"].update(name=name))
+
+
 def test_the_printed_text_is_of_the_recorded_warnings(warned: Path, tmp_path: Path) -> None:
-    """The record binds its printed text to the warnings it was made from: with one file's
-    recorded warnings changed (and the record's checksum made again), the text is not
-    printed; the warnings the record now has are."""
+    """The record binds its printed text to the warnings file it was made from: with another
+    warnings file named (one file's warnings changed, the record's checksum made again), the
+    text is not printed; the warnings the record now has are."""
     out = tmp_path / "dist"
     first = build(str(warned), "--out", str(out))
     key = sorted(warned.glob("*.yaml"))[0].as_posix()
     claimed = [key, 1, 1, "a warning only the record has", "warning", "loss", None]
 
-    def claim(record: dict[str, Any]) -> None:
-        source = record["sources"][key]
-        source["warnings"] = json.dumps([claimed] + json.loads(source["warnings"]))
-        source["source_warnings"] += 1
+    def claim(units: dict[str, Any]) -> None:
+        n_source, text = units["source:" + key]
+        units["source:" + key] = [n_source + 1, json.dumps([claimed, *json.loads(text)])]
 
-    _rewrite_record(out, claim)
+    _forge_warnings(out, claim)
     again = build(str(warned), "--out", str(out))
     assert "(cached)" in again.stdout
     assert again.stderr == f"{key}:1:1: warning: a warning only the record has\n" + first.stderr
@@ -1543,16 +1553,31 @@ def test_the_printed_text_is_of_the_recorded_warnings(warned: Path, tmp_path: Pa
 
 @pytest.mark.parametrize(
     "bad",
-    ["[[1, 2, 3]]", '[["p", "1", 1, "m", "warning", "r", null]]', "not json", "{}", "[" * 100_000],
-    ids=["short", "line-not-int", "not-json", "not-a-list", "deep"],
-)
+    [
+        [0, "[[1, 2, 3]]"],
+        [0, '[["p", "1", 1, "m", "warning", "r", null]]'],
+        [0, '[["p", 1, 1, "m", "fatal", "r", null]]'],
+        [0, '[["p", 1, 1, "m", "warning", "r", 7]]'],
+        [0, "not json"],
+        [0, "{}"],
+        [0, "[" * 100_000],
+        [5, "[]"],
+        [-1, "[]"],
+        ["0", "[]"],
+        [0, []],
+        "[]",
+        None,
+    ],
+    ids=["short", "line-not-int", "fatal", "hint-not-str", "not-json", "not-a-list", "deep",
+         "more-loader-than-all", "negative", "count-not-int", "not-a-text", "not-an-entry", "none"],
+)  # fmt: skip
 def test_recorded_warnings_that_do_not_decode_mean_building_the_file(
-    warned: Path, tmp_path: Path, bad: str
+    warned: Path, tmp_path: Path, bad: Any
 ) -> None:
     out = tmp_path / "dist"
     first = build(str(warned), "--out", str(out))
     key = sorted(warned.glob("*.yaml"))[0].as_posix()
-    _rewrite_record(out, lambda r: r["sources"][key].update(warnings=bad))
+    _forge_warnings(out, lambda units: units.update({"source:" + key: bad}))
     again = build(str(warned), "--out", str(out))
     assert again.exit_code == 0 and f"(3 of 4 {FROM_CACHE})" in again.stdout
     assert again.stderr == first.stderr
@@ -1564,10 +1589,37 @@ def test_recorded_bank_warnings_that_do_not_decode_mean_making_the_bank_outputs(
 ) -> None:
     out = tmp_path / "dist"
     first = build(str(warned), "--out", str(out))
-    _rewrite_record(out, lambda r: r["units"]["bank"].update(warnings="[7]"))
+    _forge_warnings(out, lambda units: units.update(bank=[0, "[7]"]))
     again = build(str(warned), "--out", str(out))
     assert again.exit_code == 0 and "(cached)" not in again.stdout and again.stderr == first.stderr
     assert tree(out) == fresh(warned, tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["edited", "deleted"])
+def test_a_damaged_warnings_file_means_building_what_needs_it(
+    warned: Path, tmp_path: Path, damage: str
+) -> None:
+    """The warnings file is read only when a build needs the recorded warnings: a no-op
+    prints the recorded text without it; an edit that finds it damaged (trusted by its
+    times, else by its sha256) builds every file, as without a record."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+    assert "(cached)" in built(warned, out)  # its times settled
+    [file] = cache_mod.parts_path(out).glob("*.warnings")
+    if damage == "edited":
+        file.write_bytes(file.read_bytes().replace(b"warning", b"WARNING", 1))
+    else:
+        file.unlink()
+    again = build(str(warned), "--out", str(out))
+    assert "(cached)" in again.stdout and again.stderr == first.stderr
+    edit_stem(sorted(warned.glob("*.yaml"))[1])
+    edited = build(str(warned), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert edited.exit_code == 0 and FROM_CACHE not in edited.stdout
+    assert edited.stderr == full.stderr.replace(str(scratch), str(out))
+    assert tree(out) == tree(scratch)
+    assert "(cached)" in built(warned, out)
 
 
 @pytest.mark.parametrize(
@@ -1611,3 +1663,27 @@ def test_an_unchanged_record_and_its_printed_file_are_left_unwritten(warned: Pat
         assert "(cached)" in built(warned, out)
         after = [record.stat(), printed.stat()]
         assert [(s.st_ino, s.st_mtime_ns) for s in after] == [(s.st_ino, s.st_mtime_ns) for s in before]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii", "latin-1"])
+def test_printed_bytes_read_as_the_text_would(encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The printed text is kept as UTF-8 bytes, encoded as standard error encodes (errors
+    replaced by backslash escapes); written to a standard error of any encoding, they read as
+    the text itself written there would."""
+    import io
+
+    from lmsexport import cli
+
+    text = "a.yaml:1:1: warning: سوال 'q1' ¿ \udc80\n"
+
+    def written(write: Callable[[], None]) -> bytes:
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace")
+        monkeypatch.setattr(sys, "stderr", stream)
+        write()
+        stream.flush()
+        monkeypatch.undo()
+        return raw.getvalue()
+
+    expected = written(lambda: sys.stderr.write(text))
+    assert written(lambda: cli._write_utf8(text.encode("utf-8", "backslashreplace"))) == expected
