@@ -610,7 +610,8 @@ def build_files(
 
     Files are emitted before the whole build is known to succeed: the caller must treat them
     as provisional (the CLI stages them) until the result has no errors. The bytes, warnings
-    and errors are those of ``build(load_paths(paths), formats, timestamp)``, whatever
+    and errors are those of ``build(load_paths(paths), formats, timestamp)`` (the warnings as
+    the recorded text in ``replayed`` when nothing was built and ``reuse`` has it), whatever
     ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
     processes forked after the schemas are compiled (only when the files to build hold at
     least ``pool_min_bytes``). ``progress(done, total)`` is called in source bytes.
@@ -626,13 +627,9 @@ def build_files(
     """
     run = _BankBuild(paths, formats, timestamp, emit, jobs, progress, reuse, keep, pool_min_bytes)
     run.build_sources()
+    # (with a replay nothing is built, so gather_diagnostics finds no error: check_ids_across
+    # checks only the ids of built files, and there is nothing else)
     source_errors, source_warnings, writer_warnings = run.gather_diagnostics()
-    if source_errors and run.replayed is not None:
-        # (nothing changed since a build that had no errors, so only a forged record: the
-        # errors are printed with the warnings they come with, as always)
-        run.replayed = None
-        run.decode_recorded(tolerant=True)
-        source_errors, source_warnings, writer_warnings = run.gather_diagnostics()
     run.build_assessments(source_errors, writer_warnings)
     result = run.result
     result.replayed = run.replayed
@@ -738,24 +735,21 @@ class _BankBuild:
         for reused in self.summaries.values():
             merge_media(self.bank_media, reused.media)
 
-    def decode_recorded(self, tolerant: bool = False) -> None:
+    def decode_recorded(self) -> None:
         """The reused units' recorded warnings made into diagnostics. A file whose record does
-        not decode is built instead (the bank's: its outputs are made again); ``tolerant``
-        (too late for that: the files are gathered) leaves its warnings out."""
+        not decode is built instead (the bank's: its outputs are made again)."""
         for p, summary in list(self.summaries.items()):
             if summary.recorded_warnings is not None:
                 try:
                     summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
                 except ValueError:
-                    if not tolerant:
-                        del self.summaries[p]
+                    del self.summaries[p]
         bank = self.bank_record
         if bank is not None and bank.recorded_warnings is not None:
             try:
                 bank.warnings = bank.recorded_warnings.decode()[0]
             except ValueError:
-                if not tolerant:
-                    self.bank_record = None
+                self.bank_record = None
 
     def keep(self, rel: str) -> None:
         assert self._keep is not None  # only a reused output is kept, and reuse comes with keep

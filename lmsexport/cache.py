@@ -42,7 +42,8 @@ The digest recorded is of the bytes the outputs were made from, so an image edit
 build runs is found changed by the next; one read twice in a build with other bytes is
 recorded with the digest "" (source.merge_media), which no file has. Which images are used is
 decided by the source files' texts: unchanged sources read the same images. Each source file
-also keeps a *summary* (its quiz's header, ids, warnings: build.FileSummary), so that the
+also keeps a *summary* (its quiz's header, ids; its warnings are in the warnings file, below:
+build.FileSummary), so that the
 checks across files, the counts and index.html need no unchanged file loaded again.
 
 Warnings. The warnings of every unit are kept out of the record, in a *warnings file* of the
@@ -448,7 +449,7 @@ class RebuildCache:
         previous build, all earlier than that build's start: then it is the file it recorded."""
         try:
             st = path.stat()
-        except OSError:
+        except (OSError, ValueError):  # (ValueError: a name with a NUL, from a forged record)
             return False
         if recorded != [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]:
             return False
@@ -527,7 +528,9 @@ class RebuildCache:
         rec, warnings = self.printed_record, self.warnings_record
         try:
             _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat"})
-            _check(isinstance(warnings, dict) and rec["of"] == warnings.get("name"))
+            _check(isinstance(warnings, dict) and warnings.keys() == {"name", "stat"})
+            _check(isinstance(rec["of"], str) and _HEX.fullmatch(rec["of"]) is not None)
+            _check(rec["of"] == warnings["name"])
             _check(len(paths) == len(self.sources) and all(p in self.sources for p in paths))
             name = rec["name"]
             _check(isinstance(name, str) and (name == "" or _HEX.fullmatch(name) is not None))
@@ -690,13 +693,17 @@ class RebuildCache:
         if result.replayed is not None:
             return self._kept(self.warnings_record, self.warnings_verified, warnings_file_name)
         entries: dict[str, list[Any]] = {}
+        # A unit's warnings as read, if the file was read (every reused unit whose warnings a
+        # build prints decoded them: index.html's, which are never printed, are its own).
+        read = self._warnings is not None
         for path in sources:
             s = result.summaries[path]
-            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, s.recorded_warnings)
+            recorded = s.recorded_warnings if read else None
+            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, recorded)
         for name in units:
             d = result.derived.get(name)
             if d is not None:
-                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings)
+                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings if read else None)
         assert BANK_UNIT not in units or BANK_UNIT in entries
         data = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         name = hashlib.sha256(data).hexdigest()
@@ -735,7 +742,10 @@ class RebuildCache:
         of = warnings["name"]
         if printed == b"":  # (no warnings: no file)
             return {"name": "", "of": of, "stat": None}
-        name = hashlib.sha256(printed).hexdigest()
+        # (a replayed text is the file printed() verified: not hashed again, 74 MB there)
+        replayed = result.replayed is not None and printed is result.replayed
+        name = self.printed_verified if replayed else None
+        name = name or hashlib.sha256(printed).hexdigest()
         previous = self.printed_record
         if isinstance(previous, dict) and (previous.get("name"), previous.get("of")) == (name, of):
             kept = self._kept(previous, self.printed_verified, printed_file_name)
@@ -755,6 +765,8 @@ class RebuildCache:
         if not isinstance(previous, dict) or not isinstance(previous.get("name"), str):
             return None
         name = previous["name"]
+        if _HEX.fullmatch(name) is None:  # (only a file this cache named: never a path)
+            return None
         target = self.parts_dir / file_name(name)
         if name != verified and not self._settled(previous.get("stat"), target):
             try:

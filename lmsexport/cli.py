@@ -78,7 +78,8 @@ def _write_utf8(data: bytes) -> None:
     stream = sys.stderr
     buffer = getattr(stream, "buffer", None)
     encoding = getattr(stream, "encoding", None) or "ascii"
-    if buffer is not None and codecs.lookup(encoding).name == "utf-8":
+    # (as they are only where a text stream writes "\n" as it is: not on Windows)
+    if buffer is not None and codecs.lookup(encoding).name == "utf-8" and os.linesep == "\n":
         stream.flush()
         buffer.write(data)
         buffer.flush()

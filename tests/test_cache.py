@@ -1651,35 +1651,43 @@ def test_a_printed_record_of_the_wrong_shape_is_not_printed(
 
 def test_an_unchanged_record_and_its_printed_file_are_left_unwritten(warned: Path, tmp_path: Path) -> None:
     """As test_an_unchanged_record_is_left_unwritten, for a bank with warnings: the printed
-    file, written after the build that records it started, is hashed by the next build, which
-    records its times; from then on neither it nor the record is written again."""
+    and warnings files, written after the build that records them started, are hashed by the
+    next build, which records their times; from then on none of them is written again."""
     out = tmp_path / "dist"
     built(warned, out)
     assert "(cached)" in built(warned, out)
     record = cache_mod.cache_path(out)
     [printed] = cache_mod.parts_path(out).glob("*.printed")
     before = [record.stat(), printed.stat()]
+    [warnings] = cache_mod.parts_path(out).glob("*.warnings")
+    before.append(warnings.stat())
     for _ in range(2):
         assert "(cached)" in built(warned, out)
-        after = [record.stat(), printed.stat()]
+        after = [record.stat(), printed.stat(), warnings.stat()]
         assert [(s.st_ino, s.st_mtime_ns) for s in after] == [(s.st_ino, s.st_mtime_ns) for s in before]
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "ascii", "latin-1"])
-def test_printed_bytes_read_as_the_text_would(encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("encoding", "linesep"), [("utf-8", "\n"), ("ascii", "\n"), ("latin-1", "\n"), ("utf-8", "\r\n")]
+)
+def test_printed_bytes_read_as_the_text_would(
+    encoding: str, linesep: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The printed text is kept as UTF-8 bytes, encoded as standard error encodes (errors
     replaced by backslash escapes); written to a standard error of any encoding, they read as
-    the text itself written there would."""
+    the text itself written there would (a stream that writes "\\n" as "\\r\\n" included, as
+    on Windows)."""
     import io
 
     from lmsexport import cli
 
-    text = "a.yaml:1:1: warning: سوال 'q1' ¿ \udc80\n"
+    text = "a.yaml:1:1: warning: سوال 'q1' ¿ \udc80\nb.yaml:2:1: warning: two\n"
 
     def written(write: Callable[[], None]) -> bytes:
         raw = io.BytesIO()
-        stream = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace")
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace", newline=linesep)
         monkeypatch.setattr(sys, "stderr", stream)
+        monkeypatch.setattr(os, "linesep", linesep)
         write()
         stream.flush()
         monkeypatch.undo()
@@ -1687,3 +1695,71 @@ def test_printed_bytes_read_as_the_text_would(encoding: str, monkeypatch: pytest
 
     expected = written(lambda: sys.stderr.write(text))
     assert written(lambda: cli._write_utf8(text.encode("utf-8", "backslashreplace"))) == expected
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"name": "../warnings", "stat": None},
+        {"name": "a\0b", "stat": None},
+        {"name": "f" * 64},
+        {"name": "f" * 64, "stat": None, "more": 1},
+        None,
+        "f" * 64,
+    ],
+    ids=["a-path", "a-nul", "no-stat", "more-keys", "none", "not-a-dict"],
+)
+def test_a_warnings_record_of_the_wrong_shape_never_crashes_a_no_op(
+    warned: Path, tmp_path: Path, forged: Any
+) -> None:
+    """The record's "warnings" forged, and the printed text said to be made from it: the text
+    is not printed, no path but a digest's is ever opened, and the build is what it would be
+    without a record of the warnings."""
+    out = tmp_path / "dist"
+    first = build(str(warned), "--out", str(out))
+
+    def forge(record: dict[str, Any]) -> None:
+        record["warnings"] = forged
+        if isinstance(forged, dict):
+            record["printed"]["of"] = forged["name"]
+
+    _rewrite_record(out, forge)
+    again = build(str(warned), "--out", str(out))
+    assert again.exit_code == 0 and again.stderr == first.stderr and "Traceback" not in again.stderr
+    assert tree(out) == fresh(warned, tmp_path)
+    assert "(cached)" in built(warned, out)
+
+
+def test_files_added_and_removed_print_what_a_build_from_scratch_prints(warned: Path, tmp_path: Path) -> None:
+    """A file added or removed since the printed text was recorded: that text is not printed;
+    the warnings are those of a build from scratch, and the no-op after it prints them."""
+    out = tmp_path / "dist"
+    scratch = tmp_path / "scratch"
+    built(warned, out)
+    first = sorted(warned.glob("*.yaml"))[0]
+    text = first.read_text(encoding="utf-8")
+    (warned / "extra.yaml").write_text(
+        text.replace("synth-0000", "extra-quiz").replace("s0000-", "x0000-"), "utf-8"
+    )
+    for change in ("added", "removed"):
+        if change == "removed":
+            first.unlink()
+        edited = build(str(warned), "--out", str(out))
+        full = build(str(warned), "--out", str(scratch))
+        assert FROM_CACHE in edited.stdout
+        assert edited.stderr == full.stderr.replace(str(scratch), str(out)) and ": warning: " in edited.stderr
+        again = build(str(warned), "--out", str(out))
+        assert "(cached)" in again.stdout and again.stderr == edited.stderr
+
+
+def test_a_bank_with_an_assessment_prints_its_warnings_on_every_build(tmp_path: Path) -> None:
+    """The seed bank: its assessment file is built on every build (only quiz files are
+    reused), so nothing is replayed; what every build prints is that of the first."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "source", src)
+    out = tmp_path / "dist"
+    first = build(str(src), "--out", str(out))
+    assert first.exit_code == 0 and ": warning: " in first.stderr
+    for _ in range(2):
+        again = build(str(src), "--out", str(out))
+        assert again.exit_code == 0 and again.stderr == first.stderr
