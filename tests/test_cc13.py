@@ -878,3 +878,39 @@ def test_items_shared_between_documents_are_the_items_built_afresh() -> None:
     for order in ([cc13.CC13, cc13.CC11], [cc13.CC11, cc13.CC13], [cc13.CC13, cc13.CC13]):
         assert documents(order, fresh=False) == documents(order, fresh=True)
     cc13._BUILT.clear()
+
+
+def test_the_losses_are_the_parts_warnings(types_bank: Bank, tmp_path: Path) -> None:
+    """writers.LOSSES (what a build that keeps the cartridges but builds a file again gives
+    of them) are exactly the warnings of the file's parts, for every kind of question: the
+    seed bank, the real-shaped synthetic bank and a quiz of descriptions only (left out)."""
+    import sys
+
+    from lmsexport.model import Description
+    from lmsexport.source import load_paths
+    from lmsexport.writers import LOSSES, get_losses, get_split
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import synth
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    synth.write_bank(tmp_path, 300, shape="real")
+    [quiz] = types_bank.quizzes
+    described = replace(
+        quiz, id="descriptions-only", questions=tuple(
+            replace(q, points=0, body=Description()) for q in quiz.questions[:2]
+        )
+    )  # fmt: skip
+    quizzes = [*load_paths([root / "source"]).quizzes, *load_paths([tmp_path]).quizzes, quiz, described]
+    ctx = WriteContext(formats=tuple(LOSSES), timestamp=0)
+    seen = 0
+    for name in LOSSES:
+        for q in quizzes:
+            parts = get_split(name)[0](Bank((q,)), ctx)
+            expected = [w for part in parts for w in part.warnings]
+            assert get_losses(name)(Bank((q,)), ctx) == expected
+            seen += len(expected)
+    assert seen > 100
+    assert any(w.rule.endswith("quiz-not-carried") for w in get_losses("cc13")(Bank((described,)), ctx))

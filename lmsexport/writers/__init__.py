@@ -80,6 +80,14 @@ function runs per source file (with the other formats' writers, in the workers o
 build) and the assemble function once, at the end, with every part. Their registered writer
 (WRITERS) is the two steps in one, for a bank in memory: the same bytes."""
 
+LOSSES: dict[str, str] = {
+    "cc13": "lmsexport.writers.cc13:cc13_losses",
+    "cc11": "lmsexport.writers.cc13:cc11_losses",
+}
+"""Per bank-wide format, the warnings its part function gives a bank's quizzes (what the
+format loses of each question), without the parts: a build that keeps the bank's outputs but
+builds a file again has them so."""
+
 BANK_WIDE = frozenset(SPLIT)
 """Formats whose one output holds the whole bank: a build that works file by file makes their
 parts per file and assembles them at the end (build.build_files)."""
@@ -115,3 +123,9 @@ def get_split(name: str) -> tuple[Part, Assemble]:
     """The part and assemble functions of a bank-wide format."""
     part, assemble = SPLIT[name]
     return _resolve(part), _resolve(assemble)
+
+
+def get_losses(name: str) -> Callable[[Bank, WriteContext], list[Diagnostic]]:
+    """The function giving the warnings of a bank-wide format's parts (LOSSES)."""
+    fn: Callable[[Bank, WriteContext], list[Diagnostic]] = _resolve(LOSSES[name])
+    return fn

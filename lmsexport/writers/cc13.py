@@ -1592,6 +1592,25 @@ def build_cc11(bank: Bank, ctx: WriteContext) -> Output:
     return cc_assemble(cc_parts(bank, ctx, "cc11"), bank.assessments, ctx, "cc11")
 
 
+def cc_losses(bank: Bank, fmt: str) -> list[Diagnostic]:
+    """The warnings of the parts cc_parts makes of a bank's quizzes, without making them."""
+    version = VERSIONS[fmt]
+    out: list[Diagnostic] = []
+    for quiz in bank.quizzes:
+        out += quiz_warnings(quiz, version)
+        if not holds_items(quiz, version):
+            out.append(_left_out(quiz, version))
+    return out
+
+
+def cc13_losses(bank: Bank, ctx: WriteContext) -> list[Diagnostic]:
+    return cc_losses(bank, "cc13")
+
+
+def cc11_losses(bank: Bank, ctx: WriteContext) -> list[Diagnostic]:
+    return cc_losses(bank, "cc11")
+
+
 def cc13_parts(bank: Bank, ctx: WriteContext) -> list[CcPart]:
     return cc_parts(bank, ctx, "cc13")
 
