@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .errors import Diagnostic, LmsExportError, Severity
 from .model import Assessment, Bank, Difficulty, Question, QuestionType, Quiz, SourceLoc
-from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_split, get_writer
+from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_losses, get_split, get_writer
 
 if TYPE_CHECKING:
     from .cache import RecordedIds, RecordedWarnings
@@ -400,6 +400,10 @@ class FileResult:
     """The image files loading it read (source.MediaRead)."""
     reloaded: bool = False
     """Only loaded again for ``full`` (its outputs and summary are reused): nothing else counts."""
+    part_warnings: list[Diagnostic] = field(default_factory=list)
+    """The warnings of ``parts`` of a file only loaded again (reload_file): the quiz file's own
+    writers' warnings when its build was split in two (a lone file's), else those its recorded
+    summary has already (build_file adds its own to ``warnings``)."""
 
     def summary(self) -> FileSummary:
         assert self.quiz is not None
@@ -493,6 +497,12 @@ class BuildResult:
     rebuild cache has the text the recorded build printed of these very warnings: that text,
     and ``warnings`` is empty (not one of them decoded: 400,000 at 100,000 questions of the
     real-shaped bank)."""
+    copied: set[str] = field(default_factory=set)
+    """Reused quiz files whose warnings are printed as the recorded build printed them
+    (``pieces``), not decoded: ``warnings`` has none of theirs (their summaries' are empty)."""
+    pieces: list[tuple[str, bytes]] = field(default_factory=list)
+    """The printed blocks of the ``copied`` files' warnings, (path, its lines as UTF-8), each
+    of a path no other warning is at (report.printed puts them in their place)."""
     read: set[str] = field(default_factory=set)
     """Source files this build read (built, or loaded again for the whole bank's outputs)."""
     parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
@@ -500,7 +510,12 @@ class BuildResult:
 
 
 def build_file(
-    path: str, formats: tuple[str, ...], timestamp: int, keep: bool = False, parts: bool = True
+    path: str,
+    formats: tuple[str, ...],
+    timestamp: int,
+    keep: bool = False,
+    parts: bool = True,
+    losses: bool = True,
 ) -> FileResult:
     """Load one source file and run every writer on it: the unit of work of a parallel build.
 
@@ -508,7 +523,10 @@ def build_file(
     of a bank-wide format (BANK_WIDE) the quiz's part is made, for build_files to assemble. An
     assessment file is only loaded: its outputs need the whole bank (build_assessments). With
     ``keep`` the whole quiz comes back too; without ``parts`` (the rebuild cache kept the
-    bank-wide outputs) no parts are made.
+    bank-wide outputs) no parts are made, but their warnings, which are the file's, are given
+    (writers.LOSSES: a file built again with the bank's outputs kept, its own outputs damaged
+    or its recorded warnings), unless another task makes the parts (not ``losses``: a lone
+    file's build split in two).
     """
     import hashlib
 
@@ -537,19 +555,39 @@ def build_file(
     result.files.update((k, v) for k, v in out.files.items() if k != "index.html")
     if parts:
         _make_parts(result, quiz, formats, ctx)
+        result.warnings += result.part_warnings
+        result.part_warnings = []
+    elif losses:
+        for name in formats:
+            if name in BANK_WIDE:
+                result.warnings += get_losses(name)(Bank((quiz,)), ctx)
     # Hashed here, in the worker, for the rebuild cache: the parent has the streaming to do.
     result.digests = {k: hashlib.sha256(v).hexdigest() for k, v in result.files.items()}
     return result
 
 
-def _make_parts(result: FileResult, quiz: Quiz, formats: tuple[str, ...], ctx: WriteContext) -> None:
-    """This quiz's parts of each bank-wide format's one output (writers.SPLIT)."""
+def _make_parts(
+    result: FileResult, quiz: Quiz, formats: tuple[str, ...], ctx: WriteContext, own: bool = True
+) -> None:
+    """This quiz's parts of each bank-wide format's one output (writers.SPLIT). With ``own``
+    (a build's), the warnings of each part (what the format loses of each question: 188,000
+    of the 400,600 of the real-shaped bank at 100,000 questions) go to
+    ``result.part_warnings``, taken out of the parts: they are the quiz file's, recorded and
+    printed with its other writers' (a file's printed warnings are then all of its own unit,
+    which an edit of another file prints as they were printed: cache.RecordedWarnings.blocks),
+    and no parts file keeps them."""
     for name in formats:
         if name in BANK_WIDE:
             try:
-                result.parts[name] = get_split(name)[0](Bank((quiz,)), ctx)
+                made = get_split(name)[0](Bank((quiz,)), ctx)
             except LmsExportError as e:
                 result.errors.extend(e.diagnostics)
+                continue
+            if own:
+                for part in made:
+                    result.part_warnings += part.warnings
+                made = [replace(part, warnings=[]) for part in made]
+            result.parts[name] = made
 
 
 def reload_file(
@@ -635,19 +673,22 @@ def build_files(
     result.replayed = run.replayed
     if source_errors:
         result.errors = sorted(source_errors, key=Diagnostic.sort_key)
-        result.warnings = source_warnings
+        result.warnings = source_warnings + run.uncopy()
         result.source_failed = True
         return result
-    result.warnings = source_warnings if result.errors else source_warnings + writer_warnings
     if result.errors:
+        result.warnings = source_warnings + run.uncopy()
         return result
+    result.warnings = source_warnings + writer_warnings
     headers = run.summarise()
     if not run.bank_outputs(source_warnings):
+        result.warnings += run.uncopy()
         return result
     run.index(headers)
     if run.bank_record is None:
         run.bank_unit.media = dict(sorted(run.bank_media.items()))
     result.derived[BANK_UNIT] = run.bank_unit
+    run.place_copied()
     return result
 
 
@@ -694,6 +735,9 @@ class _BankBuild:
             self.bank_record = reuse.derived(BANK_UNIT, bank_digest(names), self.every)
         self.replayed: bytes | None = None
         """The recorded build's printed warnings, when they are this build's (nothing to build)."""
+        self.copied: dict[str, list[tuple[str, bytes]]] = {}
+        """Reused files whose warnings are printed as the recorded build printed them: path ->
+        those blocks (decode_recorded)."""
         if reuse is not None:
             if self.bank_record is not None and len(self.summaries) == len(self.every):
                 self.replayed = reuse.printed(self.every)
@@ -716,6 +760,9 @@ class _BankBuild:
         self.cached: set[str] = set()
         self.total = sum(p.stat().st_size for p in self.todo if p.is_file())
         self.results: dict[str, FileResult] = {}
+        self.split: dict[str, list[Diagnostic]] = {}
+        """A file whose build is split in two (a lone file's) -> its parts' warnings, when they
+        came before its build's result (take)."""
         self.kept: dict[str, Quiz] = {}
         self.recipes: list[Assessment] = []
         self.source_failed = False
@@ -736,12 +783,20 @@ class _BankBuild:
             merge_media(self.bank_media, reused.media)
 
     def decode_recorded(self) -> None:
-        """The reused units' recorded warnings made into diagnostics. A file whose record does
-        not decode is built instead (the bank's: its outputs are made again)."""
+        """The reused units' recorded warnings made into diagnostics, but for the files whose
+        warnings can be printed as the recorded build printed them (RecordedWarnings.blocks:
+        an edit at 100,000 questions of the real-shaped bank decodes, sorts and formats none of
+        the 356 other files' ~400,000). A file whose record does not decode is built instead
+        (the bank's: its outputs are made again)."""
         for p, summary in list(self.summaries.items()):
-            if summary.recorded_warnings is not None:
+            recorded = summary.recorded_warnings
+            if recorded is not None:
+                blocks = recorded.blocks()
+                if blocks is not None:
+                    self.copied[p] = blocks
+                    continue
                 try:
-                    summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
+                    summary.warnings, summary.source_warnings = recorded.decode()
                 except ValueError:
                     del self.summaries[p]
         bank = self.bank_record
@@ -750,6 +805,42 @@ class _BankBuild:
                 bank.warnings = bank.recorded_warnings.decode()[0]
             except ValueError:
                 self.bank_record = None
+
+    def uncopy(self) -> list[Diagnostic]:
+        """The loader's warnings of the files whose warnings were to be copied, decoded (a
+        failed build prints the loader's warnings with its errors); none copied any more."""
+        found: list[Diagnostic] = []
+        for p in self.copied:
+            summary = self.summaries[p]
+            assert summary.recorded_warnings is not None
+            with contextlib.suppress(ValueError):  # (read and found of its shape: blocks())
+                summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
+                found += summary.warnings[: summary.source_warnings]
+        self.copied.clear()
+        return found
+
+    def place_copied(self) -> None:
+        """The result's printed blocks of the files whose warnings are copied, but of a file
+        some warning of this build is at a path of (say, an assessment file's at a quiz
+        file's): its warnings are decoded, to be printed among those. (One whose record does
+        not decode then, found as recorded otherwise, keeps its blocks.)"""
+        result = self.result
+        if not self.copied:
+            return
+        at = {d.sort_key()[0] for d in result.warnings}
+        for p, blocks in list(self.copied.items()):
+            if at.isdisjoint(path for path, _ in blocks):
+                continue
+            summary = self.summaries[p]
+            assert summary.recorded_warnings is not None
+            try:
+                summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
+            except ValueError:
+                continue
+            result.warnings += summary.warnings
+            del self.copied[p]
+        result.copied = set(self.copied)
+        result.pieces = [block for blocks in self.copied.values() for block in blocks]
 
     def keep(self, rel: str) -> None:
         assert self._keep is not None  # only a reused output is kept, and reuse comes with keep
@@ -796,7 +887,12 @@ class _BankBuild:
             result.parts[fr.path] = fr.parts
         if fr.reloaded:
             result.errors.extend(fr.errors)
+            if fr.path in self.results:  # a lone file's parts (build_sources), after its build
+                self.results[fr.path].warnings += fr.part_warnings
+            elif fr.path in self.split:  # before it
+                self.split[fr.path] = fr.part_warnings
             return
+        fr.warnings += self.split.pop(fr.path, [])
         self.done += fr.size
         self.source_failed = self.source_failed or bool(fr.source_errors)
         if fr.assessment is not None:
@@ -866,13 +962,14 @@ class _BankBuild:
         ]
         lone = self._lone_file()
         if lone is not None:
+            self.split[lone.as_posix()] = []
             # One quiz file to build, with its parts of the bank's outputs to make (an edit): its
             # own formats and its parts in two workers, each loading it, importing what it needs
             # and compiling the schemas it validates with (QTI 2.1's in one, the cartridges' in
             # the other: ~0.1 s each, at once, where this process compiled all of them before
             # forking). At 300 questions, ~1.1 s in one worker, ~0.6 s in two (docs/performance.md).
             tasks = [
-                _task(lone, build_file, lone.as_posix(), names, timestamp, self.whole, False),
+                _task(lone, build_file, lone.as_posix(), names, timestamp, self.whole, False, False),
                 _task(lone, reload_file, lone.as_posix(), bank_wide, timestamp, False),
             ]
         self._run(tasks, names if lone is None else (), meanwhile, preimport=lone is None)
@@ -1253,7 +1350,9 @@ def check_file(
         (result.errors if d.severity is Severity.ERROR else result.warnings).append(d)
     if parts:
         with discarding():
-            _make_parts(result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp))
+            _make_parts(
+                result, loaded, parts, WriteContext(formats=tuple(WRITERS), timestamp=timestamp), own=False
+            )
     return result
 
 

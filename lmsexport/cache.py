@@ -47,15 +47,20 @@ build.FileSummary), so that the
 checks across files, the counts and index.html need no unchanged file loaded again.
 
 Warnings. The warnings of every unit are kept out of the record, in a *warnings file* of the
-parts directory (``<sha256>.warnings``: unit -> how many are the loader's and one JSON text of
-them), read only when a build needs them (RecordedWarnings); a unit whose warnings do not
-decode is made again. The text a build printed of its warnings is kept there too
-(``<sha256>.printed``), named in the record with the warnings file it was made from. A no-op
-(nothing to build, the bank's outputs kept) prints that text, found as recorded by its times or
-else by its sha256, and reads neither the warnings file nor any warning: at 100,000 questions
-of the real-shaped bank, 400,600 warnings, 74 MB of text. Both files are trusted by their
-times as the parts files are.
-
+parts directory (``<sha256>.warnings``, WarningsFile: an index, unit -> how many are the
+loader's, how many in all and where its JSON text is, then the texts), read only when a build
+needs them (RecordedWarnings); a unit whose warnings do not decode is made again, and a unit
+kept is written into the next file as its text is, not decoded. (A quiz's cartridge losses
+are its quiz file's warnings, not the bank's: build._make_parts.) The text a build printed of
+its warnings is kept there too (``<sha256>.printed``), named in the record with the warnings
+file it was made from, and with its *blocks*: for each unit every one of whose warnings is at
+a path no other unit has a warning at, where the lines of each of its paths are in the text.
+A no-op (nothing to build, the bank's outputs kept) prints that text, found as recorded by its
+times or else by its sha256, and reads neither the warnings file nor any warning: at 100,000
+questions of the real-shaped bank, 400,600 warnings, 74 MB of text. An edit prints the blocks
+of the units it keeps as they are (RecordedWarnings.blocks, report.printed) among the lines of
+what it builds, decoding the warnings only of a kept unit whose blocks are not recorded or meet
+a path of the new lines. Both files are trusted by their times as the parts files are.
 Safety. Everything a build's bytes or verdict depend on besides the sources and their images is
 in the *key*: the formats, SOURCE_DATE_EPOCH, OUT, this package's code, templates and schemas,
 the Python version, the libxml2 and zlib lxml runs with, and the name and version of every
@@ -106,9 +111,10 @@ from .errors import Diagnostic
 from .model import SourceLoc
 
 if TYPE_CHECKING:
+    from .report import Printed
     from .source import MediaRead
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 """The record's format; a record of another version is ignored."""
 
 
@@ -359,8 +365,10 @@ class RebuildCache:
         """The name of the printed file printed() found as recorded (then save keeps it)."""
         self.warnings_record: Any = None
         """The record's "warnings": the file of every unit's warnings."""
-        self._warnings: dict[str, Any] | None = None
-        """That file's units, once read (_recorded_warnings)."""
+        self._warnings: WarningsFile | None = None
+        """That file, once read (_recorded_warnings)."""
+        self._printed: bytes | None = None
+        """The printed file, once read and found as recorded (printed(), _printed_text)."""
         self.warnings_verified: str | None = None
         """The name of the warnings file found as recorded (then save keeps it)."""
         self.headers: dict[str, tuple[model.Quiz, Any]] = {}
@@ -492,7 +500,7 @@ class RebuildCache:
         outputs = {rel: v[4] for rel, v in rec["outputs"].items()}
         return FileSummary(
             quiz, n, [], [], 0, outputs, _media_from(rec["media"]), RecordedIds(path, ids), heads,
-            RecordedWarnings(self._recorded_warnings, _source_unit(path)),
+            RecordedWarnings(self._recorded_warnings, _source_unit(path), self._printed_blocks),
         )  # fmt: skip
 
     def derived(self, unit: str, digest: str, inputs: Sequence[str] = ()) -> Derived | None:
@@ -509,7 +517,7 @@ class RebuildCache:
         media = _media_from(rec["media"])
         return Derived(
             digest, list(inputs), outputs, [], assessments, media, rec.get("valid", []),
-            RecordedWarnings(self._recorded_warnings, unit),
+            RecordedWarnings(self._recorded_warnings, unit, self._printed_blocks),
         )  # fmt: skip
 
     def known_valid(self) -> frozenset[str]:
@@ -525,30 +533,62 @@ class RebuildCache:
         the warnings file it was made from (of every file of the record and of the bank unit);
         neither is read otherwise. The printed file is trusted by its times as a parts file is,
         by its sha256 otherwise."""
+        if not (len(paths) == len(self.sources) and all(p in self.sources for p in paths)):
+            return None
+        return self._printed_text()
+
+    def _printed_text(self) -> bytes | None:
+        """The printed file the record names, if it is as recorded and made from the warnings
+        file the record names (read once)."""
+        if self._printed is not None:
+            return self._printed
         rec, warnings = self.printed_record, self.warnings_record
         try:
-            _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat"})
+            _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat", "blocks"})
             _check(isinstance(warnings, dict) and warnings.keys() == {"name", "stat"})
             _check(isinstance(rec["of"], str) and _HEX.fullmatch(rec["of"]) is not None)
             _check(rec["of"] == warnings["name"])
-            _check(len(paths) == len(self.sources) and all(p in self.sources for p in paths))
             name = rec["name"]
             _check(isinstance(name, str) and (name == "" or _HEX.fullmatch(name) is not None))
             if name == "":  # (no warnings: no file)
-                return b""
-            path = self.parts_dir / printed_file_name(name)
-            data = path.read_bytes()
-            if not self._settled(rec["stat"], path):
-                _check(hashlib.sha256(data).hexdigest() == name)
+                data = b""
+            else:
+                path = self.parts_dir / printed_file_name(name)
+                data = path.read_bytes()
+                if not self._settled(rec["stat"], path):
+                    _check(hashlib.sha256(data).hexdigest() == name)
         except (_Stale, OSError, KeyError, TypeError):
             return None
         self.printed_verified = name
+        self._printed = data
         return data
 
-    def _recorded_warnings(self) -> dict[str, Any]:
-        """The units of the warnings file the record names (unit -> [how many the loader's,
-        their warnings_text]), read once, when first needed; ValueError if it cannot be used
-        (then every unit that needs it is made again)."""
+    def _printed_blocks(self, unit: str) -> list[tuple[str, bytes]] | None:
+        """RecordedWarnings.blocks: ``unit``'s warnings as the recorded build printed them, a
+        block of lines a path (each path's lines all of this unit's warnings, and all of them
+        in the block), if the record has them so and the unit's entry in the warnings file the
+        printed text was made from; else None."""
+        data = self._printed_text()
+        if data is None:
+            return None
+        try:
+            blocks = self.printed_record["blocks"].get(unit)
+            _check(type(blocks) is list)
+            out = []
+            for block in blocks:
+                _check(type(block) is list and len(block) == 3)
+                path, start, length = block
+                _check(type(path) is str and type(start) is int and type(length) is int)
+                _check(start >= 0 and length > 0 and start + length <= len(data))
+                out.append((path, data[start : start + length]))
+            RecordedWarnings(self._recorded_warnings, unit, self._printed_blocks).recorded()
+        except (_Stale, ValueError, AttributeError):
+            return None
+        return out
+
+    def _recorded_warnings(self) -> WarningsFile:
+        """The warnings file the record names (WarningsFile), read once, when first needed;
+        ValueError if it cannot be used (then every unit that needs it is made again)."""
         if self._warnings is None:
             rec = self.warnings_record
             try:
@@ -559,13 +599,14 @@ class RebuildCache:
                 data = path.read_bytes()
                 if not self._settled(rec["stat"], path):
                     _check(hashlib.sha256(data).hexdigest() == name)
-                units = json.loads(data)
-                _check(isinstance(units, dict))
+                found = WarningsFile.from_bytes(data)
             except (_Stale, OSError, ValueError, KeyError, TypeError, RecursionError):
-                self._warnings = {}
+                self._warnings = WarningsFile({}, b"")
                 raise ValueError("no recorded warnings") from None
-            self._warnings = units
+            self._warnings = found
             self.warnings_verified = name
+        if not self._warnings.index and self.warnings_verified is None:
+            raise ValueError("no recorded warnings")
         return self._warnings
 
     def parts(self, path: str, formats: Sequence[str]) -> dict[str, list[Any]] | None:
@@ -604,7 +645,7 @@ class RebuildCache:
 
     # -- writing --------------------------------------------------------------------------
 
-    def save(self, result: BuildResult, printed: bytes | None = None) -> None:
+    def save(self, result: BuildResult, printed: Printed | None = None) -> None:
         """Record a build that succeeded and whose files are now in OUT, and ``printed``, the
         text of its warnings it printed (kept in a file beside the parts files for a no-op to
         print again: printed()). What was made from a source file that changed while this build
@@ -684,28 +725,25 @@ class RebuildCache:
     def _save_warnings(
         self, result: BuildResult, sources: dict[str, Any], units: dict[str, Any]
     ) -> dict[str, Any] | None:
-        """The record's "warnings": the file of the warnings of every unit recorded, as one
-        JSON object (unit -> [how many the loader's, warnings_text]); written now unless the
-        record's is that file. A build that printed the recorded text (nothing built) has the
-        recorded warnings, not read: the file stays as it is."""
+        """The record's "warnings": the file of the warnings of every unit recorded
+        (WarningsFile); written now unless the record's is that file. A build that printed the
+        recorded text (nothing built) has the recorded warnings, not read: the file stays as
+        it is."""
         from .build import BANK_UNIT
 
         if result.replayed is not None:
             return self._kept(self.warnings_record, self.warnings_verified, warnings_file_name)
-        entries: dict[str, list[Any]] = {}
-        # A unit's warnings as read, if the file was read (every reused unit whose warnings a
-        # build prints decoded them: index.html's, which are never printed, are its own).
-        read = self._warnings is not None
+        entries: dict[str, tuple[int, int, bytes | memoryview]] = {}
+        # A reused unit's entry as read (taken as it is); a unit built now, its own.
         for path in sources:
             s = result.summaries[path]
-            recorded = s.recorded_warnings if read else None
-            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, recorded)
+            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, s.recorded_warnings)
         for name in units:
             d = result.derived.get(name)
             if d is not None:
-                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings if read else None)
+                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings)
         assert BANK_UNIT not in units or BANK_UNIT in entries
-        data = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = WarningsFile.to_bytes(entries)
         name = hashlib.sha256(data).hexdigest()
         previous = self.warnings_record
         if isinstance(previous, dict) and previous.get("name") == name:
@@ -718,17 +756,18 @@ class RebuildCache:
     def _save_printed(
         self,
         result: BuildResult,
-        printed: bytes | None,
+        printed: Printed | None,
         sources: dict[str, Any],
         units: dict[str, Any],
         warnings: dict[str, Any] | None,
     ) -> dict[str, Any] | None:
         """The record's "printed" for the text ``printed`` of ``result``'s warnings, made from
-        the warnings file ``warnings`` names; its file written now (atomically) unless the
-        record's is that text. None (nothing recorded, so that the next no-op decodes and
-        prints the warnings itself) if there is no such text or file, if the warnings are not
-        exactly those of every file and the bank unit recorded (a file left out, an assessment
-        file's own), or if it cannot be written."""
+        the warnings file ``warnings`` names, with the block of each path a unit has alone
+        (_printed_units); its file written now (atomically) unless the record's is that text.
+        None (nothing recorded, so that the next build decodes and prints the warnings itself)
+        if there is no such text or file, if the warnings are not exactly those of every file
+        and the bank unit recorded (a file left out, an assessment file's own), or if it cannot
+        be written."""
         from .build import BANK_UNIT
 
         if printed is None or warnings is None or BANK_UNIT not in units:
@@ -736,23 +775,57 @@ class RebuildCache:
         if sources.keys() != result.summaries.keys():
             return None
         if result.replayed is None:
-            counted = sum(len(s.warnings) for s in result.summaries.values())
+            counted = sum(len(s.warnings) for p, s in result.summaries.items() if p not in result.copied)
             if counted + len(result.derived[BANK_UNIT].warnings) != len(result.warnings):
                 return None
         of = warnings["name"]
-        if printed == b"":  # (no warnings: no file)
-            return {"name": "", "of": of, "stat": None}
-        # (a replayed text is the file printed() verified: not hashed again, 74 MB there)
-        replayed = result.replayed is not None and printed is result.replayed
-        name = self.printed_verified if replayed else None
-        name = name or hashlib.sha256(printed).hexdigest()
         previous = self.printed_record
+        if result.replayed is not None:
+            # (the text printed() verified, with its blocks: not hashed again, 74 MB there)
+            if printed.text == b"":  # (no warnings: no file)
+                return previous if previous.get("of") == of else None  # type: ignore[no-any-return]
+            kept = self._kept(previous, self.printed_verified, printed_file_name)
+            return None if kept is None or kept.get("of") != of else kept
+        blocks = self._printed_units(result, sources, printed.blocks)
+        if printed.text == b"":  # (no warnings: no file)
+            return {"name": "", "of": of, "stat": None, "blocks": blocks}
+        name = hashlib.sha256(printed.text).hexdigest()
         if isinstance(previous, dict) and (previous.get("name"), previous.get("of")) == (name, of):
             kept = self._kept(previous, self.printed_verified, printed_file_name)
             if kept is not None:
-                return kept
-        stat = self._write_beside(printed_file_name(name), printed)
-        return None if stat is None else {"name": name, "of": of, "stat": stat}
+                return {**kept, "blocks": blocks}
+        stat = self._write_beside(printed_file_name(name), printed.text)
+        return None if stat is None else {"name": name, "of": of, "stat": stat, "blocks": blocks}
+
+    def _printed_units(
+        self, result: BuildResult, sources: dict[str, Any], at: dict[str, tuple[int, int]]
+    ) -> dict[str, list[list[Any]]]:
+        """unit -> [path, start, length] of each block of the printed text (``at``: path ->
+        where its block is) that holds its warnings, for every printed unit (the source files'
+        and the bank's) whose every warning is at a path no other unit has a warning at: what
+        a later build copies of a unit it has again (RecordedWarnings.blocks). A unit whose
+        warnings were copied so has the paths of its blocks; the others' are those of their
+        warnings."""
+        from .build import BANK_UNIT
+
+        paths_of: dict[str, set[str]] = {}
+        previous = self.printed_record.get("blocks", {}) if isinstance(self.printed_record, dict) else {}
+        for path in sources:
+            unit = _source_unit(path)
+            if path in result.copied:
+                paths_of[unit] = {block[0] for block in previous[unit]}
+            else:
+                paths_of[unit] = {d.sort_key()[0] for d in result.summaries[path].warnings}
+        paths_of[BANK_UNIT] = {d.sort_key()[0] for d in result.derived[BANK_UNIT].warnings}
+        units_at: dict[str, int] = {}
+        for paths in paths_of.values():
+            for path in paths:
+                units_at[path] = units_at.get(path, 0) + 1
+        return {
+            unit: [[path, *at[path]] for path in sorted(paths)]
+            for unit, paths in paths_of.items()
+            if all(units_at[path] == 1 and path in at for path in paths)
+        }
 
     def _kept(
         self, previous: Any, verified: str | None, file_name: Callable[[str], str]
@@ -960,56 +1033,116 @@ def heads_from(text: str) -> list[QuestionHead] | None:
     return heads
 
 
+class WarningsFile:
+    """The warnings file: one line of JSON, its index (unit -> [how many of its warnings are
+    the loader's, how many in all, where its text starts in what follows, its length]), then
+    every unit's warnings_text (UTF-8), one after the other. A unit's text is taken as it is
+    (a slice), decoded only when a build needs its warnings, and written again as it is: an
+    edit at 100,000 questions of the real-shaped bank copies the 356 other files' texts (94
+    MB) where a JSON object of them took ~0.4 s to read and ~0.7 s to write (every quote of
+    every text escaped)."""
+
+    __slots__ = ("index", "body")
+
+    def __init__(self, index: dict[str, Any], body: bytes | memoryview) -> None:
+        self.index = index
+        self.body = body
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> WarningsFile:
+        """ValueError if ``data`` is not of that layout."""
+        head, newline, _ = data.partition(b"\n")
+        index = json.loads(head)
+        if not newline or type(index) is not dict:
+            raise ValueError("not a warnings file")
+        return cls(index, memoryview(data)[len(head) + 1 :])
+
+    @staticmethod
+    def to_bytes(entries: dict[str, tuple[int, int, bytes | memoryview]]) -> bytes:
+        """The file of these units' entries (how many the loader's, how many, their text)."""
+        index: dict[str, list[int]] = {}
+        at = 0
+        for unit, (n_source, count, text) in entries.items():
+            index[unit] = [n_source, count, at, len(text)]
+            at += len(text)
+        head = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return b"\n".join([head, b"".join([text for _, _, text in entries.values()])])
+
+    def entry(self, unit: str) -> tuple[int, int, memoryview | bytes]:
+        """(how many the loader's, how many in all, the text) of ``unit``; ValueError if the
+        index has no such entry."""
+        entry = self.index.get(unit)
+        if type(entry) is not list or len(entry) != 4 or any(type(n) is not int for n in entry):
+            raise ValueError("not recorded warnings")
+        n_source, count, start, length = entry
+        if not (0 <= n_source <= count and start >= 0 and length >= 0 and start + length <= len(self.body)):
+            raise ValueError("not recorded warnings")
+        return n_source, count, self.body[start : start + length]
+
+
 class RecordedWarnings:
     """A reused unit's warnings as the rebuild cache has them: in the warnings file beside the
     parts files (RebuildCache._recorded_warnings), which is read only when a build needs them
     (not by a no-op, which prints the text the recorded build printed: RebuildCache.printed),
-    each unit's one JSON text in it (warnings_text), decoded only then."""
+    each unit's JSON text in it (warnings_text), decoded only then; and as the recorded build
+    printed them (blocks), for a build that prints them again as they were."""
 
-    __slots__ = ("_units", "unit")
+    __slots__ = ("_units", "unit", "_blocks")
 
-    def __init__(self, units: Callable[[], dict[str, Any]], unit: str) -> None:
+    def __init__(
+        self,
+        units: Callable[[], WarningsFile],
+        unit: str,
+        blocks: Callable[[str], list[tuple[str, bytes]] | None] | None = None,
+    ) -> None:
         self._units = units
         self.unit = unit
+        self._blocks = blocks
 
-    def recorded(self) -> tuple[int, str]:
-        """(how many of them, the first, are the loader's; their warnings_text); ValueError if
-        the file or its entry for this unit is not of that shape."""
-        entry = self._units().get(self.unit)
-        if (
-            type(entry) is not list
-            or len(entry) != 2
-            or type(entry[0]) is not int
-            or type(entry[1]) is not str
-        ):
-            raise ValueError("not recorded warnings")
-        return entry[0], entry[1]
+    def recorded(self) -> tuple[int, int, memoryview | bytes]:
+        """(how many of them, the first, are the loader's; how many in all; their
+        warnings_text as UTF-8); ValueError if the file or its entry for this unit is not of
+        that shape."""
+        return self._units().entry(self.unit)
+
+    def count(self) -> int:
+        """How many they are; ValueError if not recorded."""
+        return self.recorded()[1]
 
     def decode(self) -> tuple[list[Diagnostic], int]:
         """(the diagnostics, how many the loader's); ValueError if they are not recorded so."""
-        n_source, text = self.recorded()
+        n_source, count, text = self.recorded()
         try:
-            raw = json.loads(text)
+            raw = json.loads(bytes(text))
         except RecursionError:
             raise ValueError("not recorded warnings") from None
-        if type(raw) is not list or not 0 <= n_source <= len(raw):
+        if type(raw) is not list or len(raw) != count:
             raise ValueError("not recorded warnings")
         return [Diagnostic.from_list(d) for d in raw], n_source
 
+    def blocks(self) -> list[tuple[str, bytes]] | None:
+        """The lines the recorded build printed of them, a block a path, (path, its lines as
+        UTF-8) in the order of the paths, if every warning at each of these paths is one of
+        them (then a build that has them again prints these blocks as they are, no warning
+        decoded); else None. Their entry in the warnings file is as recorded."""
+        return None if self._blocks is None else self._blocks(self.unit)
 
-def warnings_text(warnings: Sequence[Diagnostic]) -> str:
-    """Diagnostics as the warnings file keeps them: the JSON text of their as_list() lists."""
-    return json.dumps([d.as_list() for d in warnings], ensure_ascii=False, separators=(",", ":"))
+
+def warnings_text(warnings: Sequence[Diagnostic]) -> bytes:
+    """Diagnostics as the warnings file keeps them: the JSON text (UTF-8) of their as_list()
+    lists."""
+    text = json.dumps([d.as_list() for d in warnings], ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8")
 
 
 def _warnings_entry(
     warnings: Sequence[Diagnostic], n_source: int, recorded: RecordedWarnings | None
-) -> list[Any]:
+) -> tuple[int, int, bytes | memoryview]:
     """A unit's entry in the warnings file: as read, if its warnings are the record's."""
     if recorded is not None:
-        with contextlib.suppress(ValueError):  # (not decoded, nor decodable: its own are made)
-            return list(recorded.recorded())
-    return [n_source, warnings_text(warnings)]
+        with contextlib.suppress(ValueError):  # (not readable: its own are made)
+            return recorded.recorded()
+    return n_source, len(warnings), warnings_text(warnings)
 
 
 def warnings_file_name(name: str) -> str:

@@ -298,10 +298,16 @@ def build(
         # not its warnings decoded, sorted and formatted again (400,000 of them at 100,000
         # questions of the real-shaped bank: ~1.7 s).
         # (encoded as standard error would, and only the bytes kept: 74 MB there)
-        printed = result.replayed
-        if printed is None:
-            printed = _rendered(result.warnings).encode("utf-8", "backslashreplace")
-        _write_utf8(printed)
+        # After an edit, the unchanged files' warnings are printed as they were (their blocks
+        # copied from that text: result.pieces), not decoded, sorted and formatted again.
+        from .report import Printed
+        from .report import printed as printed_of
+
+        if result.replayed is not None:
+            printed = Printed(result.replayed, {})
+        else:
+            printed = printed_of(result.warnings, result.pieces)
+        _write_utf8(printed.text)
         if isinstance(sink, Checker):
             problems = sink.problems + sink.extra(managed)
             for p in problems:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from .errors import Diagnostic, Severity
@@ -58,6 +59,47 @@ def summary_line(diags: Sequence[Diagnostic]) -> str:
         if n:
             parts.append(f"{n} {word}{'s' if n != 1 else ''}")
     return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Printed:
+    """Diagnostics as printed: every one formatted a line (or two, with its hint), in order of
+    place (Diagnostic.sort_key), as UTF-8 (characters it cannot encode backslash-escaped);
+    so one block of lines a path, in order of path."""
+
+    text: bytes
+    blocks: dict[str, tuple[int, int]]
+    """path -> (where its block starts in ``text``, its length in bytes)."""
+
+
+def printed(diags: Sequence[Diagnostic], kept: Iterable[tuple[str, bytes]] = ()) -> Printed:
+    """``diags`` as printed, with blocks ``kept`` (path, its lines as printed before: of paths
+    none of ``diags`` is at) in their place among them: what printing the diagnostics the
+    kept blocks were printed of with ``diags`` gives (a block of lines a path, in order of
+    path, each block its diagnostics in order). Blocks are joined 1,000 diagnostics at a time:
+    450,000 lines are ~60 MB, and not held as 450,000 strings besides."""
+    keys = [d.sort_key() for d in diags]
+    order = sorted(range(len(diags)), key=keys.__getitem__)
+    blocks: list[tuple[str, bytes]] = []
+    for path, group in groupby(order, key=lambda i: keys[i][0]):
+        at = list(group)
+        lines = [
+            "".join([f"{diags[i].format()}\n" for i in at[j : j + 1000]]) for j in range(0, len(at), 1000)
+        ]
+        blocks.append((path, "".join(lines).encode("utf-8", "backslashreplace")))
+    blocks += kept
+    # (sorted by path alone, a stable sort: a path both among diags and kept, which the caller
+    # rules out, keeps its new lines first)
+    blocks.sort(key=lambda block: block[0])
+    where: dict[str, tuple[int, int]] = {}
+    at_byte = 0
+    for path, data in blocks:
+        if path not in where:
+            where[path] = (at_byte, len(data))
+        else:  # (the lines of one path in two blocks: not a block of its own)
+            where.pop(path)
+        at_byte += len(data)
+    return Printed(b"".join([data for _, data in blocks]), where)
 
 
 def to_text(diags: Sequence[Diagnostic]) -> str:

@@ -20,11 +20,13 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lmsexport import build as build_mod
 from lmsexport import cache as cache_mod
 from lmsexport.cli import app
+from lmsexport.errors import Severity
 from lmsexport.model import Quiz
 from lmsexport.source import discover
 
@@ -1478,16 +1480,23 @@ def test_a_no_op_prints_the_recorded_text_and_decodes_no_warning(
     monkeypatch.setattr(cache_mod.RecordedWarnings, "decode", refuse)
     again = build(str(warned), "--out", str(out))
     assert "(cached)" in again.stdout and again.stderr == first.stderr
-    monkeypatch.undo()
-    # An edit decodes the others' warnings and prints them with the edited file's, as a build
-    # from scratch does; the no-op after it prints that build's text.
+    # An edit prints the other files' warnings as they were printed (their blocks of the
+    # recorded text, copied: not one decoded) among the edited file's, as a build from scratch
+    # prints them all; the no-op after it prints that build's text.
     edit_stem(sorted(warned.glob("*.yaml"))[1])
     partly = build(str(warned), "--out", str(out))
+    monkeypatch.undo()
     scratch = tmp_path / "scratch"
     full = build(str(warned), "--out", str(scratch))
     assert FROM_CACHE in partly.stdout and partly.stderr == full.stderr.replace(str(scratch), str(out))
     monkeypatch.setattr(cache_mod.RecordedWarnings, "decode", refuse)
     assert build(str(warned), "--out", str(out)).stderr == partly.stderr
+    # and so does the next edit, of another file
+    edit_stem(sorted(warned.glob("*.yaml"))[2])
+    again = build(str(warned), "--out", str(out))
+    monkeypatch.undo()
+    full = build(str(warned), "--out", str(scratch))
+    assert FROM_CACHE in again.stdout and again.stderr == full.stderr.replace(str(scratch), str(out))
     assert len(list(cache_mod.parts_path(out).glob("*.printed"))) == 1  # the old one removed
 
 
@@ -1518,15 +1527,34 @@ def _rewrite_record(out: Path, change: Callable[[dict[str, Any]], None]) -> None
 
 
 def _forge_warnings(out: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    """Change the recorded warnings file's units and name the new file in the record (with
-    its checksum made again): what a forger, or a bug of save, could leave."""
+    """Change the recorded warnings file's units (given to ``change`` as unit -> [how many
+    the loader's, their JSON text]) and name the new file in the record (with its checksum
+    made again): what a forger, or a bug of save, could leave. An entry ``change`` leaves of
+    another shape goes into the file's index as it is."""
     import hashlib
 
     record = json.loads(cache_mod.cache_path(out).read_bytes().partition(b"\n")[2])
     old = cache_mod.parts_path(out) / cache_mod.warnings_file_name(record["warnings"]["name"])
-    units = json.loads(old.read_bytes())
+    found = cache_mod.WarningsFile.from_bytes(old.read_bytes())
+    units: dict[str, Any] = {}
+    for unit in found.index:
+        n_source, _, text = found.entry(unit)
+        units[unit] = [n_source, bytes(text).decode("utf-8")]
     change(units)
-    data = json.dumps(units).encode()
+    index: dict[str, Any] = {}
+    body = b""
+    for unit, entry in units.items():
+        if type(entry) is list and len(entry) == 2 and type(entry[1]) is str:
+            text = entry[1].encode("utf-8")
+            try:
+                count = len(json.loads(text))
+            except (ValueError, TypeError, RecursionError):
+                count = 0
+            index[unit] = [entry[0], count, len(body), len(text)]
+            body += text
+        else:
+            index[unit] = entry
+    data = json.dumps(index).encode() + b"\n" + body
     name = hashlib.sha256(data).hexdigest()
     (cache_mod.parts_path(out) / cache_mod.warnings_file_name(name)).write_bytes(data)
     _rewrite_record(out, lambda r: r["warnings"].update(name=name))
@@ -1647,6 +1675,178 @@ def test_a_printed_record_of_the_wrong_shape_is_not_printed(
     _rewrite_record(out, lambda r: r.update(printed=forged))
     again = build(str(warned), "--out", str(out))
     assert again.exit_code == 0 and "(cached)" in again.stdout and again.stderr == first.stderr
+
+
+_PATHS = ["a.yaml", "b.yaml", "b.yaml.x", "c/d.yaml", "ü.yaml", "ا.yaml"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_PATHS),
+            st.integers(1, 4),
+            st.integers(1, 3),
+            st.sampled_from(["m", "n", "سوال 'q1'", "x \udc80", ""]),
+            st.sampled_from(list(Severity)),
+            st.sampled_from([None, "fix it", "ہ"]),
+        ),
+        max_size=30,
+    ),
+    st.sets(st.sampled_from(_PATHS)),
+)
+def test_printing_with_kept_blocks_prints_what_printing_all_does(
+    listed: list[tuple[str, int, int, str, Severity, str | None]], kept: set[str]
+) -> None:
+    """report.printed: the text of any diagnostics is that of every one formatted a line in
+    order of place (as UTF-8, backslash-escaped where it cannot be), with one block a path;
+    and the diagnostics at some paths left out, their blocks of that text given instead, it
+    prints the same bytes with the same blocks."""
+    from lmsexport.errors import Diagnostic
+    from lmsexport.model import SourceLoc
+    from lmsexport.report import printed
+
+    diags = [Diagnostic(SourceLoc(p, line, col), m, sev, "r", hint) for p, line, col, m, sev, hint in listed]
+    whole = printed(diags)
+    expected = "".join(f"{d.format()}\n" for d in sorted(diags, key=Diagnostic.sort_key))
+    assert whole.text == expected.encode("utf-8", "backslashreplace")
+    assert set(whole.blocks) == {d.loc.path for d in diags}
+    for path, (start, length) in whole.blocks.items():
+        assert {line.split(":")[0] for line in whole.text[start : start + length].decode().splitlines()} <= {
+            path,
+            "hint",
+        }
+    blocks = [(p, whole.text[a : a + n]) for p, (a, n) in whole.blocks.items() if p in kept]
+    rest = printed([d for d in diags if d.loc.path not in kept], blocks)
+    assert rest.text == whole.text and rest.blocks == whole.blocks
+
+
+def _blocks_forged(out: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    _rewrite_record(out, lambda r: change(r["printed"]["blocks"]))
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda b: b.clear() or b.update(units=[]),  # (the key of no unit)
+        lambda b: [b.__setitem__(u, None) for u in list(b)],
+        lambda b: [b.__setitem__(u, [[p, a, n + 10**9] for p, a, n in v]) for u, v in b.items()],
+        lambda b: [b.__setitem__(u, [[p, -1, n] for p, a, n in v]) for u, v in b.items()],
+        lambda b: [b.__setitem__(u, [[p, a, 0] for p, a, n in v]) for u, v in b.items()],
+        lambda b: [b.__setitem__(u, [[7, a, n] for p, a, n in v]) for u, v in b.items()],
+        lambda b: [b.__setitem__(u, [[p, str(a), n] for p, a, n in v]) for u, v in b.items()],
+        lambda b: [b.__setitem__(u, [[p, a] for p, a, n in v]) for u, v in b.items()],
+    ],
+    ids=["no-unit", "none", "past-the-end", "negative", "empty", "path-not-str", "start-not-int", "short"],
+)
+def test_printed_blocks_of_the_wrong_shape_mean_decoding_the_warnings(
+    warned: Path, tmp_path: Path, forge: Callable[[dict[str, Any]], None]
+) -> None:
+    """An edit copies a file's recorded blocks only if they are of the shape it writes: any
+    other and that file's warnings are decoded, and the build prints what a build from
+    scratch prints."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    _blocks_forged(out, forge)
+    edit_stem(sorted(warned.glob("*.yaml"))[1])
+    edited = build(str(warned), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert edited.exit_code == 0 and FROM_CACHE in edited.stdout and "Traceback" not in edited.stderr
+    assert edited.stderr == full.stderr.replace(str(scratch), str(out))
+    assert tree(out) == tree(scratch)
+
+
+@pytest.mark.parametrize("first", ["build", "parts"])
+def test_a_lone_files_build_in_two_workers_prints_its_cartridge_losses(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """An edit of one file is built in two workers, its parts in the second: the parts'
+    warnings (what the cartridges lose of its questions) are the file's, whichever worker's
+    result comes first, and the build prints what a build from scratch prints."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    monkeypatch.setenv("LMSEXPORT_JOBS", "2")
+    monkeypatch.setattr(build_mod, "POOL_MIN_BYTES", 0)
+    run_pool = build_mod._run_pool
+
+    def in_order(tasks: list[Any], jobs: int, take: Callable[[Any], None], **kwargs: Any) -> None:
+        if len(tasks) != 2 or {fn for _, fn, _ in tasks} != {build_mod.build_file, build_mod.reload_file}:
+            return run_pool(tasks, jobs, take, **kwargs)
+        held: list[Any] = []
+        wanted = build_mod.build_file if first == "build" else build_mod.reload_file
+        run_pool(tasks, jobs, held.append, **kwargs)
+        for fr in sorted(held, key=lambda fr: fr.reloaded != (wanted is build_mod.reload_file)):
+            take(fr)
+
+    monkeypatch.setattr(build_mod, "_run_pool", in_order)
+    edit_stem(sorted(warned.glob("*.yaml"))[1])
+    edited = build(str(warned), "--out", str(out))
+    monkeypatch.undo()
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert FROM_CACHE in edited.stdout and ": warning: question 's0001-" in edited.stderr
+    assert edited.stderr == full.stderr.replace(str(scratch), str(out))
+    assert tree(out) == tree(scratch)
+
+
+def test_a_copied_file_whose_blocks_meet_this_builds_warnings_is_decoded(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's blocks are copied only where no warning of this build is at their paths: a
+    file whose recorded blocks claim the path of the edited file (a block another build's
+    warnings would be printed among) is decoded, its warnings printed in their place."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    first, edited_file = sorted(warned.glob("*.yaml"))[:2]
+    unit = "source:" + first.as_posix()
+
+    def claim(blocks: dict[str, Any]) -> None:
+        path, start, length = blocks[unit][0]
+        blocks[unit].append([edited_file.as_posix(), start, length])
+
+    _blocks_forged(out, claim)
+    decoded: list[str] = []
+    decode = cache_mod.RecordedWarnings.decode
+
+    def noting(self: cache_mod.RecordedWarnings) -> Any:
+        decoded.append(self.unit)
+        return decode(self)
+
+    monkeypatch.setattr(cache_mod.RecordedWarnings, "decode", noting)
+    edit_stem(edited_file)
+    edited = build(str(warned), "--out", str(out))
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert decoded == [unit]
+    assert edited.exit_code == 0 and edited.stderr == full.stderr.replace(str(scratch), str(out))
+
+
+def test_the_warnings_file_holds_each_units_text_as_it_is(warned: Path, tmp_path: Path) -> None:
+    """The warnings file's index names where each unit's text is; an edit writes the other
+    units' texts again byte for byte, and every text decodes to its unit's count, the
+    cartridges' losses of a quiz among its own file's warnings (no parts file keeps any)."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    [before] = cache_mod.parts_path(out).glob("*.warnings")
+    old = cache_mod.WarningsFile.from_bytes(before.read_bytes())
+    edited_file = sorted(warned.glob("*.yaml"))[1]
+    edit_stem(edited_file)
+    built(warned, out)
+    [after] = cache_mod.parts_path(out).glob("*.warnings")
+    new = cache_mod.WarningsFile.from_bytes(after.read_bytes())
+    assert new.index.keys() == old.index.keys()
+    for unit in new.index:
+        n_source, count, text = new.entry(unit)
+        listed = json.loads(bytes(text))
+        assert len(listed) == count and 0 <= n_source <= count
+        if unit.startswith("source:"):
+            assert any(d[5].startswith("cc13.") for d in listed)
+        if unit not in ("source:" + edited_file.as_posix(), "bank"):
+            assert bytes(text) == bytes(old.entry(unit)[2])
+    for parts_file in cache_mod.parts_path(out).glob("*.parts"):
+        _, made = cache_mod.parts_from_bytes(parts_file.read_bytes())
+        assert all(part.warnings == [] for parts in made.values() for part in parts)
 
 
 def test_an_unchanged_record_and_its_printed_file_are_left_unwritten(warned: Path, tmp_path: Path) -> None:
