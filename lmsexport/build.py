@@ -364,7 +364,8 @@ class FileSummary:
     recorded_warnings: RecordedWarnings | None = None
     """A reused file's warnings as the rebuild cache has them: ``warnings`` and
     ``source_warnings`` are set from them (decode_recorded) unless the build prints the
-    recorded text instead (BuildResult.replayed)."""
+    recorded text instead (BuildResult.replayed) or the file's blocks of it (it is among
+    BuildResult.copied): then they stay empty."""
 
 
 @dataclass
@@ -649,10 +650,11 @@ def build_files(
     Files are emitted before the whole build is known to succeed: the caller must treat them
     as provisional (the CLI stages them) until the result has no errors. The bytes, warnings
     and errors are those of ``build(load_paths(paths), formats, timestamp)`` (the warnings as
-    the recorded text in ``replayed`` when nothing was built and ``reuse`` has it), whatever
-    ``jobs``; with ``jobs`` > 1 the files are loaded, written and validated by a pool of
-    processes forked after the schemas are compiled (only when the files to build hold at
-    least ``pool_min_bytes``). ``progress(done, total)`` is called in source bytes.
+    the recorded text in ``replayed`` when nothing was built and ``reuse`` has it, and those of
+    the ``copied`` files as their printed blocks in ``pieces``), whatever ``jobs``; with
+    ``jobs`` > 1 the files are loaded, written and validated by a pool of processes forked
+    after the schemas are compiled (only when the files to build hold at least
+    ``pool_min_bytes``). ``progress(done, total)`` is called in source bytes.
 
     With ``reuse`` (the rebuild cache), a quiz file it has a summary for is not built: the
     summary stands in for it and each of its outputs goes to ``keep`` instead of ``emit``; so
@@ -813,7 +815,9 @@ class _BankBuild:
         for p in self.copied:
             summary = self.summaries[p]
             assert summary.recorded_warnings is not None
-            with contextlib.suppress(ValueError):  # (read and found of its shape: blocks())
+            # (its entry found of its shape by blocks(); a text that does not decode, which only
+            # a forged warnings file named with the record's checksum made again gives: left out)
+            with contextlib.suppress(ValueError):
                 summary.warnings, summary.source_warnings = summary.recorded_warnings.decode()
                 found += summary.warnings[: summary.source_warnings]
         self.copied.clear()
@@ -821,15 +825,22 @@ class _BankBuild:
 
     def place_copied(self) -> None:
         """The result's printed blocks of the files whose warnings are copied, but of a file
-        some warning of this build is at a path of (say, an assessment file's at a quiz
-        file's): its warnings are decoded, to be printed among those. (One whose record does
-        not decode then, found as recorded otherwise, keeps its blocks.)"""
+        with a block at a path that some warning of this build is at (say, an assessment
+        file's at a quiz file's) or that another copied file has a block at (a record save
+        would not write): its warnings are decoded, to be printed among those. (One whose
+        record does not decode then, found as recorded otherwise, which only a forged
+        warnings file named in the record with its checksum made again gives, keeps its
+        blocks, printed after the new lines of their path.)"""
         result = self.result
         if not self.copied:
             return
         at = {d.sort_key()[0] for d in result.warnings}
+        claims: dict[str, int] = {}
+        for blocks in self.copied.values():
+            for path, _ in blocks:
+                claims[path] = claims.get(path, 0) + 1
         for p, blocks in list(self.copied.items()):
-            if at.isdisjoint(path for path, _ in blocks):
+            if all(path not in at and claims[path] == 1 for path, _ in blocks):
                 continue
             summary = self.summaries[p]
             assert summary.recorded_warnings is not None

@@ -49,8 +49,10 @@ checks across files, the counts and index.html need no unchanged file loaded aga
 Warnings. The warnings of every unit are kept out of the record, in a *warnings file* of the
 parts directory (``<sha256>.warnings``, WarningsFile: an index, unit -> how many are the
 loader's, how many in all and where its JSON text is, then the texts), read only when a build
-needs them (RecordedWarnings); a unit whose warnings do not decode is made again, and a unit
-kept is written into the next file as its text is, not decoded. (A quiz's cartridge losses
+needs them (RecordedWarnings); a unit whose warnings are decoded and do not decode is made
+again, and a unit kept is written into the next file as its text is. (A unit printed from its
+blocks, below, is not decoded: its text is trusted as the file is, by the sha256 that names
+it and that the printed text's record names.) (A quiz's cartridge losses
 are its quiz file's warnings, not the bank's: build._make_parts.) The text a build printed of
 its warnings is kept there too (``<sha256>.printed``), named in the record with the warnings
 file it was made from, and with its *blocks*: for each unit every one of whose warnings is at
@@ -369,6 +371,8 @@ class RebuildCache:
         """That file, once read (_recorded_warnings)."""
         self._printed: bytes | None = None
         """The printed file, once read and found as recorded (printed(), _printed_text)."""
+        self._printed_failed = False
+        """Whether the printed file was read and not found as recorded (not read again)."""
         self.warnings_verified: str | None = None
         """The name of the warnings file found as recorded (then save keeps it)."""
         self.headers: dict[str, tuple[model.Quiz, Any]] = {}
@@ -531,17 +535,19 @@ class RebuildCache:
         exactly what a build of ``paths`` would print now, every one of them reused with the
         bank's outputs; else None. The record names the file by the sha256 of its bytes, and
         the warnings file it was made from (of every file of the record and of the bank unit);
-        neither is read otherwise. The printed file is trusted by its times as a parts file is,
-        by its sha256 otherwise."""
+        the warnings file is not read. The printed file is trusted by its times as a parts file
+        is, by its sha256 otherwise."""
         if not (len(paths) == len(self.sources) and all(p in self.sources for p in paths)):
             return None
         return self._printed_text()
 
     def _printed_text(self) -> bytes | None:
         """The printed file the record names, if it is as recorded and made from the warnings
-        file the record names (read once)."""
-        if self._printed is not None:
+        file the record names (read once, and once found otherwise, never read again: an edit
+        asks for each of 356 files' blocks)."""
+        if self._printed is not None or self._printed_failed:
             return self._printed
+        self._printed_failed = True
         rec, warnings = self.printed_record, self.warnings_record
         try:
             _check(isinstance(rec, dict) and rec.keys() == {"name", "of", "stat", "blocks"})
@@ -561,13 +567,17 @@ class RebuildCache:
             return None
         self.printed_verified = name
         self._printed = data
+        self._printed_failed = False
         return data
 
     def _printed_blocks(self, unit: str) -> list[tuple[str, bytes]] | None:
         """RecordedWarnings.blocks: ``unit``'s warnings as the recorded build printed them, a
         block of lines a path (each path's lines all of this unit's warnings, and all of them
         in the block), if the record has them so and the unit's entry in the warnings file the
-        printed text was made from; else None."""
+        printed text was made from; else None. Each block must be whole lines of its path's
+        (starting at a line's start with the path, ending with a line's end, the next line not
+        of the path), no path twice, and none at all exactly when the entry counts none: a
+        block recorded otherwise (a bug of save) is not printed."""
         data = self._printed_text()
         if data is None:
             return None
@@ -579,9 +589,19 @@ class RebuildCache:
                 _check(type(block) is list and len(block) == 3)
                 path, start, length = block
                 _check(type(path) is str and type(start) is int and type(length) is int)
-                _check(start >= 0 and length > 0 and start + length <= len(data))
-                out.append((path, data[start : start + length]))
-            RecordedWarnings(self._recorded_warnings, unit, self._printed_blocks).recorded()
+                end = start + length
+                _check(start >= 0 and length > 0 and end <= len(data))
+                label = path.encode("utf-8", "backslashreplace") + b":"
+                _check(start == 0 or data[start - 1] == 0x0A)
+                _check(
+                    data[end - 1] == 0x0A
+                    and data.startswith(label, start)
+                    and not data.startswith(label, end)
+                )
+                out.append((path, data[start:end]))
+            _check(len({path for path, _ in out}) == len(out))
+            count = RecordedWarnings(self._recorded_warnings, unit, self._printed_blocks).count()
+            _check((count == 0) == (not out))
         except (_Stale, ValueError, AttributeError):
             return None
         return out
@@ -734,14 +754,19 @@ class RebuildCache:
         if result.replayed is not None:
             return self._kept(self.warnings_record, self.warnings_verified, warnings_file_name)
         entries: dict[str, tuple[int, int, bytes | memoryview]] = {}
-        # A reused unit's entry as read (taken as it is); a unit built now, its own.
+        # A reused unit's entry as read, if the file was read (taken as it is: every unit whose
+        # warnings are copied, RecordedWarnings.blocks, read it; a reused unit whose warnings a
+        # build prints decoded them, and index.html's, never printed, are its own); a unit
+        # built now, its own.
+        read = self._warnings is not None
         for path in sources:
             s = result.summaries[path]
-            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, s.recorded_warnings)
+            recorded = s.recorded_warnings if read else None
+            entries[_source_unit(path)] = _warnings_entry(s.warnings, s.source_warnings, recorded)
         for name in units:
             d = result.derived.get(name)
             if d is not None:
-                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings)
+                entries[name] = _warnings_entry(d.warnings, 0, d.recorded_warnings if read else None)
         assert BANK_UNIT not in units or BANK_UNIT in entries
         data = WarningsFile.to_bytes(entries)
         name = hashlib.sha256(data).hexdigest()

@@ -888,7 +888,7 @@ def test_the_losses_are_the_parts_warnings(types_bank: Bank, tmp_path: Path) -> 
 
     from lmsexport.model import Description
     from lmsexport.source import load_paths
-    from lmsexport.writers import LOSSES, get_losses, get_split
+    from lmsexport.writers import BANK_WIDE, LOSSES, get_losses, get_split
 
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "benchmarks"))
@@ -904,6 +904,7 @@ def test_the_losses_are_the_parts_warnings(types_bank: Bank, tmp_path: Path) -> 
         )
     )  # fmt: skip
     quizzes = [*load_paths([root / "source"]).quizzes, *load_paths([tmp_path]).quizzes, quiz, described]
+    assert set(LOSSES) == BANK_WIDE
     ctx = WriteContext(formats=tuple(LOSSES), timestamp=0)
     seen = 0
     for name in LOSSES:
