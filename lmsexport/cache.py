@@ -600,7 +600,7 @@ class RebuildCache:
                 )
                 out.append((path, data[start:end]))
             _check(len({path for path, _ in out}) == len(out))
-            count = RecordedWarnings(self._recorded_warnings, unit, self._printed_blocks).count()
+            count = self._recorded_warnings().entry(unit)[1]
             _check((count == 0) == (not out))
         except (_Stale, ValueError, AttributeError):
             return None
@@ -1129,10 +1129,6 @@ class RecordedWarnings:
         warnings_text as UTF-8); ValueError if the file or its entry for this unit is not of
         that shape."""
         return self._units().entry(self.unit)
-
-    def count(self) -> int:
-        """How many they are; ValueError if not recorded."""
-        return self.recorded()[1]
 
     def decode(self) -> tuple[list[Diagnostic], int]:
         """(the diagnostics, how many the loader's); ValueError if they are not recorded so."""

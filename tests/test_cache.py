@@ -1847,18 +1847,10 @@ def test_printed_blocks_of_the_right_shape_but_not_whole_lines_are_not_copied(
     assert edited.stderr == full.stderr.replace(str(scratch), str(out))
 
 
-def test_a_damaged_printed_file_is_read_once_by_an_edit(
-    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A printed file found not as recorded (its times and its sha256) is not read again for
-    every file whose blocks an edit asks for."""
+def _noting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files read by Path.read_bytes from now on (until monkeypatch.undo)."""
     import pathlib
 
-    out = tmp_path / "dist"
-    built(warned, out)
-    assert "(cached)" in built(warned, out)  # its times settled
-    [printed] = cache_mod.parts_path(out).glob("*.printed")
-    printed.write_bytes(printed.read_bytes() + b"x")
     reads: list[str] = []
     read_bytes = pathlib.Path.read_bytes
 
@@ -1867,6 +1859,20 @@ def test_a_damaged_printed_file_is_read_once_by_an_edit(
         return read_bytes(self)
 
     monkeypatch.setattr(pathlib.Path, "read_bytes", noting)
+    return reads
+
+
+def test_a_damaged_printed_file_is_read_once_by_an_edit(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A printed file found not as recorded (its times and its sha256) is not read again for
+    every file whose blocks an edit asks for."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    assert "(cached)" in built(warned, out)  # its times settled
+    [printed] = cache_mod.parts_path(out).glob("*.printed")
+    printed.write_bytes(printed.read_bytes() + b"x")
+    reads = _noting_reads(monkeypatch)
     edit_stem(sorted(warned.glob("*.yaml"))[1])
     edited = build(str(warned), "--out", str(out))
     monkeypatch.undo()
@@ -1881,19 +1887,10 @@ def test_an_edit_that_copies_and_decodes_nothing_does_not_read_the_warnings_file
 ) -> None:
     """Every quiz file edited (so none reused) and index.html kept: the warnings file is not
     read, for no unit needs its recorded warnings (index.html's are its own)."""
-    import pathlib
-
     out = tmp_path / "dist"
     built(warned, out)
     assert list(cache_mod.parts_path(out).glob("*.warnings"))
-    reads: list[str] = []
-    read_bytes = pathlib.Path.read_bytes
-
-    def noting(self: pathlib.Path) -> bytes:
-        reads.append(self.name)
-        return read_bytes(self)
-
-    monkeypatch.setattr(pathlib.Path, "read_bytes", noting)
+    reads = _noting_reads(monkeypatch)
     for path in sorted(warned.glob("*.yaml")):
         edit_stem(path)
     edited = build(str(warned), "--out", str(out))
