@@ -501,7 +501,7 @@ class BuildResult:
     copied: set[str] = field(default_factory=set)
     """Reused quiz files whose warnings are printed as the recorded build printed them
     (``pieces``), not decoded: ``warnings`` has none of theirs (their summaries' are empty)."""
-    pieces: list[tuple[str, bytes]] = field(default_factory=list)
+    pieces: list[tuple[str, bytes | memoryview]] = field(default_factory=list)
     """The printed blocks of the ``copied`` files' warnings, (path, its lines as UTF-8), each
     of a path no other warning is at (report.printed puts them in their place)."""
     read: set[str] = field(default_factory=set)
@@ -737,7 +737,7 @@ class _BankBuild:
             self.bank_record = reuse.derived(BANK_UNIT, bank_digest(names), self.every)
         self.replayed: bytes | None = None
         """The recorded build's printed warnings, when they are this build's (nothing to build)."""
-        self.copied: dict[str, list[tuple[str, bytes]]] = {}
+        self.copied: dict[str, list[tuple[str, bytes | memoryview]]] = {}
         """Reused files whose warnings are printed as the recorded build printed them: path ->
         those blocks (decode_recorded)."""
         if reuse is not None:

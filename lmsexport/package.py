@@ -174,7 +174,8 @@ class Deflated:
     """A zip member's data compressed as zipfile compresses it (raw DEFLATE, level ZIP_LEVEL),
     with the CRC-32 and the size of the uncompressed data."""
 
-    data: bytes
+    data: bytes | memoryview
+    """(a view of a parts file's bytes when read from the rebuild cache)"""
     crc: int
     size: int
 
@@ -267,7 +268,7 @@ def zip_deflated(entries: Iterable[tuple[str, Deflated]], timestamp: int) -> byt
     date_time = zip_time(timestamp)
     # (pieces joined once at the end: a BytesIO grown by ~3,000 writes to 48 MB, as a cartridge
     # at 100,000 questions, copied it over again as it grew, ~0.05 s)
-    chunks: list[bytes] = []
+    chunks: list[bytes | memoryview] = []
     offset = 0
     central: list[bytes] = []
     seen: set[str] = set()

@@ -904,7 +904,19 @@ def test_cartridge_parts_survive_their_file() -> None:
     head = {"key": "k", "source": "s", "sha256": "d", "media": {}}
     data = cache_mod.parts_to_bytes(head, {"cc13": parts, "cc11": parts[:0]})
     header, made = cache_mod.parts_from_bytes(data)
-    assert made == {"cc13": parts, "cc11": []} and repr(made["cc13"]) == repr(parts)
+    assert made == {"cc13": parts, "cc11": []}
+    # (the members are views of the file's bytes, not copies: as bytes, the parts themselves)
+    assert all(type(p.assessment.data) is memoryview for p in made["cc13"])
+
+    def as_bytes(part: Any) -> Any:
+        from dataclasses import replace
+
+        def member(d: Any) -> Any:
+            return None if d is None else replace(d, data=bytes(d.data))
+
+        return replace(part, assessment=member(part.assessment), bank=member(part.bank))
+
+    assert repr([as_bytes(p) for p in made["cc13"]]) == repr(parts)
     assert {k: header[k] for k in head} == head
     assert [m.name for m in made["cc13"][0].media.values()] == [m.name for m in parts[0].media.values()]
     assert (
@@ -1716,9 +1728,19 @@ def test_printing_with_kept_blocks_prints_what_printing_all_does(
             path,
             "hint",
         }
-    blocks = [(p, whole.text[a : a + n]) for p, (a, n) in whole.blocks.items() if p in kept]
+    text = whole.text
+    view = memoryview(text)
+    blocks = [(p, view[a : a + n]) for p, (a, n) in whole.blocks.items() if p in kept]
     rest = printed([d for d in diags if d.loc.path not in kept], blocks)
-    assert rest.text == whole.text and rest.blocks == whole.blocks
+    assert rest.text == text and rest.blocks == whole.blocks and rest.size == len(text)
+    # Printed.is_text compares piece by piece: the text itself, and nothing else
+    assert rest.is_text(text) and whole.is_text(text)
+    assert not rest.is_text(text + b"x")
+    if text:
+        assert not rest.is_text(bytes([text[0] ^ 1]) + text[1:])
+        assert not rest.is_text(text[:-1] + bytes([text[-1] ^ 1]))
+    swapped = b"".join(reversed(rest.chunks))  # every piece there, in another order
+    assert rest.is_text(swapped) is (swapped == text)
 
 
 def _blocks_forged(out: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -2004,7 +2026,12 @@ def test_printed_bytes_read_as_the_text_would(
         return raw.getvalue()
 
     expected = written(lambda: sys.stderr.write(text))
-    assert written(lambda: cli._write_utf8(text.encode("utf-8", "backslashreplace"))) == expected
+    data = text.encode("utf-8", "backslashreplace")
+    assert written(lambda: cli._write_utf8([data])) == expected
+    # in pieces (report.Printed.chunks), one of them a view, one cut inside a character
+    cut = data.index("سوال".encode()) + 1
+    pieces = [data[:cut], memoryview(data)[cut:-3], data[-3:]]
+    assert written(lambda: cli._write_utf8(pieces)) == expected
 
 
 @pytest.mark.parametrize(
@@ -2073,3 +2100,158 @@ def test_a_bank_with_an_assessment_prints_its_warnings_on_every_build(tmp_path: 
     for _ in range(2):
         again = build(str(src), "--out", str(out))
         assert again.exit_code == 0 and again.stderr == first.stderr
+
+
+def test_an_edit_that_changes_no_warning_neither_joins_nor_writes_the_files_again(
+    warned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stem edited (every warning as recorded): the warnings file is found to be the recorded
+    one without its other units' texts being read (WarningsFile.holds) and the printed text
+    without being hashed, and neither is written again; what the edit prints is what a build
+    from scratch prints."""
+    out = tmp_path / "dist"
+    built(warned, out)
+    assert "(cached)" in built(warned, out)  # their times settled: read, not hashed
+    parts = cache_mod.parts_path(out)
+    [printed] = parts.glob("*.printed")
+    [warnings] = parts.glob("*.warnings")
+    before = [(p.stat().st_ino, p.stat().st_mtime_ns) for p in (printed, warnings)]
+    bodies: list[int] = []
+    body = cache_mod.WarningsFile.body
+
+    def reading(self: cache_mod.WarningsFile) -> Any:
+        bodies.append(self.size)
+        return body.fget(self)  # type: ignore[attr-defined]
+
+    hashed: list[int] = []
+    sha256 = cache_mod.hashlib.sha256
+
+    class Hashing:
+        """sha256, noting how many bytes each digest was of."""
+
+        def __init__(self, data: bytes = b"") -> None:
+            self.digest, self.size = sha256(data), len(data)
+
+        def update(self, data: bytes) -> None:
+            self.digest.update(data)
+            self.size += len(data)
+
+        def hexdigest(self) -> str:
+            hashed.append(self.size)
+            return self.digest.hexdigest()
+
+    monkeypatch.setattr(cache_mod.WarningsFile, "body", property(reading))
+    import types
+
+    monkeypatch.setattr(
+        cache_mod, "hashlib", types.SimpleNamespace(sha256=Hashing, file_digest=cache_mod.hashlib.file_digest)
+    )
+    edit_stem(sorted(warned.glob("*.yaml"))[1])
+    edited = build(str(warned), "--out", str(out))
+    monkeypatch.undo()
+    assert edited.exit_code == 0 and "(3 of 4 " in edited.stdout
+    assert bodies == []  # (the warnings file's texts not read: only the edited file's)
+    assert printed.stat().st_size not in hashed and warnings.stat().st_size not in hashed
+    assert [(p.stat().st_ino, p.stat().st_mtime_ns) for p in (printed, warnings)] == before
+    scratch = tmp_path / "scratch"
+    full = build(str(warned), "--out", str(scratch))
+    assert edited.stderr == full.stderr.replace(str(scratch), str(out))
+
+
+def test_an_edit_that_changes_a_warning_but_not_its_length_records_the_new_one(
+    warned: Path, tmp_path: Path
+) -> None:
+    """A question renamed to an id of the same length: the edited file's warnings have the
+    lengths they had, but another text; the warnings file and the printed text recorded are
+    those a build from scratch records, byte for byte, and so is what the next no-op prints."""
+    out = tmp_path / "dist"
+    scratch = tmp_path / "scratch"
+    built(warned, out)
+    path = sorted(warned.glob("*.yaml"))[1]
+    text = path.read_text(encoding="utf-8")
+    full = build(str(warned), "--out", str(scratch))
+    warned_ids = [q for q in re.findall(r"- id: (s\d{4}-q\d{4})\n", text) if f"'{q}'" in full.stderr]
+    assert warned_ids
+    renamed = warned_ids[0].replace("-q", "-x")
+    path.write_text(text.replace(f"- id: {warned_ids[0]}\n", f"- id: {renamed}\n"), encoding="utf-8")
+    edited = build(str(warned), "--out", str(out))
+    assert edited.exit_code == 0 and f"'{renamed}'" in edited.stderr
+    shutil.rmtree(scratch)
+    cache_mod.cache_path(scratch).unlink(missing_ok=True)
+    full = build(str(warned), "--out", str(scratch))
+    assert edited.stderr == full.stderr.replace(str(scratch), str(out))
+    for kind in ("*.warnings", "*.printed"):
+        [ours] = cache_mod.parts_path(out).glob(kind)
+        [theirs] = cache_mod.parts_path(scratch).glob(kind)
+        assert ours.read_bytes() == theirs.read_bytes()
+    again = build(str(warned), "--out", str(out))
+    assert "(cached)" in again.stdout and again.stderr == edited.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(max_size=12), min_size=1, max_size=6),
+    st.data(),
+)
+def test_a_warnings_file_holds_entries_exactly_when_it_is_their_bytes(texts: list[bytes], data: Any) -> None:
+    """WarningsFile.holds: with every text but those ``made`` taken from the file as read, it
+    answers whether the file of the entries is the file's bytes; and so does the file read
+    from disk (from_file), without reading the texts it does not compare."""
+    import tempfile
+
+    entries: dict[str, tuple[int, int, bytes | memoryview]] = {
+        f"source:{i}": (0, len(t), t) for i, t in enumerate(texts)
+    }
+    raw = cache_mod.WarningsFile.to_bytes(entries)
+    old = cache_mod.WarningsFile.from_bytes(raw)
+    own = data.draw(st.sets(st.sampled_from(sorted(entries))))
+    new: dict[str, tuple[int, int, bytes | memoryview]] = {}
+    for unit in entries:
+        if unit in own:
+            text = data.draw(st.binary(max_size=12))
+            new[unit] = (0, data.draw(st.sampled_from([len(text), len(text) + 1])), text)
+        else:
+            new[unit] = old.entry(unit)
+    head = cache_mod.WarningsFile.head_of({u: (n, c, len(t)) for u, (n, c, t) in new.items()})
+    made = {u: bytes(new[u][2]) for u in own}
+    same = cache_mod.WarningsFile.to_bytes(new) == raw
+    assert old.holds(head, made) is same
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "w.warnings"
+        path.write_bytes(raw)
+        st_ = path.stat()
+        lazy = cache_mod.WarningsFile.from_file(
+            path, [st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns, st_.st_ino]
+        )
+        assert lazy.index == old.index and lazy.size == old.size
+        assert lazy.holds(head, made) is same
+        assert lazy._body is None  # (only the texts compared were read)
+        assert all(lazy.entry(u) == old.entry(u) for u in entries) and lazy._body is not None
+
+
+def test_a_warnings_file_changed_after_its_index_was_read_is_not_read(tmp_path: Path) -> None:
+    """A warnings file read lazily (from_file) that is no longer the file it was found as (its
+    size, times or inode) gives ValueError for its texts, not another file's bytes."""
+    raw = cache_mod.WarningsFile.to_bytes({"source:a": (0, 1, b'[["x"]]'), "bank": (0, 0, b"[]")})
+    path = tmp_path / "w.warnings"
+    path.write_bytes(raw)
+    st_ = path.stat()
+    found = cache_mod.WarningsFile.from_file(
+        path, [st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns, st_.st_ino]
+    )
+    assert bytes(found.text(*found.spans("source:a")[2:])) == b'[["x"]]'
+    path.write_bytes(raw.replace(b"x", b"y"))  # in place: the same size and inode, other times
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 10**9))
+    with pytest.raises(ValueError):
+        found.text(*found.spans("source:a")[2:])
+    with pytest.raises(ValueError):
+        found.entry("bank")
+    other = tmp_path / "other"
+    other.write_bytes(raw)
+    os.utime(other, ns=(st_.st_atime_ns, st_.st_mtime_ns))
+    os.replace(other, path)  # the same bytes and mtime, another inode
+    with pytest.raises(ValueError):
+        found.text(0, 1)
+    path.unlink()
+    with pytest.raises(ValueError):
+        found.text(0, 1)
