@@ -1432,7 +1432,7 @@ def cc_part(quiz: Quiz, version: Version) -> CcPart:
 
     check = _cc_check(version.manifest_ns)
     if not holds_items(quiz, version):
-        warnings = [*quiz_warnings(quiz, version), _left_out(quiz, version)]
+        warnings = part_warnings(quiz, version, holds=False)
         return CcPart(quiz.header, deflate(b""), None, (), {}, warnings, [], empty=True)
     docs = quiz_documents(quiz, version)
     where = f"{version.cartridge_path}!"
@@ -1449,8 +1449,18 @@ def cc_part(quiz: Quiz, version: Version) -> CcPart:
         problems += validate_cc_tree(docs.bank, "cc-qti", where_bank, check, bank_data)
         bank = deflate(_bank_items(docs.bank, quiz.id, title, version, bank_data), final=False)
         idents = tuple(item.get("ident") or "" for item in docs.bank[0].iterchildren(f"{{{QTI_NS}}}item"))
-    warnings = quiz_warnings(quiz, version)
+    warnings = part_warnings(quiz, version, holds=True)
     return CcPart(quiz.header, deflate(data), bank, idents, docs.media, warnings, problems)
+
+
+def part_warnings(quiz: Quiz, version: Version, holds: bool | None = None) -> list[Diagnostic]:
+    """The warnings of a quiz's part (cc_part, and cc_losses without the part): what the
+    version cannot carry of each of its questions, and, when it holds none of them, that the
+    quiz is left out. ``holds``: holds_items(quiz, version), when the caller knows it."""
+    warnings = quiz_warnings(quiz, version)
+    if not (holds_items(quiz, version) if holds is None else holds):
+        warnings = [*warnings, _left_out(quiz, version)]
+    return warnings
 
 
 def _bank_piece(part: CcPart, taken: set[str], version: Version) -> Deflated:
@@ -1595,12 +1605,7 @@ def build_cc11(bank: Bank, ctx: WriteContext) -> Output:
 def cc_losses(bank: Bank, fmt: str) -> list[Diagnostic]:
     """The warnings of the parts cc_parts makes of a bank's quizzes, without making them."""
     version = VERSIONS[fmt]
-    out: list[Diagnostic] = []
-    for quiz in bank.quizzes:
-        out += quiz_warnings(quiz, version)
-        if not holds_items(quiz, version):
-            out.append(_left_out(quiz, version))
-    return out
+    return [d for quiz in bank.quizzes for d in part_warnings(quiz, version)]
 
 
 def cc13_losses(bank: Bank, ctx: WriteContext) -> list[Diagnostic]:
