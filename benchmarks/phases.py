@@ -1,13 +1,16 @@
 """Per-phase CPU cost of a build, in ms per question, on a synthetic bank (serial, in-process).
 
-    python benchmarks/phases.py [questions]      # default 2000
+    python benchmarks/phases.py [questions] [--shape plain|real|parametric] [--repeat N]
 
-Schemas are compiled before timing (a build compiles them once, before the pool forks).
-Each phase is timed with time.process_time over the whole bank, best of three.
+The bank is synth.write_bank's of that shape (default 2,000 plain questions). Schemas are
+compiled before timing (a build compiles them once, before the pool forks). Each phase is
+timed with time.process_time over the whole bank, best of ``--repeat`` (3). A parametric
+question is its variants' items in QTI 2.1 (qti21.item_questions), as the writer builds them.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -24,19 +27,23 @@ from lmsexport.source import load_paths  # noqa: E402
 from lmsexport.validate import validate_tree  # noqa: E402
 from lmsexport.writers import WriteContext, cc13, gift, html, moodlexml, qti12, qti21, qti21_package  # noqa: E402
 
+REPEAT = 3
+"""Timings per phase, the best kept (``--repeat``)."""
 
-def best(fn: Callable[[], object], repeat: int = 3) -> float:
+
+def best(fn: Callable[[], object]) -> float:
     times = []
-    for _ in range(repeat):
+    for _ in range(REPEAT):
         t = time.process_time()
         fn()
         times.append(time.process_time() - t)
     return min(times)
 
 
-def main(n: int) -> None:
+def main(n: int, shape: str = "plain") -> dict[str, float]:
+    """Print each phase's CPU seconds and ms a question; return the seconds by phase."""
     with tempfile.TemporaryDirectory() as tmp:
-        paths = synth.write_bank(Path(tmp), n)
+        paths = synth.write_bank(Path(tmp), n, shape=shape)
         bank = load_paths(paths, [])
         load_s = best(lambda: load_paths(paths, []))
     package.warm_schemas()
@@ -47,7 +54,7 @@ def main(n: int) -> None:
     ctx = WriteContext(formats=("qti21", "gift", "moodlexml", "html"), timestamp=0)
 
     def items() -> list[object]:
-        return [qti21.item_tree(z, q) for z in quizzes for q in z.questions]
+        return [qti21.item_tree(z, v) for z in quizzes for q in z.questions for v in qti21.item_questions(q)]
 
     def manifests() -> list[object]:
         return [qti21_package.manifest_tree(z) for z in quizzes]
@@ -98,10 +105,19 @@ def main(n: int) -> None:
 
     rows["cc13 + cc11 parts, quiz by quiz"] = best(both)
     q = bank.question_count
-    print(f"{q} questions, {len(quizzes)} quizzes")
+    print(f"{q} questions ({shape}), {len(quizzes)} quizzes")
     for name, s in rows.items():
         print(f"{name:36} {s:7.3f} s  {1000 * s / q:6.3f} ms/question")
+    return rows
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("questions", nargs="?", type=int, default=2000)
+    parser.add_argument("--shape", choices=("plain", "real", "parametric"), default="plain")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="timings per phase, the best kept")
+    args = parser.parse_args()
+    if args.questions < 1 or args.repeat < 1:
+        parser.error("questions and --repeat must be at least 1")
+    REPEAT = args.repeat
+    main(args.questions, args.shape)

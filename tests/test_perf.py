@@ -1050,6 +1050,24 @@ def test_the_gift_reader_benchmark_runs_on_this_checkout() -> None:
     assert "error: the GIFT reader at 6269a63 does not build this checkout's model" in old.stderr
 
 
+@pytest.mark.parametrize("shape", ["plain", "real", "parametric"])
+def test_the_phases_benchmark_runs_on_every_bank_shape(shape: str) -> None:
+    """benchmarks/phases.py times each writer's phases on the bank bench.py measures, of each
+    shape: a parametric question's QTI 2.1 items are its variants' (qti21.item_questions; the
+    writer refuses a parametric question itself), so the item trees are timed as built."""
+    script = [sys.executable, str(ROOT / "benchmarks" / "phases.py"), "30", "--shape", shape, "--repeat", "1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(script, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    head, *rows = run.stdout.splitlines()
+    assert re.fullmatch(rf"30 questions \({shape}\), 1 quizzes", head)
+    assert len(rows) >= 12 and "qti21 item trees" in run.stdout
+    for row in rows:
+        assert re.fullmatch(r".{36} +\d+\.\d{3} s +\d+\.\d{3} ms/question", row), row
+    bad = subprocess.run([*script[:2], "0"], capture_output=True, text=True, timeout=60, env=env)
+    assert bad.returncode == 2 and "must be at least 1" in bad.stderr
+
+
 def test_the_benchmark_samples_memory_only_where_it_reports_a_peak() -> None:
     """bench.measure samples the process tree's memory by default (the tables' peak RSS), and
     not at all with peak=False (the rows compared with text2qti, which report no peak: the
