@@ -547,6 +547,49 @@ def test_discarding_checks_members_but_makes_no_zip() -> None:
     assert deflate(b"12345").data != b""  # and out of it, as always
 
 
+def test_check_serialises_no_document_whose_zip_it_throws_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within discarding() the QTI 2.1 and QTI 1.2 packages' documents are validated but not
+    serialised (zip_stream never reads their bytes; package.serialized), while an invalid one is
+    still reported; out of it every document is serialised and the zips are as always."""
+    from lmsexport import package
+    from lmsexport.build import build
+    from lmsexport.errors import SchemaValidationError
+    from lmsexport.source import load_paths
+    from lmsexport.writers import WriteContext, qti12, qti21_package
+
+    source = Path(__file__).resolve().parents[1] / "source" / "zero-sharded-optimizers.yaml"
+    bank = load_paths([source])
+    before = build(bank, ["qti21", "qti12"]).files
+    real = package.serialize
+    calls: list[str] = []
+
+    def counting(tree: Any) -> bytes:
+        calls.append(etree.QName(tree).localname)
+        return real(tree)
+
+    monkeypatch.setattr(package, "serialize", counting)
+    ctx = WriteContext(formats=("qti21", "qti12"), timestamp=0)
+    with package.discarding():
+        assert all(data == b"" for data in qti21_package.build_qti21(bank, ctx).files.values())
+        assert all(data == b"" for data in qti12.build_qti12(bank, ctx).files.values())
+    assert calls == []
+    assert build(bank, ["qti21", "qti12"]).files == before
+    assert "assessmentItem" in calls and "questestinterop" in calls
+    # What is not serialised is still validated: an item made invalid is reported.
+    from lmsexport.writers import qti21
+
+    made = qti21.build_item
+
+    def broken(*args: Any, **kw: Any) -> Any:
+        item = made(*args, **kw)
+        item.tree.set("adaptive", "sometimes")
+        return item
+
+    monkeypatch.setattr(qti21, "build_item", broken)
+    with package.discarding(), pytest.raises(SchemaValidationError, match="adaptive"):
+        qti21_package.build_qti21(bank, ctx)
+
+
 def test_check_still_reports_what_a_cartridge_assembly_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     """check assembles the cartridges without zipping them (package.discarding), and what the
     assembly's validation finds is still reported: here a problem made up for every document

@@ -43,7 +43,7 @@ from ..package import (
     XSI_NS,
     _el,
     _lom,
-    serialize,
+    serialized,
     validate_documents,
     zip_members,
 )
@@ -305,7 +305,7 @@ def build_qti21(bank: Bank, ctx: WriteContext) -> Output:
         invalid += validate_documents(docs, name)
         # Once anything failed, keep validating (to report everything) but stop zipping.
         if not invalid and not problems:
-            files.update({path: serialize(tree) for path, _, tree in docs})
+            files.update(serialized(docs))
             output.files[name] = zip_members(files, ctx.timestamp)
 
     for quiz in bank.quizzes:
