@@ -40,8 +40,8 @@ def best(fn: Callable[[], object]) -> float:
     return min(times)
 
 
-def main(n: int, shape: str = "plain") -> dict[str, float]:
-    """Print each phase's CPU seconds and ms a question; return the seconds by phase."""
+def main(n: int, shape: str = "plain") -> None:
+    """Print each phase's CPU seconds and ms a question."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = synth.write_bank(Path(tmp), n, shape=shape)
         bank = load_paths(paths, [])
@@ -108,7 +108,6 @@ def main(n: int, shape: str = "plain") -> dict[str, float]:
     print(f"{q} questions ({shape}), {len(quizzes)} quizzes")
     for name, s in rows.items():
         print(f"{name:36} {s:7.3f} s  {1000 * s / q:6.3f} ms/question")
-    return rows
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias, assert_never
 
+from .records import Maker
+
 
 @dataclass(frozen=True, order=True)
 class SourceLoc:
@@ -1141,6 +1143,11 @@ class Question:
     def type(self) -> QuestionType:
         """The kind of the body, as the source format spells it."""
         return BODY_TYPES[type(self.body)]
+
+
+evolve_question = Maker(Question).evolve
+"""``dataclasses.replace`` for a Question, quickly (records.py): the writers copy a calculated
+question's every variant once or more (variants.instantiate, the cartridges, GIFT)."""
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,8 @@ def serialized(docs: Iterable[tuple[str, str, etree._Element]]) -> dict[str, byt
     """Each (path, kind, tree) document's serialisation by path, the members of a zip_stream zip.
     Within discarding() each is b"": zip_stream then reads its members' paths only, and what
     serialising would prove, it proves without it (lxml checks every string as it is set on a
-    tree, so a tree lmsexport built always serialises). That was ~2 % of `check`'s CPU."""
+    tree, so a tree lmsexport built always serialises). In a check of the 2,000-question
+    banks that was ~3 % (plain) and ~5 % (real-shaped) of the command's CPU (cProfile)."""
     if _discarding():
         return {path: b"" for path, _, _ in docs}
     return {path: serialize(tree) for path, _, tree in docs}

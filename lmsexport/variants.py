@@ -57,9 +57,9 @@ from .model import (
     ToleranceKind,
     Variable,
     Variant,
+    evolve_question,
     map_inlines,
 )
-from .records import Maker
 
 # The model of parametric questions (Formula, the variables, Parameters, Variant) lives in
 # model.py; it is re-exported here with the logic that draws and checks variants.
@@ -1007,10 +1007,6 @@ def instantiate(question: Question, variant: Variant) -> Question:
     return made
 
 
-_evolve_question = Maker(Question).evolve
-"""dataclasses.replace for a Question, quickly (records.py): every variant is one copy."""
-
-
 def _instantiate(question: Question, variant: Variant) -> Question:
     body = question.body
     if not isinstance(body, Calculated | CalculatedChoice):
@@ -1038,7 +1034,7 @@ def _instantiate(question: Question, variant: Variant) -> Question:
     stem = sub(question.stem)
     assert stem is not None
     fb = question.feedback
-    return _evolve_question(
+    return evolve_question(
         question,
         id=variant_id(question.id, variant),
         stem=stem,

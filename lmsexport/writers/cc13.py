@@ -110,10 +110,10 @@ from ..model import (
     TextBlank,
     TrueFalse,
     Variant,
+    evolve_question,
     is_full,
 )
 from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
-from ..records import Maker
 from ..variants import instantiate
 from . import Output, WriteContext, qti12, valid_digest
 from .qti12 import _el, item_title
@@ -315,9 +315,6 @@ class CcItem:
 
 
 MULTIPLE_RESPONSE = PROFILES[QuestionType.MULTIPLE]
-_evolve_question = Maker(Question).evolve
-"""dataclasses.replace for a Question, quickly (records.py): a calculated question's every
-variant is copied ~4 times on its way to a 1.3 bank's items."""
 
 
 def cc_variant(q: Question, variant: Variant) -> Question:
@@ -330,7 +327,7 @@ def cc_variant(q: Question, variant: Variant) -> Question:
             replace(k, answer=fm.round_value(k.answer, q.body.decimals)) if k.answer is not None else k
             for k in asked.body.keys
         )
-        asked = _evolve_question(asked, body=replace(asked.body, keys=keys))
+        asked = evolve_question(asked, body=replace(asked.body, keys=keys))
     return asked
 
 
@@ -360,7 +357,7 @@ def cc_items(
                 while ident in taken:
                     ident += "-"
                 taken.add(ident)
-                variant_pairs.append((_evolve_question(one, id=ident), points))
+                variant_pairs.append((evolve_question(one, id=ident), points))
             out += cc_items(quiz, taken, variant_pairs, choices_min)
             continue
         if isinstance(q.body, Description):
@@ -390,7 +387,7 @@ def cc_items(
             out.append(CcItem(q.id, asked, q, "cc.essay.v0p1", points))
             continue
         if isinstance(body, Numerical):
-            asked = _evolve_question(q, body=ShortAnswer(tuple(fib_answers(body))))
+            asked = evolve_question(q, body=ShortAnswer(tuple(fib_answers(body))))
             out.append(CcItem(q.id, asked, q, PROFILES[q.type], points))
             continue
         out.append(CcItem(q.id, q, q, PROFILES[q.type], points))

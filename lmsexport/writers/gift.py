@@ -131,6 +131,7 @@ from ..model import (
     TextBlank,
     TrueFalse,
     direction,
+    evolve_question,
     inlines_of,
     is_full,
     is_rtl,
@@ -152,7 +153,6 @@ from ..moodle import (  # noqa: F401 - GRADE_TOLERANCE, MOODLE_GRADES, NAME_CHAR
     rebuild_instructions,
     text_to_html,
 )
-from ..records import Maker
 from ..variants import instantiate
 from . import Output, WriteContext
 from .richtext import Flavour, Renderer, append_text, to_html
@@ -1028,10 +1028,6 @@ def is_parametric(question: Question) -> bool:
     return isinstance(question.body, Calculated | CalculatedChoice)
 
 
-_evolve_question = Maker(Question).evolve
-"""dataclasses.replace for a Question, quickly (records.py): each variant is copied once."""
-
-
 def variant_questions(question: Question) -> tuple[Question, ...]:
     """A parametric question's variants as GIFT holds them, and as they read back: each one
     variants.instantiate gives (id `<id>-v001`), named `<name> (n)` after the question's name,
@@ -1046,9 +1042,9 @@ def variant_questions(question: Question) -> tuple[Question, ...]:
             # A relative tolerance is a margin per variant (0.01 * 35 = 0.35000000000000003):
             # 12 significant digits write it as the author would, and change it by < 1e-12.
             keys = tuple(replace(k, tolerance=float(f"{k.tolerance:.12g}")) for k in q.body.keys)
-            out.append(_evolve_question(q, body=replace(q.body, keys=keys), name=f"{base} ({v.number})"))
+            out.append(evolve_question(q, body=replace(q.body, keys=keys), name=f"{base} ({v.number})"))
         else:
-            out.append(_evolve_question(q, name=f"{base} ({v.number})"))
+            out.append(evolve_question(q, name=f"{base} ({v.number})"))
     return tuple(out)
 
 
