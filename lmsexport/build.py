@@ -1560,10 +1560,15 @@ def _run_pool(
         if {"qti12", "cc13", "cc11"} & set(warm):
             from .validate_qti12 import CC_VERSIONS
             from .validate_qti12 import warm as warm_qti12
-            from .writers.cc13 import VERSIONS
 
-            # Only the cartridge versions built: a QTI 1.2 build compiles neither.
-            warm_qti12(tuple(CC_VERSIONS[VERSIONS[f].manifest_ns] for f in VERSIONS if f in warm))
+            # Only the cartridge versions built: a QTI 1.2 build compiles neither (nor imports
+            # the cartridge writer, ~5-8 ms here before the pool starts, for its table).
+            cc: tuple[Any, ...] = ()
+            if {"cc13", "cc11"} & set(warm):
+                from .writers.cc13 import VERSIONS
+
+                cc = tuple(CC_VERSIONS[VERSIONS[f].manifest_ns] for f in VERSIONS if f in warm)
+            warm_qti12(cc)
     if preimport and context.get_start_method() == "fork" and min(jobs, len(tasks)) > 1:
         _import_for_tasks(warm, readers)
     # Largest files first, so that no worker is left with a big file while the other idles.
