@@ -608,21 +608,43 @@ def _item_contents(data: bytes, count: int) -> list[bytes] | None:
     return out if len(out) == count else None
 
 
-def _item_schematron(
-    tree: Any, rules: isoschematron.Schematron, relpath: str, name: str, data: bytes | None = None
-) -> list[Diagnostic]:
+def _items(tree: Any) -> list[etree._Element]:
     root = tree.getroot() if isinstance(tree, etree._ElementTree) else tree
-    good = _GOOD_SHAPES.setdefault(relpath, set())
-    new: set[tuple[object, ...]] = set()
-    drop: list[etree._Element] = []
-    items = [
+    return [
         item
         for container in root.iter(f"{{{QTI12_NS}}}section", f"{{{QTI12_NS}}}objectbank")
         for item in container.iterchildren(f"{{{QTI12_NS}}}item")
     ]
+
+
+Shape = tuple[object, ...]
+
+
+def item_shapes(tree: Any, data: bytes | None = None) -> list[Shape]:
+    """The shape (_item_shape) of each item of a QTI document, in document order; ``data`` is
+    the document's serialisation (package.serialize), which the items' contents are cut from.
+    A shape is the document's, not a profile's: the 1.3 and 1.1 rules judge the same shapes."""
+    items = _items(tree)
     contents = _item_contents(data, len(items)) if data is not None else None
-    for n, item in enumerate(items):
-        shape = _item_shape(item, None if contents is None else contents[n])
+    return [_item_shape(item, None if contents is None else contents[n]) for n, item in enumerate(items)]
+
+
+def _item_schematron(
+    tree: Any,
+    rules: isoschematron.Schematron,
+    relpath: str,
+    name: str,
+    data: bytes | None = None,
+    shapes: list[Shape] | None = None,
+) -> list[Diagnostic]:
+    root = tree.getroot() if isinstance(tree, etree._ElementTree) else tree
+    good = _GOOD_SHAPES.setdefault(relpath, set())
+    new: set[Shape] = set()
+    drop: list[etree._Element] = []
+    items = _items(root)
+    if shapes is None or len(shapes) != len(items):
+        shapes = item_shapes(root, data)
+    for item, shape in zip(items, shapes, strict=True):
         if shape in good or shape in new:
             drop.append(item)
         else:
@@ -650,10 +672,12 @@ def validate_cc_tree(
     name: str,
     version: CcVersion = CC13,
     data: bytes | None = None,
+    shapes: list[Shape] | None = None,
 ) -> list[Diagnostic]:
     """A cartridge's manifest (``kind`` "cc-manifest") or QTI document ("cc-qti") against the
     version's XSD and then, when the XSD accepts it, its embedded Schematron rules. ``data``,
-    when given, is ``package.serialize(tree)``: the items' shapes are cut from it."""
+    when given, is ``package.serialize(tree)``: the items' shapes are cut from it; ``shapes``,
+    when given, are item_shapes(tree, data), made once for a document both versions check."""
     relpaths = (
         (version.manifest_xsd, version.manifest_xsd, version.lom_xsd)
         if kind == "cc-manifest"
@@ -668,7 +692,7 @@ def validate_cc_tree(
         if rules is None:
             pass
         elif kind == "cc-qti":
-            out += _item_schematron(tree, rules, relpath, name, data)
+            out += _item_schematron(tree, rules, relpath, name, data, shapes)
         else:
             out += _schematron_diagnostics(tree, rules, name)
     if kind == "cc-qti":
