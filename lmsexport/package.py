@@ -38,10 +38,11 @@ ZIP_EPOCH = 315532800
 """1980-01-01T00:00:00Z, the earliest time a zip entry can carry."""
 ZIP_LAST = 4354819198
 """2107-12-31T23:59:58Z, the latest."""
-ZIP_LEVEL = 6
-"""DEFLATE level of every zip a build writes (part of its bytes): zlib's default, which
-zipfile, text2qti and most zip writers use. Level 9 took ~1.5x its CPU for zips 0.7-3.7 %
-smaller (a 2,000-question bank's packages and the seed bank's; docs/performance.md)."""
+ZIP_LEVEL = 9
+"""DEFLATE level of every zip a build writes (part of its bytes). Level 6, zlib's default,
+took ~2/3 of its CPU for zips 0.7-3.7 % larger, ~5 % of a build's CPU, and was not kept:
+`check`, which deflates nothing, would then take longer than the build it must not outlast
+(docs/performance.md, "level 6 tried")."""
 
 _zip_level: contextvars.ContextVar[int | None] = contextvars.ContextVar("zip_level", default=ZIP_LEVEL)
 
