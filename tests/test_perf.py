@@ -180,6 +180,25 @@ def synth_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return src
 
 
+def test_only_a_cartridge_build_imports_the_cartridge_writer_before_its_pool(
+    synth_bank: Path, tmp_path: Path
+) -> None:
+    """The process that forks a build's pool compiles what its formats validate with first;
+    for QTI 1.2 alone that is the DTD, and the cartridge writer and lxml.isoschematron (~10 ms
+    before the first worker starts) are left to the builds that make a cartridge."""
+    code = (
+        "import sys\nfrom lmsexport.cli import main\nrc = 0\ntry:\n    main()\nexcept SystemExit as e:\n"
+        "    rc = e.code\nwanted = ('lmsexport.writers.cc13', 'lxml.isoschematron')\n"
+        "print([m for m in wanted if m in sys.modules], rc)"
+    )
+    env = {**os.environ, "LMSEXPORT_JOBS": "2", "CI": "1"}
+    for fmt, imported in (("qti12", []), ("cc11", ["lmsexport.writers.cc13", "lxml.isoschematron"])):
+        out = tmp_path / fmt
+        argv = [sys.executable, "-c", code, "build", str(synth_bank), "--out", str(out), "--format", fmt]
+        result = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.stdout.strip().splitlines()[-1] == f"{imported} 0", result.stderr[-2000:]
+
+
 def test_the_real_shaped_synthetic_bank_is_sound(tmp_path: Path) -> None:
     """benchmarks/synth.py's real-shaped bank (what bench.py measures beside the plain one):
     every fifth question is of one of the kinds this checkout supports, in turn (with hints);
