@@ -1504,7 +1504,7 @@ class _Assessment:
 
 
 _ASSESSMENT: list[_Assessment] = []
-"""The last quiz's (_Assessment), at most one."""
+"""The last quiz's (_Assessment), at most one, until the other version's part takes it."""
 
 
 def _quiz_assessment(quiz: Quiz, version: Version) -> _Assessment:
@@ -1514,7 +1514,7 @@ def _quiz_assessment(quiz: Quiz, version: Version) -> _Assessment:
 
     items = cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min)
     if _ASSESSMENT and _ASSESSMENT[0].quiz is quiz and _ASSESSMENT[0].items == items:
-        return _ASSESSMENT[0]
+        return _ASSESSMENT.pop()  # taken once: both versions' parts are made then
     _ASSESSMENT.clear()  # (the last quiz's tree goes before this one's is built)
     docs = quiz_documents(quiz, version)
     data = serialize(docs.assessment)
