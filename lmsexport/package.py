@@ -76,6 +76,12 @@ def _discarding() -> bool:
     return _zip_level.get() is None
 
 
+def current_zip_level() -> int | None:
+    """The DEFLATE level zips and pieces are written at here (None within discarding()): what
+    a compressed piece kept for later use was made at."""
+    return _zip_level.get()
+
+
 ZIP_FILE_MODE = 0o100644
 """Regular file, rw-r--r--, whatever the umask of the machine that builds."""
 

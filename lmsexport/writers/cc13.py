@@ -113,14 +113,14 @@ from ..model import (
     evolve_question,
     is_full,
 )
-from ..package import Deflated, deflate, join_deflated, serialize, zip_deflated
+from ..package import Deflated, current_zip_level, deflate, join_deflated, serialize, zip_deflated
 from ..variants import instantiate
 from . import Output, WriteContext, qti12, valid_digest
 from .qti12 import _el, item_title
 from .qti21 import TRUE_FALSE_LABELS, num, true_false_labels
 
 if TYPE_CHECKING:
-    from ..validate_qti12 import CcVersion
+    from ..validate_qti12 import CcVersion, Shape
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -1437,8 +1437,8 @@ def cc_part(quiz: Quiz, version: Version) -> CcPart:
     made = _quiz_assessment(quiz, version)
     docs = made.documents(version)
     where = f"{version.cartridge_path}!"
-    # Each document is serialised once, before it is validated: the validator cuts the items'
-    # shapes from those bytes rather than serialising every item again.
+    # The assessment was serialised once, before it is validated, and its items' shapes cut
+    # from those bytes (_quiz_assessment) rather than serialising every item again.
     problems = validate_cc_tree(
         docs.assessment, "cc-qti", where + assessment_path(quiz), check, made.data, made.shapes
     )
@@ -1464,13 +1464,14 @@ class _Assessment:
     same (as they are unless Version.choices_min changes an item of the quiz). So the other
     version's part takes the tree (its schemaLocation set), the serialisation (its
     schemaLocation replaced), the items' shapes and the compressed body, and is still
-    validated against its own XSD and rules. On the 2,000-question plain bank, in one process,
-    the 1.1 parts made after the 1.3 ones took 0.21-0.22 s instead of 0.38-0.41 s (three runs
-    each), and a cold build of every format ~11 % less CPU (medians of 8 alternating runs)."""
+    validated against its own XSD and rules (what it saves: docs/performance.md, "the 1.1
+    cartridge takes the 1.3 assessment")."""
 
     quiz: Quiz
     items: list[CcItem]
     tree: etree._Element
+    section: etree._Element
+    """The tree's section, which holds the items."""
     version: Version
     """The version ``data``, ``head`` and ``tree``'s schemaLocation are of."""
     data: bytes
@@ -1479,7 +1480,9 @@ class _Assessment:
     """``data`` to the end of the root's start tag (what the versions' documents differ in)."""
     body: Deflated
     """The rest of ``data``, compressed: the piece after either version's head."""
-    shapes: list[tuple[object, ...]]
+    level: int | None
+    """The zip level ``body`` was compressed at (package.current_zip_level)."""
+    shapes: list[Shape]
     """validate_qti12.item_shapes of the document."""
     bank: etree._Element | None
     """Its 1.3 bank, when the part made was of a version with banks."""
@@ -1497,25 +1500,27 @@ class _Assessment:
             self.version = version
             self.bank = None
         if version.banks and self.bank is None:
-            section = self.tree.find(f"{{{QTI_NS}}}assessment/{{{QTI_NS}}}section")
-            assert section is not None
-            self.bank = quiz_bank_tree(self.quiz, version, list(section))
-        return QuizDocuments(self.tree, self.bank if version.banks else None, self.media)
+            self.bank = quiz_bank_tree(self.quiz, version, list(self.section))
+        return QuizDocuments(self.tree, self.bank, self.media)
 
 
 _ASSESSMENT: list[_Assessment] = []
-"""The last quiz's (_Assessment), at most one, until the other version's part takes it."""
+"""The last part's _Assessment (none or one) until another part takes or replaces it."""
 
 
 def _quiz_assessment(quiz: Quiz, version: Version) -> _Assessment:
     """The quiz's assessment in ``version`` (with its bank, in a version with banks), from the
-    last part's when that was of the same quiz and items (_Assessment), else made."""
+    last part's when that was of the same quiz and items, compressed at the same zip level
+    (_Assessment), else made."""
     from ..validate_qti12 import item_shapes
 
     items = cc_items(quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min)
-    if _ASSESSMENT and _ASSESSMENT[0].quiz is quiz and _ASSESSMENT[0].items == items:
-        return _ASSESSMENT.pop()  # taken once: both versions' parts are made then
-    _ASSESSMENT.clear()  # (the last quiz's tree goes before this one's is built)
+    level = current_zip_level()
+    last = _ASSESSMENT[0] if _ASSESSMENT else None
+    _ASSESSMENT.clear()  # taken once (both versions' parts are made then), or replaced: the
+    # last quiz's tree goes before this one's is built
+    if last is not None and last.quiz is quiz and last.items == items and last.level == level:
+        return last
     docs = quiz_documents(quiz, version)
     data = serialize(docs.assessment)
     cut = data.index(b">", data.index(b"<questestinterop ")) + 1
@@ -1523,10 +1528,12 @@ def _quiz_assessment(quiz: Quiz, version: Version) -> _Assessment:
         quiz,
         items,
         docs.assessment,
+        docs.assessment[0][-1],  # assessment_tree: the assessment's last child is its section
         version,
         data,
         data[:cut],
         deflate(data[cut:]),
+        level,
         item_shapes(docs.assessment, data),
         docs.bank,
         docs.media,
