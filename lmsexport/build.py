@@ -17,6 +17,7 @@ from .writers import BANK_WIDE, WRITERS, Output, WriteContext, get_losses, get_s
 if TYPE_CHECKING:
     from .cache import RecordedIds, RecordedWarnings
     from .source import MediaRead
+    from .validate_qti12 import CcVersion
 
 DEFAULT_TIMESTAMP = 315532800
 """1980-01-01T00:00:00Z: the earliest date a zip entry can carry; used without SOURCE_DATE_EPOCH."""
@@ -1563,7 +1564,7 @@ def _run_pool(
 
             # Only the cartridge versions built: a QTI 1.2 build compiles neither (nor imports
             # the cartridge writer, ~5-8 ms here before the pool starts, for its table).
-            cc: tuple[Any, ...] = ()
+            cc: tuple[CcVersion, ...] = ()
             if {"cc13", "cc11"} & set(warm):
                 from .writers.cc13 import VERSIONS
 

@@ -561,7 +561,9 @@ def _schematron_diagnostics(tree: Any, rules: isoschematron.Schematron, name: st
 # that keeps one item of each such shape, minus the shapes this process has already seen pass.
 # Only if that copy fails is the whole document run, for messages naming the actual elements.
 _RULE_TEXT = frozenset({"fieldlabel", "fieldentry"})
-_GOOD_SHAPES: dict[str, set[tuple[object, ...]]] = {}
+Shape = tuple[object, ...]
+"""What the rules can see of an item (_item_shape)."""
+_GOOD_SHAPES: dict[str, set[Shape]] = {}
 _GOOD_SHAPES_MAX = 4096
 
 
@@ -571,7 +573,7 @@ _OTHER_TEXT = re.compile(rb">(?<!<fieldlabel>)(?<!<fieldentry>)[^<]+<")
 white space included, so that a pretty-printed document and a bare item give one shape."""
 
 
-def _item_shape(item: etree._Element, content: bytes | None = None) -> tuple[object, ...]:
+def _item_shape(item: etree._Element, content: bytes | None = None) -> Shape:
     """What the rules can see of an item: its attributes but ident and title, and its content
     (from its start tag's ``>`` to its end tag's ``<``) serialised with every text removed but
     fieldlabel's and fieldentry's (element names, attributes and nesting kept). Equal shapes get
@@ -617,14 +619,14 @@ def _items(tree: Any) -> list[etree._Element]:
     ]
 
 
-Shape = tuple[object, ...]
-
-
 def item_shapes(tree: Any, data: bytes | None = None) -> list[Shape]:
     """The shape (_item_shape) of each item of a QTI document, in document order; ``data`` is
     the document's serialisation (package.serialize), which the items' contents are cut from.
     A shape is the document's, not a profile's: the 1.3 and 1.1 rules judge the same shapes."""
-    items = _items(tree)
+    return _shapes(_items(tree), data)
+
+
+def _shapes(items: list[etree._Element], data: bytes | None) -> list[Shape]:
     contents = _item_contents(data, len(items)) if data is not None else None
     return [_item_shape(item, None if contents is None else contents[n]) for n, item in enumerate(items)]
 
@@ -643,7 +645,7 @@ def _item_schematron(
     drop: list[etree._Element] = []
     items = _items(root)
     if shapes is None or len(shapes) != len(items):
-        shapes = item_shapes(root, data)
+        shapes = _shapes(items, data)
     for item, shape in zip(items, shapes, strict=True):
         if shape in good or shape in new:
             drop.append(item)

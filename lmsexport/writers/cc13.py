@@ -952,10 +952,14 @@ holds its assessment's items and the other variants, and a build of a quiz write
 one after the other in the same process. An item is built again when its CcItem differs."""
 
 
-def _built_items(quiz: Quiz, version: Version, all_variants: bool = False) -> list[etree._Element]:
-    items = cc_items(
-        quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min, all_variants=all_variants
-    )
+def _built_items(
+    quiz: Quiz, version: Version, all_variants: bool = False, items: list[CcItem] | None = None
+) -> list[etree._Element]:
+    """The quiz's items in ``version`` built (``items``: its cc_items, when the caller has them)."""
+    if items is None:
+        items = cc_items(
+            quiz, {q.id for q in quiz.questions}, choices_min=version.choices_min, all_variants=all_variants
+        )
     if not (_BUILT and _BUILT[0][0] is quiz):
         _BUILT[:] = [(quiz, {})]
     built = _BUILT[0][1]
@@ -975,8 +979,10 @@ def parametric(quiz: Quiz) -> bool:
     return any(isinstance(q.body, Calculated | CalculatedChoice) for q in quiz.questions)
 
 
-def quiz_documents(quiz: Quiz, version: Version = CC13) -> QuizDocuments:
-    items = _built_items(quiz, version)
+def quiz_documents(quiz: Quiz, version: Version = CC13, cc: list[CcItem] | None = None) -> QuizDocuments:
+    """The quiz's assessment and (a version with banks) its bank; ``cc``: its cc_items, when the
+    caller has them."""
+    items = _built_items(quiz, version, items=cc)
     bank = quiz_bank_tree(quiz, version, items) if version.banks else None
     tree = assessment_tree(quiz.id, quiz.title, quiz.lang, quiz.description, items, version)
     return QuizDocuments(tree, bank, quiz_media(quiz))
@@ -1521,7 +1527,7 @@ def _quiz_assessment(quiz: Quiz, version: Version) -> _Assessment:
     # last quiz's tree goes before this one's is built
     if last is not None and last.quiz is quiz and last.items == items and last.level == level:
         return last
-    docs = quiz_documents(quiz, version)
+    docs = quiz_documents(quiz, version, items)
     data = serialize(docs.assessment)
     cut = data.index(b">", data.index(b"<questestinterop ")) + 1
     made = _Assessment(
